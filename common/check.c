@@ -1,0 +1,158 @@
+/* check.c - validation of a variant on its current configuration (--check).
+ *
+ * The variant rebuilds its neighbour structure and computes forces on the atoms' current
+ * positions; the O(N^2) double-precision reference runs on the same positions. Checked:
+ *  1. per-atom force error  e_i = |f_i - f_ref_i| / max(|f_ref_i|, 0.01 f_rms)
+ *     (the floor keeps atoms whose forces nearly cancel from turning rounding into a
+ *     failure; f_rms is the reference's rms force), and the same for per-atom energies
+ *     where the variant keeps them;
+ *  2. the total potential energy, relative;
+ *  3. the stored neighbour structure: exactly the pairs with r < cutoff, each stored once
+ *     (Newton 3) or once in each direction (full lists), none twice, no self pairs.
+ *     Pairs within a rounding band of the cutoff (|r - r_cut| <= 8 eps L, eps of the
+ *     working precision: positions are only known to that) may be present or absent;
+ *     their number is reported.
+ *
+ * Tolerances. double: 1e-12 relative, as required. float: per-atom force and energy 2e-4,
+ * total energy 2e-5. Why: float positions near |x| = L/2 ~ 28 carry absolute errors of
+ * ~2e-6 (one ulp), so pair separations r ~ 1 are known to ~4e-6 relative; the SP force
+ * goes as r^-14 and amplifies that 14-fold to ~5e-5 per pair; a handful of pairs summing
+ * with partial cancellation, relative to the 0.01 f_rms floor, stays within 2e-4. The
+ * total energy is a sum of N ~ 1e4..1e5 terms accumulated in float partial sums, whose
+ * random rounding grows like sqrt(N) eps ~ 4e-5 worst case at 1e5 atoms, typically far less. */
+#include "core.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef NBR_FLOAT
+#define TOL_ATOM 2e-4
+#define TOL_TOTAL 2e-5
+#else
+#define TOL_ATOM 1e-12
+#define TOL_TOTAL 1e-12
+#endif
+
+typedef struct {
+    uint64_t *key;
+    size_t n, cap;
+    int bad_self, bad_range, natoms;
+} PairSet;
+
+static void add_pair(int i, int j, void *arg)
+{
+    PairSet *ps = arg;
+    if (i == j) { ps->bad_self++; return; }
+    if (i < 0 || j < 0 || i >= ps->natoms || j >= ps->natoms) { ps->bad_range++; return; }
+    if (ps->n == ps->cap) {
+        ps->cap = ps->cap ? 2 * ps->cap : 1 << 16;
+        ps->key = realloc(ps->key, ps->cap * sizeof *ps->key);
+        if (!ps->key) nbr_fail(3, "check: out of memory collecting pairs");
+    }
+    uint64_t lo = i < j ? i : j, hi = i < j ? j : i;
+    ps->key[ps->n++] = lo * (uint64_t)ps->natoms + hi;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* 0 when the stored pairs are exactly the brute-force set (up to borderline pairs). */
+static int check_pairs(Sim *s)
+{
+    const Variant *v = s->variant;
+    const int n = s->n;
+    const double L = s->L, cut = v->pair_cutoff > 0 ? v->pair_cutoff : (double)s->rn;
+    const double band = 8 * REAL_EPS * L;
+    PairSet ps = {.natoms = n};
+    v->for_each_pair(s, add_pair, &ps);
+    qsort(ps.key, ps.n, sizeof *ps.key, cmp_u64);
+
+    long missing = 0, extra = 0, wrong_mult = 0, borderline = 0, expected = 0;
+    size_t at = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            double d2 = 0;
+            double d[3] = {(double)s->r[i].x - s->r[j].x, (double)s->r[i].y - s->r[j].y,
+                           (double)s->r[i].z - s->r[j].z};
+            for (int k = 0; k < 3; k++) {
+                if (d[k] >= 0.5 * L) d[k] -= L;
+                else if (d[k] < -0.5 * L) d[k] += L;
+                d2 += d[k] * d[k];
+            }
+            double r = sqrt(d2);
+            int inside = r < cut - band, border = !inside && r <= cut + band;
+            if (!inside && !border) continue;
+            uint64_t key = (uint64_t)i * n + j;
+            while (at < ps.n && ps.key[at] < key) { extra++; at++; } /* stored, not a neighbour */
+            int count = 0;
+            while (at < ps.n && ps.key[at] == key) { count++; at++; }
+            if (border) { borderline++; if (count && count != v->pair_multiplicity) wrong_mult++; continue; }
+            expected++;
+            if (count == 0) missing++;
+            else if (count != v->pair_multiplicity) wrong_mult++;
+        }
+    extra += (long)(ps.n - at);
+    int fail = missing || extra || wrong_mult || ps.bad_self || ps.bad_range;
+    printf("check pairs (r < %.6g): %ld expected, %zu stored entries, %ld borderline, "
+           "missing %ld, extra %ld, wrong multiplicity %ld, self %d, out of range %d: %s\n",
+           cut, expected, ps.n, borderline, missing, extra, wrong_mult, ps.bad_self, ps.bad_range,
+           fail ? "FAIL" : "ok");
+    free(ps.key);
+    return fail;
+}
+
+int check_run(Sim *s)
+{
+    const Variant *v = s->variant;
+    const int n = s->n;
+    s->production = 0;          /* nothing below is timed */
+    if (v->download) v->download(s);
+    v->wrap(s);
+    if (v->build) v->build(s);
+    v->forces(s);
+    if (v->download) v->download(s);
+
+    double (*f)[3] = nbr_alloc(sizeof(double[3]) * n, "reference forces");
+    double *u = nbr_alloc(sizeof(double) * n, "reference energies");
+    double upot;
+    reference_forces(s, f, u, &upot);
+
+    double f2 = 0, u2 = 0;
+    for (int i = 0; i < n; i++) {
+        f2 += f[i][0] * f[i][0] + f[i][1] * f[i][1] + f[i][2] * f[i][2];
+        u2 += u[i] * u[i];
+    }
+    double f_floor = 0.01 * sqrt(f2 / n), u_floor = 0.01 * sqrt(u2 / n);
+    if (f_floor == 0) f_floor = 1e-300;
+    if (u_floor == 0) u_floor = 1e-300;
+    double ferr = 0, uerr = 0;
+    int fworst = 0, uworst = 0;
+    for (int i = 0; i < n; i++) {
+        double dx = s->a[i].x - f[i][0], dy = s->a[i].y - f[i][1], dz = s->a[i].z - f[i][2];
+        double ref = sqrt(f[i][0] * f[i][0] + f[i][1] * f[i][1] + f[i][2] * f[i][2]);
+        double e = sqrt(dx * dx + dy * dy + dz * dz) / (ref > f_floor ? ref : f_floor);
+        if (!(e <= ferr)) { ferr = e; fworst = i; }  /* NaN counts as the worst */
+        if (v->has_u) {
+            double eu = fabs(s->u[i] - u[i]) / (fabs(u[i]) > u_floor ? fabs(u[i]) : u_floor);
+            if (!(eu <= uerr)) { uerr = eu; uworst = i; }
+        }
+    }
+    double terr = fabs(s->props.upot_sum - upot) / (fabs(upot) > 1e-300 ? fabs(upot) : 1e-300);
+    int fail = !(ferr <= TOL_ATOM) || !(terr <= TOL_TOTAL) || (v->has_u && !(uerr <= TOL_ATOM));
+    printf("check forces: max per-atom error %.3g (atom %d), tolerance %.1g; rms force %.6g\n",
+           ferr, fworst, TOL_ATOM, sqrt(f2 / n));
+    if (v->has_u)
+        printf("check energies: max per-atom error %.3g (atom %d), tolerance %.1g\n", uerr, uworst, TOL_ATOM);
+    printf("check total energy: U = %.12g, reference %.12g, relative error %.3g, tolerance %.1g: %s\n",
+           s->props.upot_sum, upot, terr, TOL_TOTAL, fail ? "FAIL" : "ok");
+    if (v->for_each_pair) fail |= check_pairs(s);
+    printf("check %s: %s\n", v->name, fail ? "FAIL" : "PASS");
+    free(f);
+    free(u);
+    return fail;
+}

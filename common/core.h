@@ -1,0 +1,35 @@
+/* core.h - functions the common loop uses internally (not part of the variant interface). */
+#ifndef NBR_CORE_H
+#define NBR_CORE_H
+
+#include "sim.h"
+
+/* state.c */
+void state_init(Sim *s);
+
+/* reference.c: O(N^2) forces in double, minimum image; f and u are n-long. */
+void reference_forces(const Sim *s, double (*f)[3], double *u, double *upot);
+
+/* check.c: validation of the variant's last build and forces against the reference and the
+ * brute-force pair set; prints a report, returns 0 when everything is within tolerance. */
+int check_run(Sim *s);
+
+/* What one run measured, beside Sim.stats (report.c writes both). */
+typedef struct {
+    double wall;          /* seconds of production (timed) steps */
+    double step_median;   /* median seconds per step over the timing blocks */
+    int    nblocks;       /* timing blocks behind that median */
+    double e_start, e_end;/* mean E/N over a window at each end of production */
+    double drift;         /* (e_end - e_start) / |e_start| */
+} RunResult;
+
+/* report.c */
+void report_summary(const Sim *s, const RunResult *res);
+void report_csv(const Sim *s, const RunResult *res, const char *status);
+
+/* timers.c: host-clock stage timers */
+double wall_seconds(void);
+void host_timer_begin(Sim *s, Stage st);
+void host_timer_end(Sim *s, Stage st);
+
+#endif

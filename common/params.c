@@ -1,0 +1,259 @@
+/* params.c - the option table and the parser built on it. */
+#include "params.h"
+#include "real.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const system_names[]  = {"sp", "lj", NULL};
+const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", NULL};
+const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
+const char *const wlayout_names[] = {"row", "col", NULL};
+const char *const where_names[]   = {"host", "device", NULL};
+
+typedef enum { T_INT, T_LONG, T_U64, T_REAL, T_ENUM, T_STR, T_FLAG } OptType;
+
+typedef struct {
+    const char *flag;           /* without the leading "--" */
+    OptType type;
+    size_t offset;
+    double min, max;            /* inclusive limits for numbers */
+    const char *const *names;   /* for T_ENUM */
+    unsigned knob;              /* 0 = every program */
+    const char *help;
+} Option;
+
+#define F(field) offsetof(Params, field)
+static const Option options[] = {
+    {"system", T_ENUM, F(system), 0, 0, system_names, 0,
+     "preset: sp (soft sphere: rho 0.8, T 1, r_c 2^(1/6), delta 0.6, shift 1) or lj "
+     "(rho 0.38, T 1.2, r_c 3, delta 0.8, shift 0); applied before every other flag"},
+    {"ne", T_INT, F(ne), 1, 1290, NULL, 0, "atoms per edge of the initial cubic lattice (N = ne^3)"},
+    {"rho", T_REAL, F(rho), 1e-6, 3.0, NULL, 0, "number density"},
+    {"temp", T_REAL, F(temp), 0, 1e3, NULL, 0, "temperature (initial |v| = sqrt(3T); rescaling target)"},
+    {"rc", T_REAL, F(rc), 0.5, 10, NULL, 0, "interaction cutoff r_c"},
+    {"delta", T_REAL, F(delta), 0, 5, NULL, 0, "neighbour shell thickness: r_n = r_c + delta"},
+    {"dt", T_REAL, F(dt), 1e-6, 0.05, NULL, 0, "time step"},
+    {"shift", T_REAL, F(shift), -10, 10, NULL, 0, "energy added to u(r) inside r_c"},
+    {"config", T_ENUM, F(config), 0, 0, config_names, 0,
+     "initial positions: lattice (the paper), jitter (lattice + random displacements), "
+     "random (uniform), boundary (atoms placed exactly on cell and box faces)"},
+    {"seed", T_U64, F(seed), 0, 1.8e19, NULL, 0, "random seed"},
+    {"steps", T_INT, F(steps), 0, 1e9, NULL, 0, "total time steps, equilibration included"},
+    {"equil", T_INT, F(equil), 0, 1e9, NULL, 0, "equilibration steps (rescaled, not timed)"},
+    {"rescale-every", T_INT, F(rescale_every), 1, 1e9, NULL, 0, "rescale velocities every this many steps while equilibrating"},
+    {"avg-block", T_INT, F(avg_block), 1, 1e9, NULL, 0, "steps per averaging block"},
+    {"threads", T_INT, F(threads), 32, 1024, NULL, KNOB_THREADS, "threads per block (multiple of 32)"},
+    {"read", T_ENUM, F(read), 0, 0, read_names, KNOB_READ,
+     "how kernels read positions: texture (paper: texture on), ldg (read-only cache), plain (texture off)"},
+    {"reorder", T_INT, F(reorder), 0, 1e9, NULL, KNOB_REORDER, "reorder atoms in cell order every N_R steps, at the next rebuild (0 = never)"},
+    {"wlayout", T_ENUM, F(wlayout), 0, 0, wlayout_names, KNOB_WLAYOUT,
+     "neighbour matrix W(m,i) layout: row (m-th neighbours of all atoms adjacent, the paper) or col (transposed)"},
+    {"layers", T_ENUM, F(layers), 0, 0, where_names, KNOB_LAYERS, "layer assignment on the host (paper) or the device (atomics)"},
+    {"reduce", T_ENUM, F(reduce), 0, 0, where_names, KNOB_REDUCE, "final stage of the energy/max-v^2 reductions: host (paper) or device"},
+    {"tp", T_INT, F(tp), 1, 32, NULL, KNOB_TP, "threads per particle"},
+    {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
+    {"max-layers", T_LONG, F(max_layers), 0, 1e6, NULL, KNOB_LAYERCAP, "layer capacity (0 = automatic, grows on demand)"},
+    {"max-pairs", T_LONG, F(max_pairs), 0, 4e9, NULL, KNOB_PAIRCAP, "pair-list capacity in pairs (0 = automatic, grows on demand)"},
+    {"check", T_FLAG, F(check), 0, 0, NULL, 0, "after the run rebuild, recompute and compare per atom with the O(N^2) reference and brute-force pairs"},
+    {"quiet", T_FLAG, F(quiet), 0, 0, NULL, 0, "print only the summary"},
+    {"csv", T_STR, F(csv), 0, sizeof(((Params *)0)->csv) - 1, NULL, 0, "append one result row to this CSV file"},
+    {"tag", T_STR, F(tag), 0, sizeof(((Params *)0)->tag) - 1, NULL, 0, "label written to the CSV row"},
+};
+#undef F
+enum { NOPTIONS = sizeof options / sizeof options[0] };
+
+static void set_defaults(Params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ne = 16;
+    p->dt = 0.005;
+    p->config = CONFIG_LATTICE;
+    p->seed = 12345;
+    p->steps = 6000;
+    p->equil = 500;
+    p->rescale_every = 20;
+    p->avg_block = 1000;
+    p->threads = 128;
+    p->read = READ_TEXTURE;
+    p->reorder = 100;
+    p->wlayout = WLAYOUT_ROW;
+    p->layers = WHERE_HOST;
+    p->reduce = WHERE_HOST;
+    p->tp = 1;
+}
+
+static void apply_preset(Params *p)
+{
+    if (p->system == SYS_SP) {
+        p->rho = 0.8; p->temp = 1.0; p->rc = pow(2.0, 1.0 / 6.0); p->delta = 0.6; p->shift = 1.0;
+    } else {
+        p->rho = 0.38; p->temp = 1.2; p->rc = 3.0; p->delta = 0.8; p->shift = 0.0;
+    }
+}
+
+static const Option *find_option(const char *flag)
+{
+    for (int k = 0; k < NOPTIONS; k++)
+        if (strcmp(options[k].flag, flag) == 0) return &options[k];
+    return NULL;
+}
+
+static void die(const char *program, const char *msg, const char *flag)
+{
+    fprintf(stderr, "%s: %s%s%s\n", program, flag ? "--" : "", flag ? flag : "", msg);
+    exit(2);
+}
+
+static int enum_index(const char *const *names, const char *text)
+{
+    for (int k = 0; names[k]; k++)
+        if (strcmp(names[k], text) == 0) return k;
+    return -1;
+}
+
+static void enum_choices(const char *const *names, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int k = 0; names[k]; k++) {
+        strncat(out, k ? "|" : "", len - strlen(out) - 1);
+        strncat(out, names[k], len - strlen(out) - 1);
+    }
+}
+
+static void set_value(Params *p, const Option *o, const char *text, const char *program)
+{
+    char *base = (char *)p + o->offset, *end = NULL, msg[512];
+    if (o->type == T_ENUM) {
+        int k = enum_index(o->names, text);
+        if (k < 0) {
+            char choices[256];
+            enum_choices(o->names, choices, sizeof choices);
+            snprintf(msg, sizeof msg, " must be one of %s (got '%s')", choices, text);
+            die(program, msg, o->flag);
+        }
+        *(int *)base = k;
+        return;
+    }
+    if (o->type == T_STR) {
+        if (strlen(text) > (size_t)o->max) {
+            snprintf(msg, sizeof msg, " is longer than %.0f characters", o->max);
+            die(program, msg, o->flag);
+        }
+        strcpy(base, text);
+        return;
+    }
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || !isfinite(v)) {
+        snprintf(msg, sizeof msg, " needs a number (got '%s')", text);
+        die(program, msg, o->flag);
+    }
+    if (o->type != T_REAL && v != floor(v)) {
+        snprintf(msg, sizeof msg, " needs a whole number (got '%s')", text);
+        die(program, msg, o->flag);
+    }
+    if (v < o->min || v > o->max) {
+        snprintf(msg, sizeof msg, " = %s is outside its limits [%g, %g]", text, o->min, o->max);
+        die(program, msg, o->flag);
+    }
+    switch (o->type) {
+    case T_INT: *(int *)base = (int)v; break;
+    case T_LONG: *(long *)base = (long)v; break;
+    case T_U64: *(uint64_t *)base = strtoull(text, NULL, 10); break;
+    default: *(double *)base = v; break;
+    }
+}
+
+static void print_help(const char *program, const char *summary, unsigned knobs)
+{
+    printf("%s (%s precision): %s\n\nusage: %s [--flag value]...\n\n", program, NBR_PRECISION,
+           summary, program);
+    for (int k = 0; k < NOPTIONS; k++) {
+        const Option *o = &options[k];
+        if (o->knob && !(o->knob & knobs)) continue;
+        char arg[256] = "";
+        if (o->type == T_ENUM) enum_choices(o->names, arg, sizeof arg);
+        else if (o->type == T_STR) strcpy(arg, "TEXT");
+        else if (o->type != T_FLAG) snprintf(arg, sizeof arg, "%s [%g..%g]",
+                                             o->type == T_REAL ? "X" : "N", o->min, o->max);
+        printf("  --%-14s %s\n      %s\n", o->flag, arg, o->help);
+    }
+    printf("\nDefaults are the paper's: --system sp, 6000 steps, 500 equilibration steps "
+           "rescaled every 20, averages over 1000-step blocks.\n");
+}
+
+void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *program,
+                  const char *summary)
+{
+    set_defaults(p);
+    /* The preset comes first wherever --system stands, so later flags override it. */
+    for (int k = 1; k + 1 < argc; k++)
+        if (strcmp(argv[k], "--system") == 0) set_value(p, find_option("system"), argv[k + 1], program);
+    apply_preset(p);
+
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            print_help(program, summary, knobs);
+            exit(0);
+        }
+        if (strncmp(arg, "--", 2) != 0) die(program, ": unexpected argument (flags start with --; see --help)", arg);
+        const Option *o = find_option(arg + 2);
+        if (!o) die(program, ": unknown flag (see --help)", arg);
+        if (o->knob && !(o->knob & knobs)) {
+            char msg[256];
+            snprintf(msg, sizeof msg, " is not a knob of %s (see --help for the ones it has)", program);
+            die(program, msg, o->flag);
+        }
+        if (o->type == T_FLAG) { *(int *)((char *)p + o->offset) = 1; continue; }
+        if (k + 1 >= argc) die(program, " needs a value", o->flag);
+        set_value(p, o, argv[++k], program);
+    }
+
+    /* Relations between options that single-option limits cannot express. */
+    if (p->equil > p->steps) die(program, " must not exceed --steps", "equil");
+    if (p->threads % 32 != 0) die(program, " must be a multiple of 32 (the warp size)", "threads");
+    if (p->rc * p->rc >= 1e30) die(program, " is too large", "rc");
+}
+
+double params_rn(const Params *p) { return p->rc + p->delta; }
+double params_box(const Params *p) { return p->ne / cbrt(p->rho); }
+long params_natoms(const Params *p) { return (long)p->ne * p->ne * p->ne; }
+
+static void value_text(const Params *p, const Option *o, char *out, int len)
+{
+    const char *base = (const char *)p + o->offset;
+    switch (o->type) {
+    case T_INT: case T_FLAG: snprintf(out, len, "%d", *(const int *)base); break;
+    case T_LONG: snprintf(out, len, "%ld", *(const long *)base); break;
+    case T_U64: snprintf(out, len, "%llu", (unsigned long long)*(const uint64_t *)base); break;
+    case T_REAL: snprintf(out, len, "%.10g", *(const double *)base); break;
+    case T_ENUM: snprintf(out, len, "%s", o->names[*(const int *)base]); break;
+    case T_STR: snprintf(out, len, "%s", base); break;
+    }
+}
+
+void params_knob_text(const Params *p, unsigned knobs, const char *flag, char *out, int len)
+{
+    const Option *o = find_option(flag);
+    if (!o || (o->knob && !(o->knob & knobs))) snprintf(out, len, "-");
+    else value_text(p, o, out, len);
+}
+
+void params_print(const Params *p, unsigned knobs)
+{
+    char text[600];
+    for (int k = 0; k < NOPTIONS; k++) {
+        const Option *o = &options[k];
+        if (o->knob && !(o->knob & knobs)) continue;
+        value_text(p, o, text, sizeof text);
+        printf("# %-14s = %s\n", o->flag, text);
+    }
+    printf("# %-14s = %s\n# %-14s = %ld\n# %-14s = %.10g\n# %-14s = %.10g\n", "precision",
+           NBR_PRECISION, "N", params_natoms(p), "L", params_box(p), "r_n", params_rn(p));
+}

@@ -1,0 +1,93 @@
+/* params.h - run parameters: the two systems of the paper as presets, every field a flag.
+ *
+ * One table (params.c) defines each option: its flag, type, limits, help text, and which
+ * algorithm knob it is. The parser, --help and the printed configuration all read that table,
+ * so the documentation cannot drift from the code. A variant declares the knobs it honours
+ * (Variant.knobs); passing a knob the variant does not have is an error, not silently ignored. */
+#ifndef NBR_PARAMS_H
+#define NBR_PARAMS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Knobs: options that only some variants have. Options with knob 0 apply to every program. */
+enum {
+    KNOB_THREADS  = 1u << 0,  /* threads per block */
+    KNOB_READ     = 1u << 1,  /* how positions are read: texture / __ldg / plain */
+    KNOB_REORDER  = 1u << 2,  /* reorder interval N_R */
+    KNOB_WLAYOUT  = 1u << 3,  /* neighbour-matrix layout */
+    KNOB_LAYERS   = 1u << 4,  /* layer assignment host / device */
+    KNOB_REDUCE   = 1u << 5,  /* final reduction host / device */
+    KNOB_TP       = 1u << 6,  /* threads per particle */
+    KNOB_LIST     = 1u << 7,  /* capacity of a neighbour list / matrix */
+    KNOB_LAYERCAP = 1u << 8,  /* capacity of the layer matrix */
+    KNOB_PAIRCAP  = 1u << 9,  /* capacity of an unordered pair list */
+};
+
+/* Every enumerated option has a name table in params.c (enum value = index). */
+typedef enum { SYS_SP, SYS_LJ } SystemKind;
+typedef enum { CONFIG_LATTICE, CONFIG_JITTER, CONFIG_RANDOM, CONFIG_BOUNDARY } ConfigKind;
+typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
+typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
+typedef enum { WHERE_HOST, WHERE_DEVICE } Where;
+
+extern const char *const system_names[];
+extern const char *const config_names[];
+extern const char *const read_names[];
+extern const char *const wlayout_names[];
+extern const char *const where_names[];
+
+typedef struct Params {
+    /* the physical system */
+    int system;          /* SystemKind: selects the preset below */
+    int ne;              /* atoms per edge of the initial cubic lattice: N = ne^3 */
+    double rho, temp, rc, delta, dt, shift;
+    int config;          /* ConfigKind: initial positions */
+    uint64_t seed;
+    /* the run */
+    int steps;           /* total steps, equilibration included */
+    int equil;           /* equilibration steps (velocity rescaling, excluded from timing) */
+    int rescale_every;
+    int avg_block;       /* steps per averaging block */
+    /* algorithm knobs (see KNOB_*) */
+    int threads;         /* threads per block */
+    int read;            /* ReadMode */
+    int reorder;         /* reorder every N_R steps at the next rebuild; 0 = never */
+    int wlayout;         /* WLayout */
+    int layers;          /* Where: layer assignment */
+    int reduce;          /* Where: final stage of reductions */
+    int tp;              /* threads per particle */
+    long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
+    long max_layers;     /* layer capacity; 0 = automatic (grows) */
+    long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */
+    /* output */
+    int check;           /* validate against the O(N^2) reference after the run */
+    int quiet;
+    char csv[512];       /* append one row here ("" = none) */
+    char tag[64];        /* free-form label written to the CSV */
+} Params;
+
+/* Fills *p with defaults, applies the --system preset, then every flag in order.
+ * On a bad flag or value prints one line naming the option and its limit and exits 2.
+ * `knobs` is the variant's knob mask; `program` and `summary` are for --help. */
+void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *program,
+                  const char *summary);
+
+/* Derived quantities. */
+double params_rn(const Params *p);          /* r_c + delta */
+double params_box(const Params *p);         /* L = ne / rho^(1/3) */
+long   params_natoms(const Params *p);      /* ne^3 */
+
+/* Prints the fully resolved configuration, one "name = value" per line, prefixed "# ". */
+void params_print(const Params *p, unsigned knobs);
+
+/* Text of an option's value as the CSV records it ("-" where the knob does not apply). */
+void params_knob_text(const Params *p, unsigned knobs, const char *flag, char *out, int len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

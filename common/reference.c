@@ -1,0 +1,32 @@
+/* reference.c - O(N^2) forces and energies in double precision, minimum image.
+ * The yardstick every variant is checked against; simple on purpose. */
+#include "core.h"
+
+#include <string.h>
+
+void reference_forces(const Sim *s, double (*f)[3], double *u, double *upot)
+{
+    const double L = s->L, rc2 = (double)s->p.rc * s->p.rc, shift = s->p.shift;
+    memset(f, 0, sizeof(double[3]) * s->n);
+    memset(u, 0, sizeof(double) * s->n);
+    double total = 0;
+    for (int i = 0; i < s->n; i++) {
+        double ri[3] = {s->r[i].x, s->r[i].y, s->r[i].z};
+        for (int j = i + 1; j < s->n; j++) {
+            double d[3] = {ri[0] - s->r[j].x, ri[1] - s->r[j].y, ri[2] - s->r[j].z}, r2 = 0;
+            for (int k = 0; k < 3; k++) {
+                if (d[k] >= 0.5 * L) d[k] -= L;
+                else if (d[k] < -0.5 * L) d[k] += L;
+                r2 += d[k] * d[k];
+            }
+            if (r2 >= rc2) continue;
+            double ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2;
+            double fr = 48 * ri6 * (ri6 - 0.5) * ri2, uij = 4 * ri6 * (ri6 - 1) + shift;
+            for (int k = 0; k < 3; k++) { f[i][k] += fr * d[k]; f[j][k] -= fr * d[k]; }
+            u[i] += 0.5 * uij;
+            u[j] += 0.5 * uij;
+            total += uij;
+        }
+    }
+    *upot = total;
+}

@@ -1,0 +1,82 @@
+/* state.c - the initial state: positions by --config, velocities of magnitude sqrt(3T) in
+ * random directions with the centre of mass at rest (the paper's start). */
+#include "cells.h"
+#include "core.h"
+#include "pbc.h"
+#include "rng.h"
+#include "sim.h"
+
+#include <math.h>
+
+static void random_direction(Rng *g, double out[3])
+{
+    /* Marsaglia: uniform on the sphere without trigonometry bias. */
+    double a, b, s;
+    do {
+        a = 2 * rng_uniform(g) - 1;
+        b = 2 * rng_uniform(g) - 1;
+        s = a * a + b * b;
+    } while (s >= 1);
+    double f = 2 * sqrt(1 - s);
+    out[0] = a * f; out[1] = b * f; out[2] = 1 - 2 * s;
+}
+
+/* Lattice sites (i + 1/2) a - L/2: the paper's simple cubic start. */
+static void place_lattice(Sim *s, Rng *g, double jitter)
+{
+    int ne = s->p.ne, k = 0;
+    double a = (double)s->L / ne;
+    for (int z = 0; z < ne; z++)
+        for (int y = 0; y < ne; y++)
+            for (int x = 0; x < ne; x++, k++) {
+                double p[3] = {(x + 0.5) * a, (y + 0.5) * a, (z + 0.5) * a};
+                for (int d = 0; d < 3; d++) p[d] += jitter * a * (rng_uniform(g) - 0.5) - 0.5 * s->L;
+                s->r[k].x = pbc_wrap((real)p[0], s->L);
+                s->r[k].y = pbc_wrap((real)p[1], s->L);
+                s->r[k].z = pbc_wrap((real)p[2], s->L);
+            }
+}
+
+/* Atoms exactly on cell faces (multiples of the cell width w, including -L/2 and, before
+ * wrapping, +L/2), the rest jittered: exercises the cell-assignment and image rounding.
+ * Cell width is that of the r_n grid, the one most variants use. */
+static void place_boundary(Sim *s, Rng *g)
+{
+    place_lattice(s, g, 0.3);
+    int G = (int)floor((double)s->L / (double)s->rn);
+    if (G < 1) G = 1;
+    double w = (double)s->L / G;
+    for (int i = 0; i < s->n; i += 3) {
+        real *c = (i / 3 % 3 == 0) ? &s->r[i].x : (i / 3 % 3 == 1) ? &s->r[i].y : &s->r[i].z;
+        int face = (int)floor(((double)*c + 0.5 * s->L) / w + 0.5); /* nearest face, 0..G */
+        *c = pbc_wrap((real)(face * w - 0.5 * s->L), s->L);
+    }
+}
+
+void state_init(Sim *s)
+{
+    Rng g;
+    rng_seed(&g, s->p.seed);
+    switch (s->p.config) {
+    case CONFIG_LATTICE: place_lattice(s, &g, 0.0); break;
+    case CONFIG_JITTER: place_lattice(s, &g, 0.4); break;
+    case CONFIG_BOUNDARY: place_boundary(s, &g); break;
+    case CONFIG_RANDOM:
+        for (int i = 0; i < s->n; i++) {
+            s->r[i].x = pbc_wrap((real)((rng_uniform(&g) - 0.5) * s->L), s->L);
+            s->r[i].y = pbc_wrap((real)((rng_uniform(&g) - 0.5) * s->L), s->L);
+            s->r[i].z = pbc_wrap((real)((rng_uniform(&g) - 0.5) * s->L), s->L);
+        }
+        break;
+    }
+    double vmag = sqrt(3 * s->p.temp), sum[3] = {0, 0, 0}, dir[3];
+    for (int i = 0; i < s->n; i++) {
+        random_direction(&g, dir);
+        s->v[i].x = (real)(vmag * dir[0]); s->v[i].y = (real)(vmag * dir[1]); s->v[i].z = (real)(vmag * dir[2]);
+        sum[0] += s->v[i].x; sum[1] += s->v[i].y; sum[2] += s->v[i].z;
+    }
+    for (int i = 0; i < s->n; i++) {
+        s->v[i].x -= (real)(sum[0] / s->n); s->v[i].y -= (real)(sum[1] / s->n); s->v[i].z -= (real)(sum[2] / s->n);
+        s->a[i].x = s->a[i].y = s->a[i].z = 0;
+    }
+}

@@ -1,0 +1,50 @@
+/* cpu-allpairs - O(N^2) forces over all pairs with the minimum image, Newton 3.
+ * No neighbour structure and no rebuilds: the baseline every other variant is checked
+ * against (in double it is the reference algorithm; in float it shows float's error). */
+#include "../common/pbc.h"
+#include "../common/sim.h"
+
+#include <string.h>
+
+static int init(Sim *s)
+{
+    s->stats.bytes = (double)s->n * (3 * sizeof(vec3) + sizeof(real));
+    s->stats.nbr_entries = 0;
+    return 0;
+}
+
+static void forces(Sim *s)
+{
+    const real L = s->L;
+    const PairPotential pot = s->pot;
+    double upot = 0;
+    memset(s->a, 0, sizeof(vec3) * s->n);
+    memset(s->u, 0, sizeof(real) * s->n);
+    for (int i = 0; i < s->n; i++) {
+        vec3 ri = s->r[i], fi = {0, 0, 0};
+        for (int j = i + 1; j < s->n; j++) {
+            real dx = pbc_nearest(ri.x - s->r[j].x, L), dy = pbc_nearest(ri.y - s->r[j].y, L),
+                 dz = pbc_nearest(ri.z - s->r[j].z, L);
+            real r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= pot.rc2) continue;
+            real fr, u = pair_lj(pot, r2, &fr);
+            fi.x += fr * dx; fi.y += fr * dy; fi.z += fr * dz;
+            s->a[j].x -= fr * dx; s->a[j].y -= fr * dy; s->a[j].z -= fr * dz;
+            s->u[i] += (real)0.5 * u;
+            s->u[j] += (real)0.5 * u;
+            upot += u;
+        }
+        s->a[i].x += fi.x; s->a[i].y += fi.y; s->a[i].z += fi.z;
+    }
+    s->props.upot_sum = upot;
+}
+
+static const Variant variant = {
+    .name = "cpu-allpairs",
+    .summary = "O(N^2) all-pairs forces, minimum image, Newton 3 (the reference)",
+    .has_u = 1,
+    .init = init,
+    .forces = forces,
+};
+
+int main(int argc, char **argv) { return nbr_main(argc, argv, &variant); }
