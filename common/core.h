@@ -27,9 +27,9 @@ typedef struct {
 void report_summary(const Sim *s, const RunResult *res);
 void report_csv(const Sim *s, const RunResult *res, const char *status);
 
-/* timers.c: host-clock stage timers */
+/* timers.c */
 double wall_seconds(void);
-void host_timer_begin(Sim *s, Stage st);
-void host_timer_end(Sim *s, Stage st);
+void host_timer_mark(Sim *s, int slot);
+double host_timer_seconds(Sim *s, int from, int to);
 
 #endif

@@ -37,16 +37,15 @@ static Variant resolve(const Variant *v)
     if (!r.kick) r.kick = cpu_kick;
     if (!r.props) r.props = cpu_props;
     if (!r.rescale) r.rescale = cpu_rescale;
-    if (!r.timer_begin) r.timer_begin = host_timer_begin;
-    if (!r.timer_end) r.timer_end = host_timer_end;
+    if (!r.timer_mark) { r.timer_mark = host_timer_mark; r.timer_seconds = host_timer_seconds; }
     return r;
 }
 
-#define TIMED(s, stage, call)                                   \
-    do {                                                        \
-        if ((s)->production) (s)->variant->timer_begin(s, stage); \
-        call;                                                   \
-        if ((s)->production) (s)->variant->timer_end(s, stage);   \
+#define TIMED(s, stage, call) \
+    do {                      \
+        stage_enter(s, stage); \
+        call;                 \
+        stage_leave(s);       \
     } while (0)
 
 static void rebuild(Sim *s, int *last_reorder)
@@ -135,11 +134,12 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                s->stats.cells_per_axis, s->stats.layers, s->stats.nbr_entries / s->n);
 
     double rescale_acc = 0, block_e = 0, block_t = 0, wall0 = 0, block_t0 = 0;
+    int timed_in_block = 0;
     for (int step = 1; step <= p->steps; step++) {
         s->step = step;
         if (step == p->equil + 1) {
             s->production = 1;
-            if (v.timer_collect) v.timer_collect(s);
+            timers_flush(s);
             memset(s->t_stage, 0, sizeof s->t_stage);
             wall0 = block_t0 = wall_seconds();
         }
@@ -161,6 +161,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             }
         } else {
             e_prod[step - p->equil - 1] = total_energy(s);
+            timed_in_block++;
         }
         block_e += total_energy(s);
         block_t += s->props.ukin_sum / (3.0 * s->n);
@@ -171,15 +172,16 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                        step, block_e / len, block_t / len, total_energy(s), s->props.upot_sum / s->n,
                        s->stats.builds_total);
             block_e = block_t = 0;
-            if (s->production) {
-                if (v.timer_collect) v.timer_collect(s);
+            if (timed_in_block) {
+                timers_flush(s);
                 double now = wall_seconds();
-                if (nblocks < nblocks_max) block_wall[nblocks++] = (now - block_t0) / len;
+                if (nblocks < nblocks_max) block_wall[nblocks++] = (now - block_t0) / timed_in_block;
                 block_t0 = now;
+                timed_in_block = 0;
             }
         }
     }
-    if (v.timer_collect) v.timer_collect(s);
+    timers_flush(s);
     double wall = prod_steps > 0 ? wall_seconds() - wall0 : 0;
 
     /* Energy drift: mean over a window at each end of production (fluctuations average out). */

@@ -51,6 +51,7 @@ static const Option options[] = {
     {"read", T_ENUM, F(read), 0, 0, read_names, KNOB_READ,
      "how kernels read positions: texture (paper: texture on), ldg (read-only cache), plain (texture off)"},
     {"reorder", T_INT, F(reorder), 0, 1e9, NULL, KNOB_REORDER, "reorder atoms in cell order every N_R steps, at the next rebuild (0 = never)"},
+    {"reorder-at", T_ENUM, F(reorder_at), 0, 0, where_names, KNOB_REORDER, "reorder on the host (paper) or the device"},
     {"wlayout", T_ENUM, F(wlayout), 0, 0, wlayout_names, KNOB_WLAYOUT,
      "neighbour matrix W(m,i) layout: row (m-th neighbours of all atoms adjacent, the paper) or col (transposed)"},
     {"layers", T_ENUM, F(layers), 0, 0, where_names, KNOB_LAYERS, "layer assignment on the host (paper) or the device (atomics)"},
@@ -81,6 +82,7 @@ static void set_defaults(Params *p)
     p->threads = 128;
     p->read = READ_TEXTURE;
     p->reorder = 100;
+    p->reorder_at = WHERE_HOST;
     p->wlayout = WLAYOUT_ROW;
     p->layers = WHERE_HOST;
     p->reduce = WHERE_HOST;

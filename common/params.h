@@ -56,6 +56,7 @@ typedef struct Params {
     int threads;         /* threads per block */
     int read;            /* ReadMode */
     int reorder;         /* reorder every N_R steps at the next rebuild; 0 = never */
+    int reorder_at;      /* Where: reordering on the host (paper) or the device */
     int wlayout;         /* WLayout */
     int layers;          /* Where: layer assignment */
     int reduce;          /* Where: final stage of reductions */

@@ -85,7 +85,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "git_rev", "%s", NBR_GIT_REV);
     col(row, "host", "%s", host);
     col(row, "device", "%s", device);
-    col(row, "compiler", "%s", NBR_COMPILER);
+    col(row, "compiler", "%s%s%s", NBR_COMPILER, v->compiler ? " + " : "", v->compiler ? v->compiler : "");
     col(row, "variant", "%s", v->name);
     col(row, "tag", "%s", p->tag);
     col(row, "system", "%s", system_names[p->system]);
@@ -100,9 +100,9 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "steps", "%d", p->steps);
     col(row, "equil", "%d", p->equil);
     col(row, "precision", "%s", NBR_PRECISION);
-    static const char *const knob_flags[] = {"threads", "read", "reorder", "wlayout", "layers",
+    static const char *const knob_flags[] = {"threads", "read", "reorder", "reorder-at", "wlayout", "layers",
                                              "reduce", "tp", "max-nbr", "max-layers", "max-pairs"};
-    static const char *const knob_cols[] = {"threads", "read", "reorder", "wlayout", "layer_assign",
+    static const char *const knob_cols[] = {"threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign",
                                             "reduce", "tp", "max_nbr", "max_layers", "max_pairs"};
     for (size_t k = 0; k < sizeof knob_cols / sizeof knob_cols[0]; k++) {
         params_knob_text(p, kn, knob_flags[k], text, sizeof text);

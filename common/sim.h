@@ -101,12 +101,13 @@ typedef struct Variant {
     void (*upload)(Sim *s);             /* host r, v changed (check mode); NULL for CPU */
     void (*for_each_pair)(Sim *s, PairFn fn, void *arg); /* NULL = no stored structure */
 
-    /* Timing: NULL = host clock. GPU variants record CUDA events per stage and add the
-     * elapsed seconds into s->t_stage when timer_collect is called. */
-    void (*timer_begin)(Sim *s, Stage st);
-    void (*timer_end)(Sim *s, Stage st);
-    void (*timer_collect)(Sim *s);
-    const char *(*device_name)(Sim *s);
+    /* Timing: NULL = host clock. A GPU variant records a CUDA event into a slot (timer_mark)
+     * and returns the seconds between two recorded slots (timer_seconds, which may wait
+     * for the later one); the loop's stage bookkeeping (timers.c) is the same for all. */
+    void (*timer_mark)(Sim *s, int slot);
+    double (*timer_seconds)(Sim *s, int from, int to);
+    const char *(*device_name)(Sim *s);  /* NULL = the host CPU */
+    const char *compiler;                /* device compiler, if any (NBR_COMPILER of the .cu) */
 } Variant;
 
 /* The whole program of a variant: parse flags, build the initial state, run the paper's
@@ -126,6 +127,14 @@ void cpu_wrap(Sim *s);
 void cpu_kick(Sim *s);
 void cpu_props(Sim *s);
 void cpu_rescale(Sim *s, double factor);
+
+/* Stage timers (timers.c). Stages nest: time inside an inner stage (a host transfer inside
+ * the list build, say) is attributed to the inner stage only. Active in production only.
+ * TIMER_SLOTS is the number of marks a variant's timer_mark must be able to hold. */
+enum { TIMER_SLOTS = 256 };
+void stage_enter(Sim *s, Stage st);
+void stage_leave(Sim *s);
+void timers_flush(Sim *s);   /* adds pending intervals into s->t_stage */
 
 /* Reorders r and v (and a) by the permutation order[new] = old. */
 void reorder_atoms(Sim *s, const int *order);
