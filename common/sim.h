@@ -93,9 +93,9 @@ typedef struct Variant {
     void (*wrap)(Sim *s);               /* (b) periodic boundaries */
     void (*reorder)(Sim *s);            /* (b) cell order; NULL = not supported */
     void (*build)(Sim *s);              /* (b) neighbour structure; NULL = none */
-    void (*forces)(Sim *s);             /* (c) a and props.upot_sum (and u if has_u) */
+    void (*forces)(Sim *s);             /* (c) a, and u if has_u; props.upot_sum here or in props */
     void (*kick)(Sim *s);               /* (d) v += a dt/2 */
-    void (*props)(Sim *s);              /* (e) props.ukin_sum, props.vv_max */
+    void (*props)(Sim *s);              /* (e) props.ukin_sum, props.vv_max (upot_sum for GPU) */
     void (*rescale)(Sim *s, double factor); /* (f) v *= factor */
     void (*download)(Sim *s);           /* make host r, v, a, u current; NULL for CPU */
     void (*upload)(Sim *s);             /* host r, v changed (check mode); NULL for CPU */

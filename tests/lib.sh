@@ -1,0 +1,53 @@
+# tests/lib.sh - the tiny test harness sourced by tests/run.sh and every tests/cases_*.sh.
+#
+# Each case runs one command, keeps its output under $TEST_LOG_DIR/<name>.log and prints
+# one line: PASS, FAIL (with the reason and the last lines of output) or SKIP.
+# Cases:
+#   t_ok    NAME CMD...                 exit code 0
+#   t_grep  NAME REGEX CMD...           exit code 0 and REGEX (grep -E) found in the output
+#   t_error NAME RC REGEX CMD...        exit code RC and REGEX in stderr, which must be ONE line
+#   t_skip  NAME REASON                 counted as skipped, never as passed
+# Binaries: $BUILD/double/<variant> and $BUILD/float/<variant>.
+
+: "${BUILD:=build}"
+: "${TEST_LOG_DIR:=$BUILD/test-logs}"
+mkdir -p "$TEST_LOG_DIR"
+T_PASSED=0 T_FAILED=0 T_SKIPPED=0
+T_FAILED_NAMES=()
+
+_t_pass() { T_PASSED=$((T_PASSED + 1)); printf 'PASS  %s\n' "$1"; }
+_t_fail() {
+    T_FAILED=$((T_FAILED + 1)); T_FAILED_NAMES+=("$1")
+    printf 'FAIL  %s: %s\n' "$1" "$2"
+    [ -f "$TEST_LOG_DIR/$1.log" ] && tail -n 8 "$TEST_LOG_DIR/$1.log" | sed 's/^/      | /'
+}
+
+t_skip() { T_SKIPPED=$((T_SKIPPED + 1)); printf 'SKIP  %s: %s\n' "$1" "$2"; }
+
+t_ok() {
+    local name=$1; shift
+    if "$@" >"$TEST_LOG_DIR/$name.log" 2>&1; then _t_pass "$name"; else _t_fail "$name" "exit code $? from: $*"; fi
+}
+
+t_grep() {
+    local name=$1 regex=$2; shift 2
+    "$@" >"$TEST_LOG_DIR/$name.log" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ]; then _t_fail "$name" "exit code $rc from: $*"
+    elif ! grep -Eq -- "$regex" "$TEST_LOG_DIR/$name.log"; then _t_fail "$name" "output lacks /$regex/"
+    else _t_pass "$name"; fi
+}
+
+t_error() {
+    local name=$1 want=$2 regex=$3; shift 3
+    "$@" >"$TEST_LOG_DIR/$name.out" 2>"$TEST_LOG_DIR/$name.log"
+    local rc=$? lines
+    lines=$(grep -c '' "$TEST_LOG_DIR/$name.log")
+    if [ $rc -ne "$want" ]; then _t_fail "$name" "exit code $rc, expected $want"
+    elif [ "$lines" -ne 1 ]; then _t_fail "$name" "stderr has $lines lines, expected one message"
+    elif ! grep -Eq -- "$regex" "$TEST_LOG_DIR/$name.log"; then _t_fail "$name" "message lacks /$regex/"
+    else _t_pass "$name"; fi
+}
+
+# A GPU that CUDA programs can use: nvidia-smi lists one.
+have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
