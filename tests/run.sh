@@ -3,9 +3,10 @@
 # ends with the line "N passed, M failed, K skipped". Exit code 1 if anything failed.
 #   tests/run.sh [PATTERN]   only case files whose name contains PATTERN
 cd "$(dirname "$0")/.." || exit 1
+pattern=${1:-}
 . tests/lib.sh
 for f in tests/cases_*.sh; do
-    case "$f" in *"${1:-}"*) ;; *) continue ;; esac
+    case "$f" in *"$pattern"*) ;; *) continue ;; esac
     printf '== %s\n' "$f"
     . "$f"
 done

@@ -1,1 +1,198 @@
-int main(void) { return 0; }
+/* test_core.c - unit tests of the common core: exact invariants that need no variant.
+ * Prints one line per check and ends with "N passed, M failed". */
+#include "../common/cells.h"
+#include "../common/core.h"
+#include "../common/pbc.h"
+#include "../common/potential.h"
+#include "../common/rng.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void expect(int ok, const char *what, double got, double want)
+{
+    if (ok) passed++;
+    else failed++;
+    printf("%s  %s (got %.17g, want %.17g)\n", ok ? "ok  " : "FAIL", what, got, want);
+}
+
+static int close_rel(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(fabs(b), 1e-300); }
+
+/* Precision-dependent tolerance: a few ulps of the working type. */
+#define TOL (64 * REAL_EPS)
+
+static void test_potential(void)
+{
+    const double rc = pow(2.0, 1.0 / 6.0);
+    PairPotential sp = {(real)(rc * rc), 1};
+    real fr;
+    /* SP is continuous at r_c: u(r_c^-) = 0 and the force vanishes there too */
+    real u_at = pair_lj(sp, (real)(rc * rc) * (1 - (real)REAL_EPS), &fr);
+    expect(fabs(u_at) < 1e3 * REAL_EPS, "SP u(r_c) = 0 (continuous)", u_at, 0);
+    expect(fabs(fr) < 1e3 * REAL_EPS, "SP f(r_c) = 0", fr, 0);
+    /* force = -du/dr, checked by a central difference in double at r = 1.05 */
+    PairPotential lj = {9, 0};
+    double r = 1.05, h = 1e-5, fr1;
+    real frr;
+    double up = pair_lj(lj, (real)((r + h) * (r + h)), &frr), um = pair_lj(lj, (real)((r - h) * (r - h)), &frr);
+    pair_lj(lj, (real)(r * r), &frr);
+    fr1 = frr * r;
+    expect(close_rel(fr1, -(up - um) / (2 * h), sizeof(real) == 8 ? 1e-7 : 2e-2), "LJ force = -du/dr", fr1,
+           -(up - um) / (2 * h));
+    /* minimum of LJ at 2^(1/6): u = -1, f = 0 */
+    double u_min = pair_lj(lj, (real)(rc * rc), &frr);
+    expect(close_rel(u_min, -1, TOL), "LJ u(2^(1/6)) = -1", u_min, -1);
+}
+
+static void test_pbc(void)
+{
+    const real L = 10;
+    expect(pbc_wrap((real)5, L) == -5, "wrap(+L/2) = -L/2", pbc_wrap((real)5, L), -5);
+    expect(pbc_wrap((real)-5, L) == -5, "wrap(-L/2) stays", pbc_wrap((real)-5, L), -5);
+    expect(pbc_wrap((real)7.5, L) == (real)-2.5, "wrap(7.5) = -2.5", pbc_wrap((real)7.5, L), -2.5);
+    expect(pbc_nearest((real)6, L) == -4, "nearest image of 6 is -4", pbc_nearest((real)6, L), -4);
+    int G = 5;
+    real inv_w = G / L;
+    expect(cell_coord((real)-5, L, inv_w, G) == 0, "cell of -L/2 is 0", cell_coord((real)-5, L, inv_w, G), 0);
+    expect(cell_coord((real)(5 - 1e-6), L, inv_w, G) == G - 1, "cell just below L/2 is G-1",
+           cell_coord((real)(5 - 1e-6), L, inv_w, G), G - 1);
+    expect(cell_coord((real)-3, L, inv_w, G) == 1, "atom on the face -3 belongs to cell 1",
+           cell_coord((real)-3, L, inv_w, G), 1);
+}
+
+static void test_offsets(void)
+{
+    int ok = 1;
+    for (int k = 1; k < 14; k++)
+        for (int d = 0; d < 3; d++) ok &= cell_offsets[k][d] == -cell_offsets[k + 13][d];
+    expect(ok, "offsets k and k+13 are opposite (half set has no opposite pair)", ok, 1);
+    int seen[27] = {0};
+    for (int k = 0; k < 27; k++)
+        seen[(cell_offsets[k][0] + 1) + 3 * (cell_offsets[k][1] + 1) + 9 * (cell_offsets[k][2] + 1)]++;
+    ok = 1;
+    for (int k = 0; k < 27; k++) ok &= seen[k] == 1;
+    expect(ok, "the 27 offsets are distinct", ok, 1);
+    vec3 sh;
+    int c = cell_neighbor(0, 2, 1, -1, 1, 0, 3, 6, &sh);
+    expect(c == cell_index(2, 0, 1, 3) && sh.x == -6 && sh.y == 6 && sh.z == 0,
+           "cell_neighbor wraps and reports the image shift", c, cell_index(2, 0, 1, 3));
+}
+
+static void test_rng(void)
+{
+    Rng a, b;
+    rng_seed(&a, 42);
+    rng_seed(&b, 42);
+    int same = 1, in_range = 1;
+    double mean = 0;
+    for (int k = 0; k < 100000; k++) {
+        double x = rng_uniform(&a);
+        same &= x == rng_uniform(&b);
+        in_range &= x >= 0 && x < 1;
+        mean += x / 100000;
+    }
+    expect(same, "same seed, same sequence", same, 1);
+    expect(in_range, "uniform in [0,1)", in_range, 1);
+    expect(fabs(mean - 0.5) < 0.005, "uniform mean 0.5", mean, 0.5);
+}
+
+static Sim *make_sim(int system, int ne, int config)
+{
+    static Sim s;
+    free(s.r); free(s.v); free(s.a); free(s.u);
+    memset(&s, 0, sizeof s);
+    char *argv[] = {"test", "--system", system == SYS_SP ? "sp" : "lj", NULL};
+    params_parse(&s.p, 3, argv, 0, "test", "");
+    s.p.ne = ne;
+    s.p.config = config;
+    s.n = ne * ne * ne;
+    s.L = (real)params_box(&s.p);
+    s.rn = (real)params_rn(&s.p);
+    s.r = malloc(sizeof(vec3) * s.n); s.v = malloc(sizeof(vec3) * s.n);
+    s.a = malloc(sizeof(vec3) * s.n); s.u = malloc(sizeof(real) * s.n);
+    state_init(&s);
+    return &s;
+}
+
+/* Lattice energy per atom by summing over lattice vectors, for comparison. */
+static double lattice_energy(double a, double rc, double shift)
+{
+    double sum = 0;
+    int m = (int)ceil(rc / a) + 1;
+    for (int x = -m; x <= m; x++)
+        for (int y = -m; y <= m; y++)
+            for (int z = -m; z <= m; z++) {
+                double r2 = a * a * (x * x + y * y + z * z);
+                if (r2 == 0 || r2 >= rc * rc) continue;
+                double ri6 = 1 / (r2 * r2 * r2);
+                sum += 0.5 * (4 * ri6 * (ri6 - 1) + shift);
+            }
+    return sum;
+}
+
+static void test_lattice(void)
+{
+    for (int system = SYS_SP; system <= SYS_LJ; system++) {
+        Sim *s = make_sim(system, 12, CONFIG_LATTICE);
+        double (*f)[3] = malloc(sizeof(double[3]) * s->n), *u = malloc(sizeof(double) * s->n), U;
+        reference_forces(s, f, u, NULL, &U);
+        double want = lattice_energy((double)s->L / s->p.ne, s->p.rc, s->p.shift), fmax_ = 0;
+        for (int i = 0; i < s->n; i++) fmax_ = fmax(fmax_, fabs(f[i][0]) + fabs(f[i][1]) + fabs(f[i][2]));
+        char what[128];
+        snprintf(what, sizeof what, "%s lattice energy per atom (reference forces)", system_names[system]);
+        expect(close_rel(U / s->n, want, sizeof(real) == 8 ? 1e-12 : 1e-5), what, U / s->n, want);
+        snprintf(what, sizeof what, "%s lattice forces vanish", system_names[system]);
+        expect(fmax_ < (sizeof(real) == 8 ? 1e-10 : 1e-3), what, fmax_, 0);
+        /* initial velocities: zero momentum, mean v^2 = 3T (1 - 1/N) after removing the drift */
+        double p[3] = {0, 0, 0}, vv = 0;
+        for (int i = 0; i < s->n; i++) {
+            p[0] += s->v[i].x; p[1] += s->v[i].y; p[2] += s->v[i].z;
+            vv += (double)s->v[i].x * s->v[i].x + (double)s->v[i].y * s->v[i].y + (double)s->v[i].z * s->v[i].z;
+        }
+        snprintf(what, sizeof what, "%s initial momentum is zero", system_names[system]);
+        expect(fabs(p[0]) + fabs(p[1]) + fabs(p[2]) < s->n * 100 * REAL_EPS, what, fabs(p[0]) + fabs(p[1]) + fabs(p[2]), 0);
+        snprintf(what, sizeof what, "%s initial temperature near T", system_names[system]);
+        expect(fabs(vv / (3 * s->n) - s->p.temp) < 0.01 * s->p.temp, what, vv / (3 * s->n), s->p.temp);
+        free(f);
+        free(u);
+    }
+}
+
+static void test_configs(void)
+{
+    for (int config = CONFIG_LATTICE; config <= CONFIG_BOUNDARY; config++) {
+        Sim *s = make_sim(SYS_SP, 8, config);
+        int inside = 1;
+        for (int i = 0; i < s->n; i++)
+            inside &= s->r[i].x >= -s->L / 2 && s->r[i].x < s->L / 2 && s->r[i].y >= -s->L / 2 &&
+                      s->r[i].y < s->L / 2 && s->r[i].z >= -s->L / 2 && s->r[i].z < s->L / 2;
+        char what[128];
+        snprintf(what, sizeof what, "config %s: every atom in [-L/2, L/2)", config_names[config]);
+        expect(inside, what, inside, 1);
+    }
+    /* the boundary configuration really puts atoms on cell faces */
+    Sim *s = make_sim(SYS_SP, 8, CONFIG_BOUNDARY);
+    int G = (int)floor((double)s->L / s->rn), on_face = 0;
+    double w = (double)s->L / G;
+    for (int i = 0; i < s->n; i++) {
+        double q = ((double)s->r[i].x + 0.5 * s->L) / w;
+        on_face += fabs(q - floor(q + 0.5)) < 1e-6;
+    }
+    expect(on_face > s->n / 20, "config boundary: atoms exactly on cell faces", on_face, s->n / 20);
+}
+
+int main(void)
+{
+    test_potential();
+    test_pbc();
+    test_offsets();
+    test_rng();
+    test_lattice();
+    test_configs();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,20 @@
+# Tier 1 and 2 for every CPU variant: after a rebuild on the same configuration, per-atom
+# forces (and energies where kept) match the O(N^2) double reference, and the stored
+# neighbour structure holds exactly the brute-force pairs (see common/check.c for the
+# tolerances). SP and LJ, several N, lattice / jittered / random / on-the-faces positions,
+# before and after a few hundred MD steps, float and double.
+cpu_variants=$(cd "$BUILD/double" && ls cpu-* 2>/dev/null)
+check_cases=(
+    "sp 7 lattice 0" "sp 12 jitter 300" "sp 16 boundary 0" "sp 10 random 0"
+    "lj 10 jitter 300" "lj 14 lattice 0" "lj 12 boundary 0" "lj 10 random 0"
+)
+for v in $cpu_variants; do
+    for prec in double float; do
+        for c in "${check_cases[@]}"; do
+            set -- $c
+            equil=$(( $4 / 3 ))
+            t_grep "check-$v-$prec-$1-ne$2-$3-s$4" "check $v: PASS" \
+                "$BUILD/$prec/$v" --system "$1" --ne "$2" --config "$3" --steps "$4" --equil "$equil" --check --quiet
+        done
+    done
+done
