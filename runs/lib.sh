@@ -10,6 +10,8 @@
 
 : "${BUILD:=build}"
 
+have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
+
 machine_name() {
     if [ -n "${NBR_MACHINE:-}" ]; then echo "$NBR_MACHINE"; return; fi
     local gpu

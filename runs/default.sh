@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# runs/default.sh - the default comparison (make run): every CPU variant, and every GPU
+# variant when a GPU is found, on both of the paper's systems at a size that runs in about
+# a minute per CPU variant; appends to results/<machine>/default.csv (one row per run, so
+# the file is a history: compare with earlier rows to spot regressions) and prints the table.
+#   env: SP_NE (24) LJ_NE (20) STEPS (1500) EQUIL (500) GPU_SP_NE (100) GPU_LJ_NE (64)
+cd "$(dirname "$0")/.." || exit 1
+. runs/lib.sh
+SP_NE=${SP_NE:-24} LJ_NE=${LJ_NE:-20} STEPS=${STEPS:-1500} EQUIL=${EQUIL:-500}
+out=results/$(machine_name)
+mkdir -p "$out"
+csv=$out/default.csv
+run_id=default-$(date -u +%Y%m%dT%H%M%S)
+echo "make run: results go to $csv (tag prefix $run_id)"
+
+cpu=$(cd "$BUILD/double" && ls cpu-* 2>/dev/null)
+gpu=""
+if have_gpu; then
+    gpu=$(cd "$BUILD/float" && ls gpu-* 2>/dev/null)
+    [ -z "$gpu" ] && echo "a GPU is present but no GPU variant was built (is nvcc on PATH?)"
+else
+    echo "no GPU found: running the CPU variants only"
+fi
+
+failed=0
+for v in $cpu; do
+    for sys in "sp $SP_NE" "lj $LJ_NE"; do
+        set -- $sys
+        steps=$STEPS equil=$EQUIL
+        [ "$v" = cpu-allpairs ] && steps=20 equil=0   # O(N^2): a few steps only
+        REDO=1 run_point "$csv" "$run_id-$v-$1" -- "$BUILD/double/$v" --system "$1" --ne "$2" \
+            --steps "$steps" --equil "$equil" || failed=1
+    done
+done
+for v in $gpu; do
+    for sys in "sp ${GPU_SP_NE:-100}" "lj ${GPU_LJ_NE:-64}"; do
+        set -- $sys
+        REDO=1 run_point "$csv" "$run_id-$v-$1" -- "$BUILD/float/$v" --system "$1" --ne "$2" || failed=1
+    done
+done
+echo
+runs/table.sh "$csv" "$run_id"
+exit $failed
