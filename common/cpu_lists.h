@@ -1,0 +1,177 @@
+/* cpu_lists.h - what the CPU neighbour-list variants share.
+ *
+ * The paper's CPU chain changes one thing at a time: an unordered pair list (cpu-pairlist),
+ * the same pairs grouped by atom (cpu-grouped), grouping without Newton's third law
+ * (cpu-full), and the layer/neighbour matrices of the GPU program (cpu-layer). The steps that
+ * do not change along that chain are written once here, so the variants differ only where the
+ * paper's versions do:
+ *   - linked-list cells (the paper's q_j) and the largest occupancy (N_l) they imply;
+ *   - the walk over the 14 half-shell cells that finds each pair once (pair list build, and
+ *     the forces of cpu-cells), with the periodic image of each neighbour cell;
+ *   - the grouped (CSR, p_i and t_m) build, with Newton 3 (14 cells, i' < i'' inside a cell)
+ *     or without (27 cells, i' != i'');
+ *   - capacities that grow on demand or, when set by a flag, stop with one line;
+ *   - the cell-order permutation used to reorder atoms, and the minimum image.
+ * Everything is in `real`; totals are accumulated in double by the callers. */
+#ifndef NBR_CPU_LISTS_H
+#define NBR_CPU_LISTS_H
+
+#include "cells.h"
+#include "sim.h"
+
+#include <stddef.h>
+
+/* ---- capacities ------------------------------------------------------------------------ */
+
+/* One growable structure. `limit` is the flag's value: > 0 is a hard limit (exceeding it
+ * stops the run), 0 means automatic (start from an estimate, grow when a build needs more). */
+typedef struct {
+    const char *who;   /* program name, for the message */
+    const char *what;  /* "pair list", "neighbour matrix", ... */
+    const char *unit;  /* what cap counts: "pairs", "neighbours per atom", "layers" */
+    const char *flag;  /* the option that sets the limit, without dashes */
+    long limit;
+    size_t cap;
+} Capacity;
+
+/* Sets cap to the hard limit, or to the estimate with a margin for fluctuations. */
+void capacity_init(Capacity *c, const char *who, const char *what, const char *unit,
+                   const char *flag, long limit, double estimate);
+
+/* After a build that needed `need` units: returns 0 when it fitted. Otherwise, automatic:
+ * raises cap (with margin), counts s->stats.grows and returns 1 (the caller reallocates and
+ * builds again); hard limit: exits 3 with one line naming the limit, the need and the flag. */
+int capacity_short(Sim *s, Capacity *c, size_t need);
+
+/* Estimates from the mean density: neighbours within r of an atom, atoms per cell. */
+double neighbours_within(const Sim *s, double r);
+double atoms_per_cell(const Sim *s, const CellGrid *g);
+
+/* The largest of ~1e5 Poisson counts of this mean (cell occupancy, neighbours of one atom):
+ * mean + 4.5 sd, the estimate for a capacity that must hold the maximum, not the mean. */
+double poisson_max(double mean);
+
+/* Bytes of the state every variant holds: r, v, a, u. */
+double state_bytes(const Sim *s);
+
+/* CPU programs reorder on the host: refuses --reorder-at device with one line (exit 2). */
+void require_host_reorder(const Sim *s);
+
+/* ---- linked-list cells ----------------------------------------------------------------- */
+
+typedef struct {
+    CellGrid g;
+    int *head;   /* first atom of each cell, -1 = empty (the paper's q_{N_a + c}) */
+    int *next;   /* next atom of the same cell, -1 = last (the paper's q_j) */
+} LinkedCells;
+
+/* Grid of cells at least min_width wide (refuses G < 3); sets stats.cells_per_axis. */
+void lcells_init(LinkedCells *lc, Sim *s, double min_width);
+void lcells_free(LinkedCells *lc);
+double lcells_bytes(const LinkedCells *lc, int n);
+
+/* Assigns atoms to cells; sets stats.layers to the largest occupancy (N_l). */
+void lcells_assign(LinkedCells *lc, Sim *s);
+
+/* Reorders the atoms in cell order (cells in index order, atoms in index order within a
+ * cell), from their current positions: neighbours then sit close together in memory. */
+void lcells_reorder(LinkedCells *lc, Sim *s);
+
+/* The neighbour cell of (cx,cy,cz) at cell_offsets[k], its shift b (added to its atoms'
+ * positions to bring them next to the first cell) and b's 6-bit code: 2 bits per axis,
+ * 0 = no shift, 1 = +L, 2 = -L (the paper's beta). */
+typedef struct {
+    int cell, code;
+    vec3 shift;
+} CellImage;
+
+static inline CellImage cell_image(const CellGrid *g, int cx, int cy, int cz, int k)
+{
+    CellImage im;
+    im.cell = cell_neighbor(cx, cy, cz, cell_offsets[k][0], cell_offsets[k][1],
+                            cell_offsets[k][2], g->G, g->L, &im.shift);
+    const real b[3] = {im.shift.x, im.shift.y, im.shift.z};
+    im.code = 0;
+    for (int d = 0; d < 3; d++) im.code |= (b[d] > 0 ? 1 : b[d] < 0 ? 2 : 0) << (2 * d);
+    return im;
+}
+
+/* The periodic correction of a code (the inverse of cell_image's packing), for all 64
+ * codes so the force loops look it up instead of branching. */
+void image_shift_table(real L, vec3 table[64]);
+
+/* Visits every pair of atoms closer than sqrt(cut2) once: the cell itself (pairs i < j in
+ * list order) and the 13 other half-shell cells. d = r_i - r_j - b, b the image shift of
+ * j's cell, code its packed form. static inline with a constant visitor, so the compiler
+ * specialises the walk for each caller instead of calling through a pointer per pair. */
+typedef void (*HalfPairVisit)(void *ctx, int i, int j, real dx, real dy, real dz, real r2,
+                              int code);
+
+static inline void half_shell_pairs(const LinkedCells *lc, const vec3 *restrict r, real cut2,
+                                    HalfPairVisit visit, void *ctx)
+{
+    const CellGrid *g = &lc->g;
+    const int *restrict head = lc->head, *restrict next = lc->next;
+    for (int cz = 0; cz < g->G; cz++)
+        for (int cy = 0; cy < g->G; cy++)
+            for (int cx = 0; cx < g->G; cx++) {
+                const int c = cell_index(cx, cy, cz, g->G);
+                if (head[c] < 0) continue;
+                for (int k = 0; k < HALF_OFFSETS; k++) {
+                    const CellImage im = cell_image(g, cx, cy, cz, k);
+                    if (head[im.cell] < 0) continue;
+                    const vec3 b = im.shift;
+                    for (int i = head[c]; i >= 0; i = next[i]) {
+                        const vec3 ri = r[i];
+                        /* in the cell itself only the atoms after i: each pair once. The
+                         * separation is rounded as the reference rounds it: (r_i - r_j) - b. */
+                        for (int j = k ? head[im.cell] : next[i]; j >= 0; j = next[j]) {
+                            const real dx = ri.x - r[j].x - b.x, dy = ri.y - r[j].y - b.y,
+                                       dz = ri.z - r[j].z - b.z;
+                            const real r2 = dx * dx + dy * dy + dz * dz;
+                            if (r2 < cut2) visit(ctx, i, j, dx, dy, dz, r2, im.code);
+                        }
+                    }
+                }
+            }
+}
+
+/* Minimum-image separation component, without branches (same result as pbc_nearest). */
+static inline real min_image(real d, real L)
+{
+    const real h = (real)0.5 * L;
+    return d - (d >= h ? L : (real)0) + (d < -h ? L : (real)0);
+}
+
+/* ---- neighbours grouped by atom (p_i, t_m) ---------------------------------------------- */
+
+typedef struct {
+    int *p;        /* n + 1 offsets: atom i's neighbours are t[p[i]] .. t[p[i+1] - 1] */
+    int *t;        /* t_m, capacity cap.cap * n entries */
+    Capacity cap;  /* in neighbours per atom (mean), flag --max-nbr */
+    int newton;    /* 1: 14 cells, each pair once; 0: 27 cells, each pair twice */
+} GroupedList;
+
+void grouped_init(GroupedList *gl, Sim *s, int newton);
+void grouped_free(GroupedList *gl);
+double grouped_bytes(const GroupedList *gl, int n);
+
+/* Builds the list from the linked cells (already assigned): for each atom i' in turn, the
+ * atoms i'' of the neighbour cells with r < r_n. Sets stats.nbr_entries (full-list
+ * equivalent); grows or stops on capacity. */
+void grouped_build(Sim *s, const LinkedCells *lc, GroupedList *gl);
+
+/* The stages of cpu-grouped and cpu-full, which differ only in their force loops: the
+ * context (s->ctx) is a GroupedCtx; cells of width >= r_n. */
+typedef struct {
+    LinkedCells lc;
+    GroupedList list;
+} GroupedCtx;
+
+int grouped_stage_init(Sim *s, int newton);
+void grouped_stage_finish(Sim *s);
+void grouped_stage_reorder(Sim *s);
+void grouped_stage_build(Sim *s);
+void grouped_stage_pairs(Sim *s, PairFn fn, void *arg); /* every entry as a pair (i, t_m) */
+
+#endif

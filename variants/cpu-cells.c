@@ -1,0 +1,83 @@
+/* cpu-cells - forces straight from linked-list cells, no neighbour list.
+ *
+ * Why this shape: the paper's starting point (the O(N) cell method before neighbour lists).
+ * Cells are only r_c wide and atoms are reassigned to them at every force evaluation, so
+ * nothing depends on the shell delta and no list is stored; the price is that every step
+ * examines all pairs in the 27-cell neighbourhood (about 27 rho r_c^3 / 2 per atom, most of
+ * them beyond r_c), the cost the neighbour list exists to avoid. The cell itself and 13 of
+ * its neighbours are scanned, each pair once, Newton 3.
+ * Since cells are rebuilt every step, positions are wrapped into the box every step too
+ * (between list rebuilds the loop lets them drift up to delta/2 outside, which would put an
+ * atom in the wrong r_c cell); that wrap and the cell assignment are timed as "list".
+ * The loop's rebuild (every delta/2 of displacement) only wraps and, every --reorder steps,
+ * reorders atoms in cell order. */
+#include "../common/cpu_lists.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    LinkedCells lc;
+} Ctx;
+
+typedef struct {
+    vec3 *restrict a;
+    PairPotential pot;
+    double upot;
+} ForceSum;
+
+static int init(Sim *s)
+{
+    require_host_reorder(s);
+    Ctx *c = calloc(1, sizeof *c);
+    if (!c) return 1;
+    s->ctx = c;
+    lcells_init(&c->lc, s, s->p.rc);
+    s->stats.nbr_entries = 0;
+    s->stats.bytes = state_bytes(s) + lcells_bytes(&c->lc, s->n);
+    return 0;
+}
+
+static void finish(Sim *s)
+{
+    Ctx *c = s->ctx;
+    lcells_free(&c->lc);
+    free(c);
+}
+
+static void reorder(Sim *s) { lcells_reorder(&((Ctx *)s->ctx)->lc, s); }
+
+static void add_pair_force(void *arg, int i, int j, real dx, real dy, real dz, real r2, int code)
+{
+    ForceSum *fs = arg;
+    real fr;
+    fs->upot += pair_lj(fs->pot, r2, &fr);
+    fs->a[i].x += fr * dx; fs->a[i].y += fr * dy; fs->a[i].z += fr * dz;
+    fs->a[j].x -= fr * dx; fs->a[j].y -= fr * dy; fs->a[j].z -= fr * dz;
+}
+
+static void forces(Sim *s)
+{
+    Ctx *c = s->ctx;
+    stage_enter(s, STAGE_LIST);
+    s->variant->wrap(s);
+    lcells_assign(&c->lc, s);
+    stage_leave(s);
+    ForceSum fs = {.a = s->a, .pot = s->pot, .upot = 0};
+    memset(s->a, 0, sizeof(vec3) * s->n);
+    half_shell_pairs(&c->lc, s->r, s->pot.rc2, add_pair_force, &fs);
+    s->props.upot_sum = fs.upot;
+}
+
+static const Variant variant = {
+    .name = "cpu-cells",
+    .summary = "linked-list cells of width >= r_c, reassigned every step; forces from 14 cells, Newton 3, no list",
+    .knobs = KNOB_REORDER,
+    .uses_cells = 1,
+    .init = init,
+    .finish = finish,
+    .reorder = reorder,
+    .forces = forces,
+};
+
+int main(int argc, char **argv) { return nbr_main(argc, argv, &variant); }

@@ -1,0 +1,62 @@
+/* cpu-full - neighbours grouped by atom, without Newton's third law.
+ *
+ * Why this shape: the paper's third CPU step, the one that prepares for the GPU. Each atom
+ * lists all its neighbours (27 cells, i' != i''), so every pair is stored and computed twice
+ * and the list doubles; in exchange the force loop only reads other atoms and writes f_i and
+ * u_i once per atom, from registers: no scattered read-modify-write, which is what a GPU
+ * thread per atom needs. The per-atom energies u_i are kept (their sum is 2U) because that
+ * is how the GPU program forms U without a global sum in the inner loop.
+ * Deviations: as cpu-grouped (minimum image in the force loop instead of a stored image
+ * code; cell-order reordering every --reorder steps, --reorder 0 = the paper's CPU chain). */
+#include "../common/cpu_lists.h"
+
+#include <stdlib.h>
+
+static int init(Sim *s) { return grouped_stage_init(s, 0); }
+
+static void forces(Sim *s)
+{
+    const GroupedCtx *c = s->ctx;
+    const int *restrict p = c->list.p, *restrict t = c->list.t;
+    const vec3 *restrict r = s->r;
+    vec3 *restrict a = s->a;
+    real *restrict u = s->u;
+    const PairPotential pot = s->pot;
+    const real L = s->L;
+    double usum = 0;
+    for (int i = 0; i < s->n; i++) {
+        const vec3 ri = r[i];
+        real fx = 0, fy = 0, fz = 0, ui = 0;
+        for (int m = p[i]; m < p[i + 1]; m++) {
+            const int j = t[m];
+            const real dx = min_image(ri.x - r[j].x, L), dy = min_image(ri.y - r[j].y, L),
+                       dz = min_image(ri.z - r[j].z, L);
+            const real r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= pot.rc2) continue;
+            real fr;
+            ui += pair_lj(pot, r2, &fr);
+            fx += fr * dx; fy += fr * dy; fz += fr * dz;
+        }
+        a[i] = (vec3){fx, fy, fz};
+        u[i] = (real)0.5 * ui;
+        usum += ui;
+    }
+    s->props.upot_sum = 0.5 * usum; /* every pair counted from both ends */
+}
+
+static const Variant variant = {
+    .name = "cpu-full",
+    .summary = "neighbours grouped by atom, no Newton 3 (27 cells, only f_i updated, list doubled)",
+    .knobs = KNOB_LIST | KNOB_REORDER,
+    .has_u = 1,
+    .pair_multiplicity = 2,
+    .uses_cells = 1,
+    .init = init,
+    .finish = grouped_stage_finish,
+    .reorder = grouped_stage_reorder,
+    .build = grouped_stage_build,
+    .forces = forces,
+    .for_each_pair = grouped_stage_pairs,
+};
+
+int main(int argc, char **argv) { return nbr_main(argc, argv, &variant); }

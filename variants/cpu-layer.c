@@ -1,0 +1,211 @@
+/* cpu-layer - the C twin of the paper's GPU program: layer matrix H(c,l), neighbour matrix
+ * W(m,i), no Newton 3.
+ *
+ * Why this shape: it is the algorithm the GPU runs, on one CPU thread, so the two can be
+ * compared stage for stage (the paper's Table 2 CPU column). Linked lists are replaced by
+ * arrays a GPU can use: the cell of each atom c_i; its layer l_i, the value of the cell's
+ * occupancy counter k_c when the atom was counted (the one step the paper keeps on the host);
+ * the cell-layer matrix H(c,l) = atom (-1 = empty), N_l = the largest occupancy; and the
+ * neighbour matrix W(m,i), the m-th neighbour of atom i, stored in row order W[m*N + i] so
+ * that all m-th neighbours are adjacent (coalesced reads for GPU threads, one per atom), with
+ * m_i neighbours of atom i. Each atom scans all 27 cells and lists every neighbour (i'' !=
+ * i'); the force loop updates only f_i and u_i (their sum is 2U), never another atom.
+ * H is stored cell-major, H[c * cap + l], so one cell's layers are adjacent; a cell's scan
+ * stops at its first empty layer (layers fill from 0), as the GPU's does.
+ * Reordering (--reorder N_R) scans the most recent H in cell order, as the paper does. */
+#include "../common/cpu_lists.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    CellGrid g;
+    int *cell_of;    /* c_i */
+    int *layer_of;   /* l_i */
+    int *count;      /* k_c, the occupancy counters */
+    int *H;          /* H(c,l) = H[c * lcap.cap + l] */
+    int *W;          /* W(m,i) = W[m * n + i], m < wcap.cap */
+    int *nnbr;       /* m_i */
+    int nl;          /* N_l */
+    Capacity lcap;   /* layers, --max-layers */
+    Capacity wcap;   /* rows of W = neighbours per atom, --max-nbr */
+} Ctx;
+
+static void alloc_H(Ctx *c)
+{
+    free(c->H);
+    c->H = nbr_alloc(sizeof(int) * c->lcap.cap * c->g.ncells, "layer matrix");
+}
+
+static void alloc_W(Ctx *c, int n)
+{
+    free(c->W);
+    c->W = nbr_alloc(sizeof(int) * c->wcap.cap * n, "neighbour matrix");
+}
+
+static int init(Sim *s)
+{
+    require_host_reorder(s);
+    Ctx *c = calloc(1, sizeof *c);
+    if (!c) return 1;
+    s->ctx = c;
+    c->g = cells_init(s->L, s->rn, s->variant->name);
+    s->stats.cells_per_axis = c->g.G;
+    c->cell_of = nbr_alloc(sizeof(int) * s->n, "atom cells");
+    c->layer_of = nbr_alloc(sizeof(int) * s->n, "atom layers");
+    c->count = nbr_alloc(sizeof(int) * c->g.ncells, "cell occupancies");
+    c->nnbr = nbr_alloc(sizeof(int) * s->n, "neighbour counts");
+    capacity_init(&c->lcap, s->variant->name, "layer matrix", "layers", "max-layers",
+                  s->p.max_layers, poisson_max(atoms_per_cell(s, &c->g)));
+    capacity_init(&c->wcap, s->variant->name, "neighbour matrix", "neighbours per atom",
+                  "max-nbr", s->p.max_nbr, poisson_max(neighbours_within(s, s->rn)));
+    alloc_H(c);
+    alloc_W(c, s->n);
+    return 0;
+}
+
+static void finish(Sim *s)
+{
+    Ctx *c = s->ctx;
+    free(c->cell_of);
+    free(c->layer_of);
+    free(c->count);
+    free(c->H);
+    free(c->W);
+    free(c->nnbr);
+    free(c);
+}
+
+/* c_i, then l_i from the occupancy counters, then H. */
+static void assign_layers(Sim *s, Ctx *c)
+{
+    cells_assign(&c->g, s->r, s->n, c->cell_of);
+    for (int k = 0; k < c->g.ncells; k++) c->count[k] = 0;
+    int nl = 0;
+    for (int i = 0; i < s->n; i++) {
+        int l = c->count[c->cell_of[i]]++;
+        c->layer_of[i] = l;
+        if (l + 1 > nl) nl = l + 1;
+    }
+    c->nl = nl;
+    s->stats.layers = nl;
+    if (capacity_short(s, &c->lcap, (size_t)nl)) alloc_H(c);
+    const size_t cap = c->lcap.cap;
+    for (size_t k = 0; k < cap * c->g.ncells; k++) c->H[k] = -1;
+    for (int i = 0; i < s->n; i++) c->H[c->cell_of[i] * cap + c->layer_of[i]] = i;
+}
+
+/* Fills W; counts past the capacity without storing. Returns the largest m_i. */
+static int fill_neighbours(Sim *s, Ctx *c)
+{
+    const CellGrid *g = &c->g;
+    const vec3 *restrict r = s->r;
+    const int *restrict H = c->H;
+    int *restrict W = c->W, *restrict nnbr = c->nnbr;
+    const size_t n = s->n, lcap = c->lcap.cap;
+    const int rows = (int)c->wcap.cap, nl = c->nl;
+    const real rn2 = s->rn * s->rn;
+    int most = 0;
+    for (int i = 0; i < s->n; i++) {
+        const int ci = c->cell_of[i];
+        const int cx = ci % g->G, cy = ci / g->G % g->G, cz = ci / (g->G * g->G);
+        const vec3 ri = r[i];
+        int m = 0;
+        for (int k = 0; k < FULL_OFFSETS; k++) {
+            const CellImage im = cell_image(g, cx, cy, cz, k);
+            const int *h = H + im.cell * lcap;
+            for (int l = 0; l < nl && h[l] >= 0; l++) {
+                const int j = h[l];
+                const real dx = ri.x - r[j].x - im.shift.x, dy = ri.y - r[j].y - im.shift.y,
+                           dz = ri.z - r[j].z - im.shift.z;
+                if (dx * dx + dy * dy + dz * dz < rn2 && j != i) {
+                    if (m < rows) W[m * n + i] = j;
+                    m++;
+                }
+            }
+        }
+        nnbr[i] = m;
+        if (m > most) most = m;
+    }
+    return most;
+}
+
+static void build(Sim *s)
+{
+    Ctx *c = s->ctx;
+    assign_layers(s, c);
+    while (capacity_short(s, &c->wcap, (size_t)fill_neighbours(s, c))) alloc_W(c, s->n);
+    double entries = 0;
+    for (int i = 0; i < s->n; i++) entries += c->nnbr[i];
+    s->stats.nbr_entries = entries;
+    s->stats.bytes = state_bytes(s) + sizeof(int) * (3.0 * s->n + c->g.ncells) +
+                     sizeof(int) * ((double)c->lcap.cap * c->g.ncells + (double)c->wcap.cap * s->n);
+}
+
+/* Cell order from the most recent H (built at the last rebuild), as in the paper. */
+static void reorder(Sim *s)
+{
+    Ctx *c = s->ctx;
+    int *order = nbr_alloc(sizeof(int) * s->n, "reorder permutation");
+    int k = 0;
+    for (int cell = 0; cell < c->g.ncells; cell++) {
+        const int *h = c->H + cell * c->lcap.cap;
+        for (int l = 0; l < c->nl && h[l] >= 0; l++) order[k++] = h[l];
+    }
+    reorder_atoms(s, order);
+    free(order);
+}
+
+static void forces(Sim *s)
+{
+    const Ctx *c = s->ctx;
+    const int *restrict W = c->W, *restrict nnbr = c->nnbr;
+    const vec3 *restrict r = s->r;
+    vec3 *restrict a = s->a;
+    real *restrict u = s->u;
+    const PairPotential pot = s->pot;
+    const real L = s->L;
+    const size_t n = s->n;
+    double usum = 0;
+    for (int i = 0; i < s->n; i++) {
+        const vec3 ri = r[i];
+        real fx = 0, fy = 0, fz = 0, ui = 0;
+        for (int m = 0; m < nnbr[i]; m++) {
+            const int j = W[m * n + i];
+            const real dx = min_image(ri.x - r[j].x, L), dy = min_image(ri.y - r[j].y, L),
+                       dz = min_image(ri.z - r[j].z, L);
+            const real r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= pot.rc2) continue;
+            real fr;
+            ui += pair_lj(pot, r2, &fr);
+            fx += fr * dx; fy += fr * dy; fz += fr * dz;
+        }
+        a[i] = (vec3){fx, fy, fz};
+        u[i] = (real)0.5 * ui;
+        usum += ui;
+    }
+    s->props.upot_sum = 0.5 * usum; /* every pair counted from both ends */
+}
+
+static void for_each_pair(Sim *s, PairFn fn, void *arg)
+{
+    const Ctx *c = s->ctx;
+    for (int i = 0; i < s->n; i++)
+        for (int m = 0; m < c->nnbr[i]; m++) fn(i, c->W[(size_t)m * s->n + i], arg);
+}
+
+static const Variant variant = {
+    .name = "cpu-layer",
+    .summary = "C twin of the GPU program: layer matrix H(c,l), neighbour matrix W(m,i) in row order, 27 cells, no Newton 3",
+    .knobs = KNOB_LIST | KNOB_LAYERCAP | KNOB_REORDER,
+    .has_u = 1,
+    .pair_multiplicity = 2,
+    .uses_cells = 1,
+    .init = init,
+    .finish = finish,
+    .reorder = reorder,
+    .build = build,
+    .forces = forces,
+    .for_each_pair = for_each_pair,
+};
+
+int main(int argc, char **argv) { return nbr_main(argc, argv, &variant); }
