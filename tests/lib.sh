@@ -6,6 +6,7 @@
 #   t_ok    NAME CMD...                 exit code 0
 #   t_grep  NAME REGEX CMD...           exit code 0 and REGEX (grep -E) found in the output
 #   t_error NAME RC REGEX CMD...        exit code RC and REGEX in stderr, which must be ONE line
+#   t_below NAME WORD BOUND CMD...      exit code 0 and |number after the last "WORD "| <= BOUND
 #   t_skip  NAME REASON                 counted as skipped, never as passed
 # Binaries: $BUILD/double/<variant> and $BUILD/float/<variant>.
 
@@ -47,6 +48,18 @@ t_error() {
     elif [ "$lines" -ne 1 ]; then _t_fail "$name" "stderr has $lines lines, expected one message"
     elif ! grep -Eq -- "$regex" "$TEST_LOG_DIR/$name.log"; then _t_fail "$name" "message lacks /$regex/"
     else _t_pass "$name"; fi
+}
+
+t_below() {
+    local name=$1 word=$2 bound=$3; shift 3
+    "$@" >"$TEST_LOG_DIR/$name.log" 2>&1
+    local rc=$? value
+    value=$(awk -v w="$word" '{ for (k = 1; k < NF; k++) if ($k == w) v = $(k + 1) } END { print v }' "$TEST_LOG_DIR/$name.log")
+    if [ $rc -ne 0 ]; then _t_fail "$name" "exit code $rc from: $*"
+    elif [ -z "$value" ]; then _t_fail "$name" "output has no '$word' value"
+    elif awk -v v="$value" -v b="$bound" 'BEGIN { exit !(v == v + 0 && (v < 0 ? -v : v) <= b) }'; then
+        _t_pass "$name ($word $value, bound $bound)"
+    else _t_fail "$name" "$word $value exceeds the bound $bound"; fi
 }
 
 # A GPU that CUDA programs can use: nvidia-smi lists one.
