@@ -167,18 +167,21 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         block_t += s->props.ukin_sum / (3.0 * s->n);
         if (step % p->avg_block == 0 || step == p->steps) {
             int len = step % p->avg_block ? step % p->avg_block : p->avg_block;
-            if (!p->quiet)
-                printf("# step %d: <E/N> = %.8f  <T> = %.6f  E/N = %.8f  U/N = %.8f  builds = %ld\n",
-                       step, block_e / len, block_t / len, total_energy(s), s->props.upot_sum / s->n,
-                       s->stats.builds_total);
-            block_e = block_t = 0;
+            double block_us = 0;  /* us per atom-step of this block's timed steps */
             if (timed_in_block) {
                 timers_flush(s);
-                double now = wall_seconds();
-                if (nblocks < nblocks_max) block_wall[nblocks++] = (now - block_t0) / timed_in_block;
+                double now = wall_seconds(), per_step = (now - block_t0) / timed_in_block;
+                if (nblocks < nblocks_max) block_wall[nblocks++] = per_step;
+                block_us = per_step / s->n * 1e6;
                 block_t0 = now;
                 timed_in_block = 0;
             }
+            if (!p->quiet)
+                printf("# step %d: <E/N> = %.8f  <T> = %.6f  E/N = %.8f  U/N = %.8f  builds = %ld"
+                       "  block_us_per_atom_step = %.6g\n",
+                       step, block_e / len, block_t / len, total_energy(s), s->props.upot_sum / s->n,
+                       s->stats.builds_total, block_us);
+            block_e = block_t = 0;
         }
     }
     timers_flush(s);
