@@ -1,0 +1,52 @@
+/* force.cu - forces from the neighbour matrix W(m,i): one thread per atom, no Newton's
+ * third law (Rapaport 2011: random read-modify-write of f_j would cost more than computing
+ * every pair twice), f_i and u_i held in registers and written once. Shared by every
+ * variant that fills W (gpu-layer, gpu-old).
+ *
+ * Row layout W[m * n + i]: at each m the threads of a warp read consecutive words, so the
+ * reads of W coalesce; the positions r_j are gathered through the --read path. The entries
+ * hold every atom within r_n = r_c + delta; pairs beyond r_c are skipped here. The block
+ * sum of u_i is left in the reduction partials (see integrate.cu). */
+#include "gpu_sim.cuh"
+
+template <int Mode, int Layout>
+__global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *__restrict__ W, const int *__restrict__ nbr_count, int n,
+                             int nbr_cap, real L, PairPotential pot, real4 *a, real *u, double *part_upot)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    real ui = 0;
+    if (i < n) {
+        const real4 ri = fetch_pos<Mode>(pos, i);
+        real fx = 0, fy = 0, fz = 0, usum = 0;
+        const int count = min(nbr_count[i], nbr_cap);
+#pragma unroll 4   /* several W reads, then several gathers, in flight per thread */
+        for (int m = 0; m < count; m++) {
+            const int j = W[w_index<Layout>(m, i, n, nbr_cap)];
+            const real4 rj = fetch_pos<Mode>(pos, j);
+            real dx, dy, dz;
+            const real r2 = min_image_r2(ri, rj, L, dx, dy, dz);
+            if (r2 < pot.rc2) {
+                real fr;
+                usum += pair_lj(pot, r2, &fr);
+                fx += fr * dx; fy += fr * dy; fz += fr * dz;
+            }
+        }
+        ui = (real)0.5 * usum;
+        a[i] = make_real4(fx, fy, fz, 0);
+        u[i] = ui;
+    }
+    const double sum = block_reduce((double)ui, SumOp(), 0.0);
+    if (threadIdx.x == 0) part_upot[blockIdx.x] = sum;
+}
+
+void gpu_forces(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    const PosSource pos = gpu_pos(g);
+    dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
+        force_kernel<decltype(read)::value, decltype(layout)::value><<<g->blocks, g->threads, 0, g->stream>>>(
+            pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, g->parts);
+    });
+    LAUNCH_CHECK("force_kernel");
+    g->u_parts_valid = 1;
+}

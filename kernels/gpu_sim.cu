@@ -1,0 +1,313 @@
+/* gpu_sim.cu - device state of a GPU variant: allocation (every byte counted for the
+ * bytes/atom statistic), texture objects, upload/download of the host mirror, CUDA-event
+ * stage timers, pair enumeration for --check, and the Variant table every GPU variant
+ * starts from.
+ *
+ * Initial capacities, when the knobs are 0 (automatic), come from the density: the
+ * neighbour count expected within r_n, 4/3 pi r_n^3 rho, with 30% headroom, and twice the
+ * mean cell occupancy w^3 rho for the layers. Fluctuations beyond that are met by growing
+ * (counted in stats.grows), never by truncating. */
+#include "gpu_sim.cuh"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *gpu_alloc(GpuSim *g, size_t bytes, const char *what)
+{
+    void *ptr = NULL;
+    if (bytes == 0) bytes = 1;
+    cudaError_t err = cudaMalloc(&ptr, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        nbr_fail(3, "gpu: cannot allocate %.4g MB of device memory for %s (%.4g MB already allocated, "
+                    "device has %.4g MB): lower --ne or the capacities",
+                 bytes / 1e6, what, g->bytes / 1e6, g->prop.totalGlobalMem / 1e6);
+    }
+    cuda_check(err, what, __FILE__, __LINE__);
+    g->bytes += (double)bytes;
+    return ptr;
+}
+
+void gpu_free(GpuSim *g, void *ptr, size_t bytes)
+{
+    if (!ptr) return;
+    CUDA_CHECK(cudaFree(ptr));
+    g->bytes -= (double)(bytes ? bytes : 1);
+}
+
+cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormatDesc desc, const GpuSim *g,
+                                const char *what)
+{
+    size_t elem = (desc.x + desc.y + desc.z + desc.w) / 8;
+    int limit = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxTexture1DLinearWidth, 0));
+    if (bytes / elem > (size_t)limit)
+        nbr_fail(2, "gpu: --read texture: %s needs %zu texture elements, over this device's 1D limit of %d: "
+                    "use --read ldg", what, bytes / elem, limit);
+    cudaResourceDesc res;
+    memset(&res, 0, sizeof res);
+    res.resType = cudaResourceTypeLinear;
+    res.res.linear.devPtr = (void *)ptr;
+    res.res.linear.desc = desc;
+    res.res.linear.sizeInBytes = bytes;
+    cudaTextureDesc tex;
+    memset(&tex, 0, sizeof tex);
+    tex.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t = 0;
+    CUDA_CHECK(cudaCreateTextureObject(&t, &res, &tex, NULL));
+    return t;
+}
+
+static int initial_nbr_cap(const Sim *s)
+{
+    if (s->p.max_nbr > 0) return (int)s->p.max_nbr;
+    double rn = s->rn, expect = 4.0 / 3.0 * 3.14159265358979 * rn * rn * rn * s->p.rho;
+    return (int)(1.3 * expect) + 8;
+}
+
+/* A multiple of 4: rows of H are read as int4 (gpu-layer). */
+static int initial_layer_cap(const Sim *s, const CellGrid *grid)
+{
+    double w = grid->w;
+    long cap = s->p.max_layers > 0 ? s->p.max_layers : (long)(2 * w * w * w * s->p.rho) + 4;
+    return (int)((cap + 3) / 4 * 4);
+}
+
+/* (Re)creates the textures that follow reallocated arrays. */
+static void make_textures(GpuSim *g, const Sim *s)
+{
+    if (s->p.read != READ_TEXTURE) return;
+    const size_t rbytes = sizeof(real4) * (size_t)s->n;
+    if (!g->tex_r) {
+        g->tex_r = gpu_texture(g->r, rbytes, cudaCreateChannelDesc<int4>(), g, "positions");
+        g->tex_r_alt = gpu_texture(g->r_alt, rbytes, cudaCreateChannelDesc<int4>(), g, "positions");
+        g->tex_count = gpu_texture(g->cell_count, sizeof(int) * (size_t)g->grid.ncells,
+                                   cudaCreateChannelDesc<int>(), g, "cell occupancies");
+    }
+    if (g->tex_H) CUDA_CHECK(cudaDestroyTextureObject(g->tex_H));
+    g->tex_H = gpu_texture(g->H, sizeof(int) * (size_t)g->grid.ncells * g->layer_cap, cudaCreateChannelDesc<int4>(),
+                           g, "the cell-layer matrix H");
+}
+
+static int round_up4(long x) { return (int)((x + 3) / 4 * 4); }
+
+int gpu_fit_layers(Sim *s, GpuSim *g, int needed)
+{
+    if (s->p.max_layers > 0 && needed > s->p.max_layers)
+        nbr_fail(3, "%s: a cell holds %d atoms, over the layer capacity --max-layers %ld: raise --max-layers "
+                    "to at least %d (or 0 to grow automatically)",
+                 s->variant->name, needed, s->p.max_layers, needed);
+    if (needed <= g->layer_cap) return 0;
+    gpu_free(g, g->H, sizeof(int) * (size_t)g->grid.ncells * g->layer_cap);
+    g->layer_cap = round_up4(needed + needed / 4 + 2);
+    g->H = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->grid.ncells * g->layer_cap, "the cell-layer matrix H");
+    make_textures(g, s);
+    s->stats.grows++;
+    s->stats.bytes = g->bytes;
+    return 1;
+}
+
+int gpu_fit_nbr(Sim *s, GpuSim *g, int needed)
+{
+    if (needed <= g->nbr_cap) return 0;
+    if (s->p.max_nbr > 0)
+        nbr_fail(3, "%s: an atom has %d neighbours within r_n = %.4g, over the neighbour capacity --max-nbr %ld: "
+                    "raise --max-nbr to at least %d (or 0 to grow automatically)",
+                 s->variant->name, needed, (double)s->rn, s->p.max_nbr, needed);
+    gpu_free(g, g->W, sizeof(int) * (size_t)g->nbr_cap * s->n);
+    g->nbr_cap = needed + needed / 8 + 4;
+    g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * s->n, "the neighbour matrix W");
+    s->stats.grows++;
+    s->stats.bytes = g->bytes;
+    return 1;
+}
+
+void *gpu_pinned(size_t bytes, const char *what)
+{
+    void *ptr = NULL;
+    cudaError_t err = cudaMallocHost(&ptr, bytes ? bytes : 1);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        nbr_fail(3, "gpu: cannot allocate %.4g MB of pinned host memory for %s: lower --ne", bytes / 1e6, what);
+    }
+    return ptr;
+}
+
+void gpu_ensure_stage(GpuSim *g, int n)
+{
+    if (g->stage_r) return;
+    g->stage_r = (real4 *)gpu_pinned(sizeof(real4) * n, "host staging");
+    g->stage_v = (real4 *)gpu_pinned(sizeof(real4) * n, "host staging");
+    g->stage_a = (real4 *)gpu_pinned(sizeof(real4) * n, "host staging");
+    g->stage_u = (real *)gpu_pinned(sizeof(real) * n, "host staging");
+}
+
+int gpu_init(Sim *s)
+{
+    GpuSim *g = new GpuSim();
+    s->ctx = g;
+    const int n = s->n;
+    int ndev = 0;
+    cudaError_t err = cudaGetDeviceCount(&ndev);
+    if (err != cudaSuccess || ndev == 0)
+        nbr_fail(1, "%s: no usable CUDA device (%s)", s->variant->name,
+                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    CUDA_CHECK(cudaGetDeviceProperties(&g->prop, 0));
+    snprintf(g->device_name, sizeof g->device_name, "%s", g->prop.name);
+    CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventCreate(&g->marks[k]));
+
+    g->grid = cells_init(s->L, s->rn, s->variant->name);
+    s->stats.cells_per_axis = g->grid.G;
+    g->threads = s->p.threads;
+    g->blocks = blocks_for(n, g->threads);
+    const size_t nc = (size_t)g->grid.ncells;
+
+    g->r = (real4 *)gpu_alloc(g, sizeof(real4) * n, "positions");
+    g->v = (real4 *)gpu_alloc(g, sizeof(real4) * n, "velocities");
+    g->a = (real4 *)gpu_alloc(g, sizeof(real4) * n, "accelerations");
+    g->r_alt = (real4 *)gpu_alloc(g, sizeof(real4) * n, "reordered positions");
+    g->v_alt = (real4 *)gpu_alloc(g, sizeof(real4) * n, "reordered velocities");
+    g->u = (real *)gpu_alloc(g, sizeof(real) * n, "per-atom energies");
+    g->cell_of = (int *)gpu_alloc(g, sizeof(int) * n, "cell of each atom");
+    g->layer_of = (int *)gpu_alloc(g, sizeof(int) * n, "layer of each atom");
+    g->cell_count = (int *)gpu_alloc(g, sizeof(int) * nc, "cell occupancies");
+    g->cell_start = (int *)gpu_alloc(g, sizeof(int) * nc, "cell starts");
+    g->nbr_count = (int *)gpu_alloc(g, sizeof(int) * n, "neighbour counts");
+    g->layer_cap = initial_layer_cap(s, &g->grid);
+    g->H = (int *)gpu_alloc(g, sizeof(int) * nc * g->layer_cap, "the cell-layer matrix H");
+    g->nbr_cap = initial_nbr_cap(s);
+    g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * n, "the neighbour matrix W");
+    g->status = (BuildStatus *)gpu_alloc(g, sizeof(BuildStatus), "build status");
+    g->parts = (double *)gpu_alloc(g, sizeof(double) * 3 * g->blocks, "reduction partials");
+    g->status_host = (BuildStatus *)gpu_pinned(sizeof(BuildStatus), "build status");
+    g->parts_host = (double *)gpu_pinned(sizeof(double) * 3 * g->blocks, "reduction partials");
+    CUDA_CHECK(cudaHostAlloc((void **)&g->props_host, sizeof(double) * 3, cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&g->props_dev, (void *)g->props_host, 0));
+    CUDA_CHECK(cudaMemset(g->cell_count, 0, sizeof(int) * nc));
+    make_textures(g, s);
+
+    gpu_upload(s);
+    CUDA_CHECK(cudaMemsetAsync(g->a, 0, sizeof(real4) * n, g->stream));
+    CUDA_CHECK(cudaMemsetAsync(g->u, 0, sizeof(real) * n, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    s->stats.bytes = g->bytes;
+    return 0;
+}
+
+void gpu_finish(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    if (!g) return;
+    gpu_report_bandwidth(s);
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    cudaTextureObject_t texs[] = {g->tex_r, g->tex_r_alt, g->tex_H, g->tex_count};
+    for (cudaTextureObject_t t : texs)
+        if (t) CUDA_CHECK(cudaDestroyTextureObject(t));
+    void *dev[] = {g->r, g->v, g->a, g->r_alt, g->v_alt, g->u, g->cell_of, g->layer_of, g->cell_count,
+                   g->cell_start, g->scan_tmp, g->H, g->W, g->nbr_count, g->status, g->parts};
+    for (void *p : dev)
+        if (p) CUDA_CHECK(cudaFree(p));
+    void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, g->stage_r, g->stage_v, g->stage_r2,
+                    g->stage_v2, g->stage_a, g->stage_u, g->host_cells, g->host_layers, g->host_counts, g->host_H};
+    for (void *p : host)
+        if (p) CUDA_CHECK(cudaFreeHost(p));
+    for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));
+    CUDA_CHECK(cudaStreamDestroy(g->stream));
+    delete g;
+    s->ctx = NULL;
+}
+
+void gpu_download(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    const int n = s->n;
+    gpu_ensure_stage(g, n);
+    CUDA_CHECK(cudaMemcpyAsync(g->stage_r, g->r, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->stage_v, g->v, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->stage_a, g->a, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->stage_u, g->u, sizeof(real) * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    for (int i = 0; i < n; i++) {
+        s->r[i] = vec3{g->stage_r[i].x, g->stage_r[i].y, g->stage_r[i].z};
+        s->v[i] = vec3{g->stage_v[i].x, g->stage_v[i].y, g->stage_v[i].z};
+        s->a[i] = vec3{g->stage_a[i].x, g->stage_a[i].y, g->stage_a[i].z};
+        s->u[i] = g->stage_u[i];
+    }
+}
+
+void gpu_upload(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    const int n = s->n;
+    gpu_ensure_stage(g, n);
+    for (int i = 0; i < n; i++) {
+        g->stage_r[i] = make_real4(s->r[i].x, s->r[i].y, s->r[i].z, 0);
+        g->stage_v[i] = make_real4(s->v[i].x, s->v[i].y, s->v[i].z, 0);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(g->r, g->stage_r, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->v, g->stage_v, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    g->u_parts_valid = g->v_parts_valid = 0;
+    g->built = 0;
+}
+
+void gpu_for_each_pair(Sim *s, PairFn fn, void *arg)
+{
+    GpuSim *g = gpu_of(s);
+    const int n = s->n, cap = g->nbr_cap;
+    int *count = (int *)nbr_alloc(sizeof(int) * n, "neighbour counts (host copy)");
+    int *W = (int *)nbr_alloc(sizeof(int) * (size_t)cap * n, "neighbour matrix (host copy)");
+    CUDA_CHECK(cudaMemcpyAsync(count, g->nbr_count, sizeof(int) * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(W, g->W, sizeof(int) * (size_t)cap * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    const int row = s->p.wlayout == WLAYOUT_ROW;
+    for (int i = 0; i < n; i++) {
+        int m_i = count[i] < cap ? count[i] : cap;
+        for (int m = 0; m < m_i; m++)
+            fn(i, W[row ? w_index<WLAYOUT_ROW>(m, i, n, cap) : w_index<WLAYOUT_COL>(m, i, n, cap)], arg);
+    }
+    free(count);
+    free(W);
+}
+
+void gpu_timer_mark(Sim *s, int slot) { CUDA_CHECK(cudaEventRecord(gpu_of(s)->marks[slot], gpu_of(s)->stream)); }
+
+double gpu_timer_seconds(Sim *s, int from, int to)
+{
+    GpuSim *g = gpu_of(s);
+    float ms = 0;
+    CUDA_CHECK(cudaEventSynchronize(g->marks[to]));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, g->marks[from], g->marks[to]));
+    return ms * 1e-3;
+}
+
+const char *gpu_device_name(Sim *s) { return gpu_of(s)->device_name; }
+
+Variant gpu_variant_base(void)
+{
+    Variant v;
+    memset(&v, 0, sizeof v);
+    v.is_gpu = 1;
+    v.has_u = 1;
+    v.pair_multiplicity = 2;   /* full list: no Newton 3 on the GPU (the paper) */
+    v.uses_cells = 1;
+    v.init = gpu_init;
+    v.finish = gpu_finish;
+    v.kick_drift = gpu_kick_drift;
+    v.wrap = gpu_wrap;
+    v.reorder = gpu_reorder;
+    v.forces = gpu_forces;
+    v.kick = gpu_kick;
+    v.props = gpu_props;
+    v.rescale = gpu_rescale;
+    v.download = gpu_download;
+    v.upload = gpu_upload;
+    v.for_each_pair = gpu_for_each_pair;
+    v.timer_mark = gpu_timer_mark;
+    v.timer_seconds = gpu_timer_seconds;
+    v.device_name = gpu_device_name;
+    return v;
+}

@@ -1,0 +1,230 @@
+/* gpu_sim.cuh - the state a GPU variant keeps on the device, and the stages every GPU
+ * variant shares (Rapaport 2011, section on the CUDA implementation: "the entire
+ * computation is executed by the GPU"; only layer assignment, the final reduction sums and
+ * the occasional reordering may run on the host, each a knob here).
+ *
+ * A variant supplies only its neighbour-matrix kernel (a WBuilder) and its Variant table;
+ * gpu_variant_base() fills every other stage: initialisation and upload, leapfrog
+ * kernels, periodic wrap, reordering, cell and layer assignment with the cell-layer matrix
+ * H(c,l), the force kernel, reductions, CUDA-event timers, download, and pair enumeration
+ * for the exactness check.
+ *
+ * Storage (one thread per atom everywhere, index i):
+ *   r, v, a      real4 positions, velocities, accelerations; u per-atom energy
+ *   cell_of      c_i;  layer_of  l_i;  cell_count  k_c (occupancy of cell c)
+ *   H            cell-major: H[c * layer_cap + l] = the l-th atom of cell c (l < k_c)
+ *   W            neighbour matrix: row layout W[m * n + i] (the paper: the m-th neighbours
+ *                of consecutive atoms are adjacent, so the force kernel's reads coalesce)
+ *                or col layout W[i * nbr_cap + m]; nbr_count[i] = m_i
+ * Capacities (layer_cap, nbr_cap) grow automatically when the knob is 0; a kernel that
+ * finds one too small records what it needed, the host grows the array and redoes the
+ * build. A non-zero knob is a hard limit: the run stops with a message. */
+#ifndef NBR_GPU_SIM_CUH
+#define NBR_GPU_SIM_CUH
+
+#include "../common/cells.h"
+#include "../common/pbc.h"
+#include "../common/sim.h"
+#include "cuda_check.cuh"
+#include "fetch.cuh"
+#include "real4.cuh"
+#include "reduce.cuh"
+
+#include <cuda_runtime.h>
+#include <type_traits>
+
+/* What the list build found; zeroed before each attempt, read back once per build. */
+struct BuildStatus {
+    unsigned long long nbr_total;  /* sum of m_i: the paper's N_p (full list) */
+    int nbr_max;                   /* largest m_i: what nbr_cap must hold */
+    int layers_needed;             /* largest cell occupancy N_l (device layer assignment) */
+};
+
+struct GpuSim;
+
+/* A variant's neighbour-matrix build: launches its kernel(s) on g->stream, filling W and
+ * nbr_count for every atom and recording nbr_total / nbr_max in g->status (see
+ * record_nbr_stats), never writing W past nbr_cap. needs_layers: the launch needs N_l
+ * (g->layers) before it starts (gpu-old sizes its blocks by it). */
+struct WBuilder {
+    void (*launch)(Sim *s, GpuSim *g);
+    int needs_layers;
+};
+
+struct GpuSim {
+    cudaStream_t stream;
+    cudaEvent_t marks[TIMER_SLOTS];
+    cudaDeviceProp prop;
+    char device_name[300];
+    int threads, blocks;             /* per-atom launches */
+    CellGrid grid;
+    double bytes;                    /* device memory allocated, all of it */
+
+    real4 *r, *v, *a, *r_alt, *v_alt;/* *_alt: targets of the device reordering */
+    real *u;
+    cudaTextureObject_t tex_r, tex_r_alt;
+
+    int *cell_of, *layer_of, *cell_count, *cell_start;
+    void *scan_tmp;
+    size_t scan_tmp_bytes;
+    int *H, layer_cap, layers;       /* layers = N_l at the last build; layer_cap a multiple of 4 */
+    cudaTextureObject_t tex_H, tex_count;
+    int *W, *nbr_count, nbr_cap;
+
+    BuildStatus *status, *status_host;
+    double *parts;                   /* block partials: upot[blocks], ukin[blocks], vvmax[blocks] */
+    double *parts_host;
+    volatile double *props_host;     /* mapped pinned memory: the final reduction writes it directly */
+    double *props_dev;               /* device address of props_host */
+    int u_parts_valid, v_parts_valid;
+
+    /* pinned host buffers, allocated on first use */
+    real4 *stage_r, *stage_v, *stage_r2, *stage_v2, *stage_a;
+    real *stage_u;
+    int *host_cells, *host_layers, *host_counts, *host_H;
+    size_t host_H_len;
+
+    int built;                       /* a build has completed: H and l_i describe the atoms */
+    WBuilder builder;                /* the variant's, from its last build */
+    int w_launches;                  /* W kernel launches, grows included */
+};
+
+static inline GpuSim *gpu_of(Sim *s) { return (GpuSim *)s->ctx; }
+
+/* Every shared stage filled in; the variant sets name, summary, knobs, build, compiler. */
+Variant gpu_variant_base(void);
+
+/* The build stage: cells, layers (host or device), H, then the variant's W kernel, growing
+ * capacities and redoing as needed; sets s->stats. */
+void gpu_build(Sim *s, WBuilder builder);
+
+/* Device memory, counted in g->bytes; out of memory stops with a message (exit 3). */
+void *gpu_alloc(GpuSim *g, size_t bytes, const char *what);
+void gpu_free(GpuSim *g, void *ptr, size_t bytes);
+
+/* Pinned host memory (fast copies); failure stops with a message (exit 3). */
+void *gpu_pinned(size_t bytes, const char *what);
+void gpu_ensure_stage(GpuSim *g, int n);   /* stage_r, stage_v, stage_a, stage_u */
+
+/* Kernel launch size for n items. */
+static inline int blocks_for(long n, int threads) { return (int)((n + threads - 1) / threads); }
+
+/* Position and matrix sources for kernels, in the run's read mode. */
+static inline PosSource gpu_pos(const GpuSim *g) { return PosSource{g->r, g->tex_r}; }
+static inline IntSource gpu_H(const GpuSim *g) { return IntSource{g->H, g->tex_H}; }
+static inline IntSource gpu_counts(const GpuSim *g) { return IntSource{g->cell_count, g->tex_count}; }
+
+/* Index of W(m, i) in either layout. */
+template <int Layout>
+__host__ __device__ __forceinline__ size_t w_index(int m, int i, int n, int cap)
+{
+    return Layout == WLAYOUT_ROW ? (size_t)m * n + i : (size_t)i * cap + m;
+}
+
+/* Calls f(std::integral_constant<int, read>{}, std::integral_constant<int, layout>{}):
+ * turns the run-time knobs into the template parameters of a kernel. */
+template <class F>
+void dispatch_read_layout(int read, int layout, F f)
+{
+    typedef std::integral_constant<int, READ_TEXTURE> Tex;
+    typedef std::integral_constant<int, READ_LDG> Ldg;
+    typedef std::integral_constant<int, READ_PLAIN> Plain;
+    typedef std::integral_constant<int, WLAYOUT_ROW> Row;
+    typedef std::integral_constant<int, WLAYOUT_COL> Col;
+    const int row = layout == WLAYOUT_ROW;
+    switch (read) {
+    case READ_TEXTURE: row ? f(Tex{}, Row{}) : f(Tex{}, Col{}); break;
+    case READ_LDG: row ? f(Ldg{}, Row{}) : f(Ldg{}, Col{}); break;
+    default: row ? f(Plain{}, Row{}) : f(Plain{}, Col{}); break;
+    }
+}
+
+/* Minimum-image separation of one coordinate, rounded once. The obvious (a - b) - L
+ * rounds a - b ~ L first, an error of ulp(L) ~ 4e-6 at L ~ 40 in float that the r^-14 of
+ * SP amplifies 14-fold; (a - h) - (b + h) with h = L/2 is exact up to the last
+ * subtraction of two small numbers (Sterbenz: a ~ h, b ~ -h for a wrapped pair). */
+__device__ __forceinline__ real image_delta(real a, real b, real h)
+{
+    const real d = a - b;
+    return d >= h ? (a - h) - (b + h) : (d < -h ? (a + h) - (b - h) : d);
+}
+
+/* Squared minimum-image distance (valid for G >= 3, r < L/2). */
+__device__ __forceinline__ real min_image_r2(const real4 &a, const real4 &b, real L, real &dx, real &dy, real &dz)
+{
+    const real h = (real)0.5 * L;
+    dx = image_delta(a.x, b.x, h);
+    dy = image_delta(a.y, b.y, h);
+    dz = image_delta(a.z, b.z, h);
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* Coordinate of a periodic image of a neighbour cell: cell c + d wrapped into [0, G), and
+ * the shift (0 or +-L) that brings the neighbour's atoms next to the home cell, applied to
+ * the home atom instead (r_i - shift) so that each candidate costs three subtractions. */
+__device__ __forceinline__ int wrap_cell(int c, int d, int G, real L, real &shift)
+{
+    c += d;
+    shift = c < 0 ? -L : (c >= G ? L : (real)0);
+    return c < 0 ? c + G : (c >= G ? c - G : c);
+}
+
+/* One candidate j of atom i in a list build: recorded in W (through the running pointer w,
+ * stepping w_step per entry) when within r_n; rs is r_i shifted next to j's cell. m counts
+ * every neighbour found, stored or not, so an overflow reports what it needed. */
+__device__ __forceinline__ void record_candidate(int i, int j, const real4 &rj, const real4 &rs, real rn2, int *&w,
+                                                 size_t w_step, int &m, int nbr_cap)
+{
+    const real dx = rs.x - rj.x, dy = rs.y - rj.y, dz = rs.z - rj.z;
+    if (dx * dx + dy * dy + dz * dz < rn2 && j != i) {
+        if (m < nbr_cap) *w = j;
+        w += w_step;
+        m++;
+    }
+}
+
+/* Neighbour-count statistics of one block into the build status: every thread of the
+ * block calls with its atom's count (0 past the last atom); one atomic per block. */
+__device__ __forceinline__ void record_nbr_stats(int count, BuildStatus *status)
+{
+    unsigned long long total = block_reduce((unsigned long long)count, SumOp(), 0ull);
+    int most = block_reduce(count, MaxOp(), 0);
+    if (threadIdx.x == 0) {
+        atomicAdd(&status->nbr_total, total);
+        atomicMax(&status->nbr_max, most);
+    }
+}
+
+/* Stages shared by GPU variants (the .cu files of kernels/). */
+int  gpu_init(Sim *s);
+void gpu_finish(Sim *s);
+void gpu_kick_drift(Sim *s);
+void gpu_wrap(Sim *s);
+void gpu_reorder(Sim *s);
+void gpu_forces(Sim *s);
+void gpu_kick(Sim *s);
+void gpu_props(Sim *s);
+void gpu_rescale(Sim *s, double factor);
+void gpu_download(Sim *s);
+void gpu_upload(Sim *s);
+void gpu_for_each_pair(Sim *s, PairFn fn, void *arg);
+void gpu_timer_mark(Sim *s, int slot);
+double gpu_timer_seconds(Sim *s, int from, int to);
+const char *gpu_device_name(Sim *s);
+
+/* Layer assignment (cells.cu) and its capacity, used by gpu_build and the reordering. */
+void gpu_assign_layers(Sim *s, GpuSim *g);
+/* Capacity for N_l layers or m_i neighbours: stops at a hard limit (knob non-zero) with a
+ * message, else grows the array if needed (stats.grows); returns 1 if it grew. */
+int gpu_fit_layers(Sim *s, GpuSim *g, int needed);
+int gpu_fit_nbr(Sim *s, GpuSim *g, int needed);
+void gpu_fill_H(GpuSim *g, int n);
+
+/* Texture objects over device arrays (gpu_sim.cu). */
+cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormatDesc desc, const GpuSim *g,
+                                const char *what);
+
+/* Time per call of the force kernel and the list build (finish), for the bandwidth report. */
+void gpu_report_bandwidth(Sim *s);
+
+#endif

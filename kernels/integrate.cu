@@ -1,0 +1,167 @@
+/* integrate.cu - leapfrog, periodic wrap, velocity rescaling and the property reductions
+ * (the paper's stages (a), (b) wrap, (d), (e), (f)), one thread per atom.
+ *
+ * Reductions (paper: EvalPropsGPU, partial sums per block on the GPU, final sum on the
+ * host). The per-block partials are produced where the data already passes through
+ * registers, so no extra pass over memory is needed: the force kernel leaves the block
+ * sums of u_i, the second half-kick leaves the block sums and maxima of v_i^2. props()
+ * then finishes them: --reduce host copies the partials down and sums them in double
+ * (the paper), --reduce device sums them in one more single-block kernel that writes the
+ * three numbers into mapped (zero-copy) host memory, so no copy has to be started and
+ * waited for each step. When the fused partials are stale (step 0, the check, after a rescale) props()
+ * recomputes them from v and u. Partials are kept in double in both precisions. */
+#include "gpu_sim.cuh"
+
+__global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    real4 ri = r[i], vi = v[i];
+    const real4 ai = a[i];
+    vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
+    ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
+    r[i] = ri;
+    v[i] = vi;
+}
+
+/* Kick = true: v += a dt/2 first (stage d). Either way leaves the block's sum and maximum
+ * of v^2 in part_ukin / part_vvmax. */
+template <bool Kick>
+__global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt, double *part_ukin,
+                                  double *part_vvmax)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double vv = 0;
+    if (i < n) {
+        real4 vi = v[i];
+        if (Kick) {
+            const real4 ai = a[i];
+            vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
+            v[i] = vi;
+        }
+        vv = (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
+    }
+    const double sum = block_reduce(vv, SumOp(), 0.0);
+    const double most = block_reduce(vv, MaxOp(), 0.0);
+    if (threadIdx.x == 0) {
+        part_ukin[blockIdx.x] = sum;
+        part_vvmax[blockIdx.x] = most;
+    }
+}
+
+__global__ void upot_parts_kernel(const real *u, int n, double *part_upot)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const double sum = block_reduce(i < n ? (double)u[i] : 0.0, SumOp(), 0.0);
+    if (threadIdx.x == 0) part_upot[blockIdx.x] = sum;
+}
+
+/* parts = upot[nb], ukin[nb], vvmax[nb] -> out = {upot, ukin, vvmax}; one block. */
+__global__ void final_reduce_kernel(const double *parts, int nb, double *out)
+{
+    double upot = 0, ukin = 0, most = 0;
+    for (int k = threadIdx.x; k < nb; k += blockDim.x) {
+        upot += parts[k];
+        ukin += parts[nb + k];
+        most = fmax(most, parts[2 * nb + k]);
+    }
+    upot = block_reduce(upot, SumOp(), 0.0);
+    ukin = block_reduce(ukin, SumOp(), 0.0);
+    most = block_reduce(most, MaxOp(), 0.0);
+    if (threadIdx.x == 0) {
+        out[0] = upot;
+        out[1] = ukin;
+        out[2] = most;
+    }
+}
+
+__global__ void wrap_kernel(real4 *r, int n, real L)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    real4 ri = r[i];
+    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    r[i] = ri;
+}
+
+__global__ void rescale_kernel(real4 *v, int n, real factor)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    real4 vi = v[i];
+    vi.x *= factor; vi.y *= factor; vi.z *= factor;
+    v[i] = vi;
+}
+
+void gpu_kick_drift(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
+                                                               (real)s->p.dt);
+    LAUNCH_CHECK("kick_drift_kernel");
+    g->u_parts_valid = g->v_parts_valid = 0;
+}
+
+void gpu_kick(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    kick_props_kernel<true><<<g->blocks, g->threads, 0, g->stream>>>(
+        g->v, g->a, s->n, (real)(0.5 * s->p.dt), g->parts + g->blocks, g->parts + 2 * g->blocks);
+    LAUNCH_CHECK("kick_props_kernel");
+    g->v_parts_valid = 1;
+}
+
+void gpu_wrap(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    wrap_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, s->n, s->L);
+    LAUNCH_CHECK("wrap_kernel");
+}
+
+void gpu_rescale(Sim *s, double factor)
+{
+    GpuSim *g = gpu_of(s);
+    rescale_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->v, s->n, (real)factor);
+    LAUNCH_CHECK("rescale_kernel");
+    g->v_parts_valid = 0;
+}
+
+void gpu_props(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    const int nb = g->blocks;
+    if (!g->v_parts_valid) {
+        kick_props_kernel<false><<<nb, g->threads, 0, g->stream>>>(g->v, g->a, s->n, 0, g->parts + nb,
+                                                                   g->parts + 2 * nb);
+        LAUNCH_CHECK("kick_props_kernel");
+    }
+    if (!g->u_parts_valid) {
+        upot_parts_kernel<<<nb, g->threads, 0, g->stream>>>(g->u, s->n, g->parts);
+        LAUNCH_CHECK("upot_parts_kernel");
+    }
+    double upot = 0, ukin = 0, most = 0;
+    if (s->p.reduce == WHERE_DEVICE) {
+        /* writes the three numbers straight into mapped host memory: no copy to wait for */
+        final_reduce_kernel<<<1, 1024, 0, g->stream>>>(g->parts, nb, g->props_dev);
+        LAUNCH_CHECK("final_reduce_kernel");
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        upot = g->props_host[0];
+        ukin = g->props_host[1];
+        most = g->props_host[2];
+    } else {
+        stage_enter(s, STAGE_TRANSFER);
+        CUDA_CHECK(cudaMemcpyAsync(g->parts_host, g->parts, 3 * sizeof(double) * nb, cudaMemcpyDeviceToHost,
+                                   g->stream));
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        stage_leave(s);
+        for (int k = 0; k < nb; k++) {
+            upot += g->parts_host[k];
+            ukin += g->parts_host[nb + k];
+            if (g->parts_host[2 * nb + k] > most) most = g->parts_host[2 * nb + k];
+        }
+    }
+    s->props.upot_sum = upot;
+    s->props.ukin_sum = ukin;
+    s->props.vv_max = most;
+    g->u_parts_valid = g->v_parts_valid = 0;
+}

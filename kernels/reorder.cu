@@ -1,0 +1,91 @@
+/* reorder.cu - storing atoms in cell order (Rapaport 2011: "the sequence in which atoms are
+ * stored in memory is periodically reordered to ensure that the occupants of each cell are
+ * kept together"; the neighbours a thread gathers then sit in few cache lines). Called by
+ * the loop every N_R steps at the next rebuild, after the periodic wrap and before the
+ * build; the new order is the scan of the most recent H(c,l) in cell order, as in the
+ * paper. Only r and v move: forces are recomputed after the build that follows.
+ *   --reorder-at host    the paper: r, v, k_c and H copied down, permuted there through
+ *                        a temporary array, copied back.
+ *   --reorder-at device  new index of atom i = (exclusive prefix sum of k over cells
+ *                        before c_i) + l_i, scattered into second arrays that are then
+ *                        swapped in (the scan is CUB's DeviceScan). */
+#include "gpu_sim.cuh"
+
+#include <cub/device/device_scan.cuh>
+#include <utility>
+
+__global__ void reorder_kernel(const real4 *r, const real4 *v, const int *cell_of, const int *layer_of,
+                               const int *cell_start, int n, real4 *r_new, real4 *v_new)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int k = cell_start[cell_of[i]] + layer_of[i];
+    r_new[k] = r[i];
+    v_new[k] = v[i];
+}
+
+static void reorder_on_device(Sim *s, GpuSim *g)
+{
+    const int nc = g->grid.ncells;
+    if (!g->scan_tmp) {
+        CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, g->scan_tmp_bytes, g->cell_count, g->cell_start, nc,
+                                                 g->stream));
+        g->scan_tmp = gpu_alloc(g, g->scan_tmp_bytes, "prefix-sum workspace");
+        s->stats.bytes = g->bytes;
+    }
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(g->scan_tmp, g->scan_tmp_bytes, g->cell_count, g->cell_start, nc,
+                                             g->stream));
+    reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->cell_of, g->layer_of, g->cell_start,
+                                                            s->n, g->r_alt, g->v_alt);
+    LAUNCH_CHECK("reorder_kernel");
+    std::swap(g->r, g->r_alt);
+    std::swap(g->v, g->v_alt);
+    std::swap(g->tex_r, g->tex_r_alt);
+}
+
+static void reorder_on_host(Sim *s, GpuSim *g)
+{
+    const int n = s->n, nc = g->grid.ncells, cap = g->layer_cap;
+    const size_t hlen = (size_t)nc * cap;
+    if (!g->stage_r2) {
+        g->stage_r2 = (real4 *)gpu_pinned(sizeof(real4) * n, "reordering");
+        g->stage_v2 = (real4 *)gpu_pinned(sizeof(real4) * n, "reordering");
+    }
+    gpu_ensure_stage(g, n);
+    if (!g->host_counts) g->host_counts = (int *)gpu_pinned(sizeof(int) * nc, "cell occupancies");
+    if (g->host_H_len < hlen) {
+        if (g->host_H) CUDA_CHECK(cudaFreeHost(g->host_H));
+        g->host_H = (int *)gpu_pinned(sizeof(int) * hlen, "the cell-layer matrix H");
+        g->host_H_len = hlen;
+    }
+    stage_enter(s, STAGE_TRANSFER);
+    CUDA_CHECK(cudaMemcpyAsync(g->stage_r, g->r, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->stage_v, g->v, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->host_counts, g->cell_count, sizeof(int) * nc, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->host_H, g->H, sizeof(int) * hlen, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    stage_leave(s);
+    int k = 0;
+    for (int c = 0; c < nc; c++)
+        for (int l = 0; l < g->host_counts[c]; l++) {
+            const int j = g->host_H[(size_t)c * cap + l];
+            g->stage_r2[k] = g->stage_r[j];
+            g->stage_v2[k] = g->stage_v[j];
+            k++;
+        }
+    if (k != n) nbr_fail(1, "%s: internal: the cell-layer matrix holds %d atoms, not %d", s->variant->name, k, n);
+    stage_enter(s, STAGE_TRANSFER);
+    CUDA_CHECK(cudaMemcpyAsync(g->r, g->stage_r2, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->v, g->stage_v2, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
+    stage_leave(s);
+}
+
+void gpu_reorder(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    if (!g->built) return;   /* no H describes the current atoms yet */
+    if (s->p.reorder_at == WHERE_DEVICE) reorder_on_device(s, g);
+    else reorder_on_host(s, g);
+    g->built = 0;            /* H, c_i, l_i refer to the old order until the next build */
+    g->u_parts_valid = g->v_parts_valid = 0;
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# runs/gpu_layer.sh - gpu-layer timings on this GPU (Rapaport 2011 Tables 1, 5, 6, 7, and the
+# knobs the paper fixed), appended to results/<machine>/gpu_layer.csv, one row per run.
+#
+#   sizes    SP ne = 16 .. 160 and LJ ne = 16 .. 100 at the paper's settings (float, 128
+#            threads, texture, reorder every 100 steps, 6000 steps of which 500 equilibrate),
+#            and the same in double for a few sizes
+#   S-*      system S (SP, ne 48): one knob at a time away from the paper's settings --
+#            threads, read mode, reorder interval N_R (Table 7), W layout, layer assignment,
+#            final reduction, reordering place, and delta (Table 5)
+#   best-*   all-device settings at N ~ 1M (ne 100), SP and LJ, float
+# Each row's us_per_atom_step is the median over its 1000-step blocks (common/md_loop.c), so
+# one run per point. The programs' summaries and '# bandwidth' lines go to stderr.
+#   env: QUICK=1 (a handful of points), OUT_DIR (default results/<machine>), STEPS, EQUIL, REDO
+#   SANITIZE=1: instead of timings, compute-sanitizer memcheck and racecheck on small runs
+#            (ne 10, 200 steps, reordering every 20) covering every kernel and read mode,
+#            both precisions; prints the tools' summaries, exit 1 on any error.
+cd "$(dirname "$0")/.." || exit 1
+. runs/lib.sh
+
+if [ "${SANITIZE:-0}" = 1 ]; then
+    nvidia-smi -L
+    fail=0
+    for v in ${VARIANTS:-gpu-layer}; do
+        for prec in float double; do
+            for knobs in "--read texture" "--read ldg --wlayout col --layers device --reduce device --reorder-at device" \
+                         "--read plain --threads 32"; do
+                tools="memcheck racecheck"
+                case $knobs in *plain*) tools=memcheck ;; esac   # racecheck: shared memory only
+                for tool in $tools; do
+                    echo "== $tool $v $prec $knobs"
+                    compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/$prec/$v" --ne 10 --steps 200 \
+                        --equil 100 --reorder 20 $knobs --quiet 2>&1 | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error|error|us/atom'
+                    rc=${PIPESTATUS[0]}
+                    echo "exit code $rc"
+                    [ "$rc" -eq 0 ] || fail=1
+                done
+            done
+        done
+    done
+    echo "sanitizer: $([ $fail = 0 ] && echo 'no errors' || echo 'ERRORS FOUND')"
+    exit $fail
+fi
+out=${OUT_DIR:-results/$(machine_name)}
+mkdir -p "$out"
+csv=$out/gpu_layer.csv
+STEPS=${STEPS:-6000} EQUIL=${EQUIL:-500}
+steps_for() { echo "--steps $STEPS --equil $EQUIL"; }
+
+point() {   # point KEY PREC ARGS...
+    local key=$1 prec=$2; shift 2
+    local bin=$BUILD/$prec/gpu-layer
+    [ -x "$bin" ] || { echo "  no $bin" >&2; return 1; }
+    if [ "${REDO:-0}" != 1 ] && csv_get "$csv" "$key" status >/dev/null 2>&1; then
+        echo "  skip $key (in $csv)" >&2
+        return 0
+    fi
+    echo "  run  $key: $*" >&2
+    "$bin" "$@" $(steps_for) --csv "$csv" --tag "$key" --quiet >&2 || echo "  FAILED: $key" >&2
+}
+
+if [ "${QUICK:-0}" = 1 ]; then
+    sp_sizes="48 100" lj_sizes="48 100" double_sizes="100"
+else
+    sp_sizes="16 24 32 48 64 80 100 128 160" lj_sizes="16 24 32 48 64 80 100" double_sizes="32 64 100"
+fi
+
+for ne in $sp_sizes; do point "size-sp-ne$ne-float" float --system sp --ne "$ne"; done
+for ne in $lj_sizes; do point "size-lj-ne$ne-float" float --system lj --ne "$ne"; done
+for ne in $double_sizes; do
+    point "size-sp-ne$ne-double" double --system sp --ne "$ne"
+    point "size-lj-ne$ne-double" double --system lj --ne "$ne"
+done
+
+S="--system sp --ne 48"
+if [ "${QUICK:-0}" = 1 ]; then
+    for r in ldg plain; do point "S-read-$r" float $S --read $r; done
+    point "S-all-device" float $S --layers device --reduce device --reorder-at device
+else
+    for t in 32 64 128 256 512 1024; do point "S-threads-$t" float $S --threads $t; done
+    for r in texture ldg plain; do point "S-read-$r" float $S --read $r; done
+    for nr in 0 10 50 100 500 1000; do point "S-reorder-$nr" float $S --reorder $nr; done
+    for w in row col; do point "S-wlayout-$w" float $S --wlayout $w; done
+    for w in host device; do
+        point "S-layers-$w" float $S --layers $w
+        point "S-reduce-$w" float $S --reduce $w
+        point "S-reorder-at-$w" float $S --reorder-at $w
+    done
+    for d in 0.4 0.5 0.6 0.7 0.8 0.9 1.0; do point "S-delta-$d" float $S --delta $d; done
+    point "S-all-device" float $S --layers device --reduce device --reorder-at device
+fi
+
+# Best setting at N ~ 1M: everything on the device, then the read mode and block size.
+dev="--layers device --reduce device --reorder-at device"
+for sys in sp lj; do
+    point "best-$sys-ne100-dev-texture" float --system $sys --ne 100 $dev
+    point "best-$sys-ne100-dev-ldg" float --system $sys --ne 100 $dev --read ldg
+    if [ "${QUICK:-0}" != 1 ]; then
+        point "best-$sys-ne100-dev-ldg-t256" float --system $sys --ne 100 $dev --read ldg --threads 256
+        point "best-$sys-ne100-dev-ldg-t64" float --system $sys --ne 100 $dev --read ldg --threads 64
+        point "best-$sys-ne100-dev-ldg-nr50" float --system $sys --ne 100 $dev --read ldg --reorder 50
+        point "best-$sys-ne100-dev-ldg-double" double --system $sys --ne 100 $dev --read ldg
+    fi
+done
+
+# The table: ns per atom-step (= 1000 x us_per_atom_step) and the paper's observables.
+printf '\n%-28s %9s %7s %7s %7s %7s %5s %6s %8s %9s\n' tag ns/at-st list force integ xfer N_l N_u N_p/N_a bytes/at
+for key in $(awk -F, -v tc="$(csv_col "$csv" tag)" 'NR > 1 { print $tc }' "$csv" | awk '!seen[$0]++'); do
+    g() { csv_get "$csv" "$key" "$1"; }
+    printf '%-28s %9.4f %7s %7s %7s %7s %5s %6s %8s %9s\n' "$key" "$(awk -v u="$(g us_per_atom_step)" 'BEGIN { print u * 1000 }')" \
+        "$(g frac_list)" "$(g frac_force)" "$(g frac_integrate)" "$(g frac_transfer)" "$(g layers)" \
+        "$(g steps_per_rebuild)" "$(g nbr_per_atom)" "$(g bytes_per_atom)"
+done

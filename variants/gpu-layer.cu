@@ -1,0 +1,98 @@
+/* gpu-layer - Rapaport 2011's GPU program: the neighbour matrix W(m,i) built from the
+ * cell-layer matrix H(c,l), one thread per atom.
+ *
+ * The paper's point: the earlier method (gpu-old, Anderson et al. 2008) gives each cell a
+ * thread block with one thread per layer, so its parallelism is capped by the cell
+ * occupancy N_l, which is small when r_c is short. Here each thread takes one atom i,
+ * loops over the 27 cells around c_i and over each cell's layers l < k_c, and records
+ * every j = H(c,l) within r_n; the thread count is N_a whatever the cutoff. Everything
+ * else -- cells, layers, H, forces, leapfrog, reductions, reordering -- is shared with the
+ * other GPU variants (kernels/). */
+#include "../kernels/gpu_sim.cuh"
+
+/* The rows of H are read four entries at a time (one int4, rows padded to a multiple of 4),
+ * and the four positions are fetched before any is tested, so a thread has several loads
+ * in flight; slots past the cell's occupancy stand for atom i itself and are rejected. */
+template <int Mode, int Layout>
+__global__ void __launch_bounds__(1024) build_w_layer_kernel(PosSource pos, IntSource H, IntSource counts,
+                                                             const int *__restrict__ cell_of, int n, int G,
+                                                             int layer_cap, int nbr_cap, real L, real rn2,
+                                                             int *__restrict__ W, int *__restrict__ nbr_count,
+                                                             BuildStatus *status)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int m = 0;
+    if (i < n) {
+        const real4 ri = fetch_pos<Mode>(pos, i);
+        const int c = cell_of[i];
+        const int cx = c % G, cy = (c / G) % G, cz = c / (G * G);
+        int *w = W + w_index<Layout>(0, i, n, nbr_cap);
+        const size_t w_step = w_index<Layout>(1, i, n, nbr_cap) - w_index<Layout>(0, i, n, nbr_cap);
+        real4 rs = ri;
+        for (int dz = -1; dz <= 1; dz++) {
+            real sz;
+            const int nz = wrap_cell(cz, dz, G, L, sz);
+            rs.z = ri.z - sz;
+            for (int dy = -1; dy <= 1; dy++) {
+                real sy;
+                const int ny = wrap_cell(cy, dy, G, L, sy);
+                rs.y = ri.y - sy;
+                for (int dx = -1; dx <= 1; dx++) {
+                    real sx;
+                    const int nx = wrap_cell(cx, dx, G, L, sx);
+                    rs.x = ri.x - sx;
+                    const int cell = cell_index(nx, ny, nz, G);
+                    const int occupancy = min(fetch_int<Mode>(counts, cell), layer_cap);
+                    const size_t row4 = (size_t)cell * (layer_cap / 4);
+                    for (int l = 0; l < occupancy; l += 4) {
+                        const int4 q = fetch_int4<Mode>(H, row4 + l / 4);
+                        const int j0 = q.x, j1 = l + 1 < occupancy ? q.y : i, j2 = l + 2 < occupancy ? q.z : i,
+                                  j3 = l + 3 < occupancy ? q.w : i;
+                        const real4 r0 = fetch_pos<Mode>(pos, j0), r1 = fetch_pos<Mode>(pos, j1),
+                                    r2 = fetch_pos<Mode>(pos, j2), r3 = fetch_pos<Mode>(pos, j3);
+                        record_candidate(i, j0, r0, rs, rn2, w, w_step, m, nbr_cap);
+                        record_candidate(i, j1, r1, rs, rn2, w, w_step, m, nbr_cap);
+                        record_candidate(i, j2, r2, rs, rn2, w, w_step, m, nbr_cap);
+                        record_candidate(i, j3, r3, rs, rn2, w, w_step, m, nbr_cap);
+                    }
+                }
+            }
+        }
+        nbr_count[i] = m;
+    }
+    record_nbr_stats(m, status);
+}
+
+static void launch_w_layer(Sim *s, GpuSim *g)
+{
+    const PosSource pos = gpu_pos(g);
+    const IntSource H = gpu_H(g), counts = gpu_counts(g);
+    const real rn2 = s->rn * s->rn;
+    dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
+        build_w_layer_kernel<decltype(read)::value, decltype(layout)::value><<<g->blocks, g->threads, 0, g->stream>>>(
+            pos, H, counts, g->cell_of, s->n, g->grid.G, g->layer_cap, g->nbr_cap, s->L, rn2, g->W, g->nbr_count,
+            g->status);
+    });
+    LAUNCH_CHECK("build_w_layer_kernel");
+}
+
+static void build(Sim *s) { gpu_build(s, WBuilder{launch_w_layer, 0}); }
+
+static Variant make_variant(void)
+{
+    Variant v = gpu_variant_base();
+    v.name = "gpu-layer";
+    v.summary = "Rapaport 2011 GPU program: cell-layer matrix H, neighbour matrix W built one thread per atom, "
+                "forces one thread per atom without Newton 3";
+    v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
+              KNOB_LAYERCAP;
+    v.build = build;
+    v.compiler = NBR_COMPILER;
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    static const Variant variant = make_variant();
+    return nbr_main(argc, argv, &variant);
+}
