@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""plots/mpl/table3.py - Table 3: old (Anderson 2008) and new list build against r_c (matplotlib).
+What is plotted is defined once, in plots/tables.py (see plots/mpl_render.py).
+Usage: python3 plots/mpl/table3.py [OUTDIR]   (default plots/out/mpl)"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import mpl_render  # noqa: E402
+
+sys.exit(mpl_render.main("table3", sys.argv[1:]))

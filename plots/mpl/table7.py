@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""plots/mpl/table7.py - Table 7: steps between reorderings N_R, system S (GPU) (matplotlib).
+What is plotted is defined once, in plots/tables.py (see plots/mpl_render.py).
+Usage: python3 plots/mpl/table7.py [OUTDIR]   (default plots/out/mpl)"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import mpl_render  # noqa: E402
+
+sys.exit(mpl_render.main("table7", sys.argv[1:]))

@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""plots/mpl/table8.py - Table 8: performance over time without reordering, system S (GPU) (matplotlib).
+What is plotted is defined once, in plots/tables.py (see plots/mpl_render.py).
+Usage: python3 plots/mpl/table8.py [OUTDIR]   (default plots/out/mpl)"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import mpl_render  # noqa: E402
+
+sys.exit(mpl_render.main("table8", sys.argv[1:]))

@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""plots/mpl/texture.py - Texture cache: how positions are read (GPU) (matplotlib).
+What is plotted is defined once, in plots/tables.py (see plots/mpl_render.py).
+Usage: python3 plots/mpl/texture.py [OUTDIR]   (default plots/out/mpl)"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import mpl_render  # noqa: E402
+
+sys.exit(mpl_render.main("texture", sys.argv[1:]))

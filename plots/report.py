@@ -1,0 +1,283 @@
+"""report.py OUT.md - the reproduction report: every table of plots/tables.py, measured
+against the paper, with the figure, the numbers, the paper's sentences and the hand-written
+explanations of reference/report_text.md.  Generated only from the CSVs under results/,
+reference/paper.csv and that text: every number about our runs comes from a CSV row.
+Standard library only (runs where matplotlib does not).  Run by runs/report.sh (make report).
+"""
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import figdata  # noqa: E402
+import nbrcsv  # noqa: E402
+import tables  # noqa: E402
+from figdata import fmt, rel  # noqa: E402
+
+TEXT = os.path.join(figdata.ROOT, "reference", "report_text.md")
+
+
+def sections(path):
+    """reference/report_text.md split at '## id' headings."""
+    out, key = {}, None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^## (\S+)\s*$", line)
+            if m:
+                key = m.group(1)
+                out[key] = []
+            elif key:
+                out[key].append(line)
+    return {k: "".join(v).strip() for k, v in out.items()}
+
+
+def md_table(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def cell(row, col):
+    v = row.get(col, "")
+    try:
+        return fmt(float(v)) if v not in ("-", "") and col not in ("ne", "n", "steps", "equil", "tag") else v
+    except ValueError:
+        return v
+
+
+def xtext(panel, x):
+    cats = panel["spec"].get("categories")
+    return cats[int(x) - 1] if cats else fmt(x)
+
+
+def thin(xs, most=12):
+    """At most `most` x values, evenly spread, first and last kept."""
+    if len(xs) <= most:
+        return xs
+    step = (len(xs) - 1) / (most - 1)
+    return sorted({xs[round(k * step)] for k in range(most)})
+
+
+def pivot(td, k):
+    p = td["panels"][k]
+    ser = [s for s in p["series"] if s["points"]]
+    if not ser:
+        return ""
+    xs = thin(sorted({pt[0] for s in ser for pt in s["points"]}))
+    rows = []
+    for x in xs:
+        rows.append([xtext(p, x)] + [next((fmt(y) for px, y, r in s["points"] if px == x), "-") for s in ser])
+    head = [p["spec"]["xlabel"]] + [s["label"] for s in ser]
+    return f"*{p['spec'].get('title', '')}* ({p['spec']['ylabel']}):\n\n" + md_table(head, rows)
+
+
+def listing(td):
+    """The run rows behind the figure: per point of a plain series, the row it came from
+    (for per-block tables, the last ok row of each run)."""
+    t = td["table"]
+    seen, rows = set(), []
+    if t.get("blocks"):
+        last = {}
+        for r in td["rows"]:
+            last[r["tag"]] = r
+        rows = list(last.values())
+    else:
+        for p in td["panels"]:
+            for s in p["series"]:
+                if "ratio" in s["spec"]:
+                    continue
+                for x, y, r in s["points"]:
+                    if id(r) not in seen:
+                        seen.add(id(r))
+                        rows.append(r)
+    cols = t.get("columns", [])
+    if not rows:
+        return ""
+    return md_table(cols, [[cell(r, c) for c in cols] for r in rows])
+
+
+def paper_text(r):
+    """The paper's number as reference/paper.csv writes it."""
+    if r.num("lo") is not None:
+        return f"{r['lo']}-{r['hi']}"
+    return r["value"]
+
+
+def compare_line(td, c, refs):
+    """[quantity, paper, measured, verdict] for one compare entry, or None without data."""
+    r = refs[c["ref"]]
+    t = td["table"]
+    lo, hi, value = r.num("lo"), r.num("hi"), r.num("value")
+    if "column" in c:
+        rows = [x for x in td["rows"] if figdata.matches(x, c.get("where", {}))]
+        if not rows:
+            return None
+        best = max(enumerate(rows), key=lambda e: (figdata.steps_of(e[1]), e[0]))[1]
+        v = best.num(c["column"])
+        if v is None:
+            return None
+        v = abs(v) if c.get("abs") else v
+        what = f"{c['column']} ({', '.join(f'{k} {w}' for k, w in c.get('where', {}).items())}, " \
+               f"{int(figdata.steps_of(best)) - int(best.num('equil') or 0)} timed steps)"
+        return [what, paper_text(r), fmt(v), verdict(v, v, value, lo, hi)]
+    p = td["panels"][c["panel"]]
+    s = next((s for s in p["series"] if s["label"] == c["series"]), None)
+    if s is None or not s["points"]:
+        return None
+    pts = s["points"]
+    at = c["at"]
+    name = f"{p['spec'].get('title', '')}: {s['label']}"
+    if at == "all":
+        ys = [y for x, y, row in pts]
+        return [name + " (all sizes)", paper_text(r), f"{fmt(min(ys))}-{fmt(max(ys))}", verdict(min(ys), max(ys), value, lo, hi)]
+    if at in ("min", "max"):
+        x, y, row = (min if at == "min" else max)(pts, key=lambda pt: pt[1])
+        if r.get("quantity") == p["spec"]["x"]:
+            return [f"{name}: {p['spec']['xlabel']} of the {'least' if at == 'min' else 'most'} time",
+                    paper_text(r), f"{xtext(p, x)} ({fmt(y)})", verdict(x, x, value, lo, hi)]
+        return [f"{name}: largest value (at {p['spec']['xlabel']} {xtext(p, x)})" if at == "max"
+                else f"{name}: smallest value (at {p['spec']['xlabel']} {xtext(p, x)})",
+                paper_text(r), fmt(y), verdict(y, y, value, lo, hi)]
+    if at in ("first", "last"):
+        x, y, row = pts[0] if at == "first" else pts[-1]
+    else:
+        cats = p["spec"].get("categories")
+        key = cats.index(at) + 1 if cats else float(at)
+        hit = [pt for pt in pts if pt[0] == key]
+        if not hit:
+            return None
+        x, y, row = hit[0]
+    return [f"{name} at {p['spec']['xlabel']} {xtext(p, x)}", paper_text(r), fmt(y), verdict(y, y, value, lo, hi)]
+
+
+def verdict(vmin, vmax, value, lo, hi):
+    if lo is not None:
+        if vmax < lo or vmin > hi:
+            return "outside the paper's range"
+        return "within the paper's range" if lo <= vmin and vmax <= hi else "overlaps the paper's range"
+    if not value:
+        return ""
+    ratio = vmin / value
+    if abs(ratio - 1) <= 0.1:
+        return "agrees (within 10%)"
+    return f"{ratio:.2g}x the paper's"
+
+
+def machines(tds):
+    """The machines the rows come from: device, host, compiler, revision, dates."""
+    seen = {}
+    for td in tds:
+        for r in td["rows"]:
+            d = os.path.basename(os.path.dirname(r.path))
+            key = (d, r.get("device", "?"), r.get("compiler", "?"))
+            e = seen.setdefault(key, dict(revs=set(), dates=[], files=set()))
+            e["revs"].add(r.get("git_rev", "?"))
+            e["dates"].append(r.get("timestamp", "")[:10])
+            e["files"].add(os.path.basename(r.path))
+    rows = []
+    for (d, dev, comp), e in sorted(seen.items()):
+        dates = sorted(x for x in e["dates"] if x)
+        rows.append([f"results/{d}", dev, comp, ", ".join(sorted(e["revs"])),
+                     f"{dates[0]} .. {dates[-1]}" if dates else "?", ", ".join(sorted(e["files"]))])
+    return md_table(["directory", "device", "compiler / program", "git revision", "dates", "files"], rows)
+
+
+def figure_link(tid, outmd):
+    base = os.path.dirname(os.path.abspath(outmd))
+    plots = os.environ.get("NBR_PLOTS_OUT", os.path.join(figdata.ROOT, "plots", "out"))
+    links = []
+    for tool in ("mpl", "gp"):
+        f = os.path.join(plots, tool, f"{tid}.png")
+        if os.path.exists(f):
+            links.append((tool, os.path.relpath(f, base)))
+    if not links:
+        return "*(no figure drawn yet: make plots)*"
+    main = f"![{tid}]({links[0][1]})"
+    others = ", ".join(f"[{'gnuplot' if tool == 'gp' else 'matplotlib'}]({p})" for tool, p in links[1:])
+    return main + (f"\n\nThe same figure drawn by {others}." if others else "")
+
+
+def render(outmd):
+    refs = figdata.reference()
+    text = sections(TEXT)
+    tds = [figdata.table_data(t, refs) for t in tables.TABLES]
+    out = ["# Reproducing Rapaport 2011 with nbrlab",
+           "",
+           f"*Generated by `runs/report.sh` (make report) on {time.strftime('%Y-%m-%d', time.gmtime())} "
+           "from the CSVs under `results/`, `reference/paper.csv` and the text of "
+           "`reference/report_text.md`; do not edit: edit those and regenerate.*",
+           "", text.get("intro", ""), "", "## Where the numbers come from", "", machines(tds), "",
+           text.get("hardware", ""), "", "## Summary: the paper's numbers beside ours", ""]
+    summary = []
+    for td in tds:
+        for c in td["table"].get("compare", []):
+            line = compare_line(td, c, refs)
+            if line:
+                summary.append([td["table"]["id"]] + line)
+    if summary:
+        out.append(md_table(["table", "quantity", "paper", "measured", "verdict"], summary))
+    else:
+        out.append("Nothing measured yet that the paper gives a number for.")
+    not_run = [td["table"] for td in tds if not td["has_data"]]
+    if not_run:
+        out += ["", "Not measured yet: " + "; ".join(f"{t['id']} (`{t['driver']}`)" for t in not_run)
+                + ". On the GPU machine, `runs/gpu_tables.sh` runs every GPU table; then `make plots && make report`."]
+    for td in tds:
+        t = td["table"]
+        out += ["", f"## {t['title']}", ""]
+        quotes = []  # the paper's sentences, each once, with our notes on the number used
+        ids = [m["id"] for p in td["panels"] for m in p["refs"]] + [c["ref"] for c in t.get("compare", [])]
+        for i in ids:
+            q = f"\"{refs[i]['sentence']}.\""
+            if q not in quotes:
+                quotes.append(q)
+        if quotes:
+            out += ["The paper: " + " ".join(quotes), ""]
+        notes = [f"{paper_text(refs[i])}: {refs[i]['note']}" for i in dict.fromkeys(ids) if refs[i].get("note")]
+        if notes:
+            out += ["(Reading the paper's numbers: " + "; ".join(notes) + ".)", ""]
+        if not td["has_data"]:
+            out += [f"**Not measured yet**: {figdata.run_hint(t)}, then `make plots && make report`.", ""]
+        else:
+            out += [figure_link(t["id"], outmd), ""]
+            if td["notes"]:
+                out += ["Gaps: " + "; ".join(td["notes"]) + ".", ""]
+            lines = [compare_line(td, c, refs) for c in t.get("compare", [])]
+            lines = [x for x in lines if x]
+            if lines:
+                out += [md_table(["quantity", "paper", "measured", "verdict"], lines), ""]
+            for k in t.get("pivot", []):
+                pv = pivot(td, k)
+                if pv:
+                    out += [pv, ""]
+            ls = listing(td)
+            if ls:
+                out += ["<details><summary>The runs behind the figure</summary>", "", ls, "", "</details>", ""]
+        if text.get(t["id"]):
+            out += ["**Why it differs from the paper.** " + text[t["id"]], ""]
+    if text.get("caveats"):
+        out += ["## Caveats", "", text["caveats"], ""]
+    os.makedirs(os.path.dirname(os.path.abspath(outmd)), exist_ok=True)
+    with open(outmd, "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+    return tds
+
+
+def main(argv):
+    if len(argv) != 1:
+        print("usage: report.py OUT.md", file=sys.stderr)
+        return 2
+    try:
+        tds = render(argv[0])
+    except nbrcsv.CsvError as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 2
+    done = [td["table"]["id"] for td in tds if td["has_data"]]
+    print(f"{rel(argv[0])}: {len(done)} of {len(tds)} tables with data ({', '.join(done) or 'none'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# runs/lmp_variant.sh --system sp|lj --ne N --steps S --equil E [--seed K] --csv FILE --tag T [--quiet]
+# LAMMPS (reference/lammps/in.nbrlab, binary lmp) behind the command line of an nbrlab
+# program, so that run_point (runs/lib.sh) runs it like any variant: skipped when its tag is
+# in the CSV, REDO=1, the benchmark lock. --steps counts the equilibration, as nbrlab does:
+# LAMMPS runs E rescaled steps, then S - E timed ones. The log is kept beside the CSV
+# (logs/<tag>.log) and turned into one row of nbrlab's schema by runs/lammps_row.py.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+sys=sp ne=16 steps=6000 equil=500 seed=12345 csv="" tag=lammps
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --system) sys=$2; shift 2 ;; --ne) ne=$2; shift 2 ;; --steps) steps=$2; shift 2 ;;
+        --equil) equil=$2; shift 2 ;; --seed) seed=$2; shift 2 ;; --csv) csv=$2; shift 2 ;;
+        --tag) tag=$2; shift 2 ;; --quiet) shift ;;
+        *) echo "lmp_variant.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+[ -n "$csv" ] || { echo "lmp_variant.sh: --csv FILE is needed" >&2; exit 2; }
+command -v lmp >/dev/null 2>&1 || { echo "lmp_variant.sh: lmp not found (apt-get install lammps)" >&2; exit 2; }
+[ "$steps" -gt "$equil" ] || { echo "lmp_variant.sh: --steps must exceed --equil" >&2; exit 2; }
+logs=$(dirname "$csv")/logs
+mkdir -p "$logs"
+log=$logs/$tag.log
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# The schema's header, from the source of truth: any nbrlab program writes it with --csv
+# (a 4^3 system, no steps: milliseconds).
+header=""
+for p in "${BUILD:-build}"/double/cpu-cells "${BUILD:-build}"/double/cpu-allpairs "${BUILD:-build}"/float/cpu-cells; do
+    if [ -x "$p" ] && "$p" --system sp --ne 4 --steps 0 --equil 0 --csv "$tmp/header.csv" --quiet >/dev/null 2>&1; then
+        header=$tmp/header.csv; break
+    fi
+done
+if [ -z "$header" ]; then
+    [ -s "$csv" ] || { echo "lmp_variant.sh: no nbrlab program built to take the CSV header from (make)" >&2; exit 2; }
+    header=$csv   # not built: the header of the file we append to
+fi
+
+# energies every thermo steps: about 10 samples in each end window of min(timed/10, 1000)
+# steps that lammps_row.py averages, as the programs average E over those windows
+timed=$((steps - equil)) win=$(((steps - equil) / 10)); [ $win -gt 1000 ] && win=1000
+thermo=$((win / 10)); [ $thermo -lt 1 ] && thermo=1
+# OMP_NUM_THREADS=1: one core, as the CPU programs
+(cd "$tmp" && OMP_NUM_THREADS=1 lmp -in "$OLDPWD/reference/lammps/in.nbrlab" -var sys "$sys" -var ne "$ne" \
+    -var equil "$equil" -var steps "$timed" -var seed "$seed" -var thermo "$thermo" -log log.lammps -screen none)
+rc=$?
+[ -f "$tmp/log.lammps" ] && cp "$tmp/log.lammps" "$log"
+[ $rc -eq 0 ] || { echo "lmp_variant.sh: lmp failed (exit $rc); log: $log" >&2; exit 1; }
+python3 runs/lammps_row.py "$log" "$header" "$csv" "$tag" "$sys" "$ne"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# runs/sweep.sh VARIANT SYSTEM [--flag v1,v2,...]... - run the cross product of flag values.
+#
+#   runs/sweep.sh gpu-layer sp --ne 48 --threads 32,64,128,256
+#   runs/sweep.sh build/double/cpu-grouped sp --ne 8 --delta 0.4,0.6 --steps 20 --equil 0
+#
+# VARIANT is a program path, or a name under $BUILD/$PREC (PREC: float for gpu-*, the paper's
+# GPU precision; double otherwise). Each point goes through run_point (runs/lib.sh): it is
+# skipped when its tag is already in the CSV with status ok (REDO=1 runs it again), and
+# benchmarks on one machine take turns. The tag names every value, so a point is the same
+# point in every run of the sweep, and a changed --steps is a new point, never a replacement.
+#   env: CSV (default $OUT_DIR/sweep.csv)   TAG (tag prefix, default "sweep")
+#        LOGDIR (set: keep each point's full output, block lines included, in LOGDIR/TAG.log)
+#        OUT_DIR (default results/<machine>)   PREC   REDO
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. runs/lib.sh
+. runs/tables_lib.sh
+
+if [ $# -lt 2 ]; then
+    sed -n '2,4p' "$0" | sed 's/^# //' >&2
+    exit 2
+fi
+variant=$1 system=$2
+shift 2
+if [ -x "$variant" ]; then prog=$variant
+else
+    case "$variant" in gpu-*) prec=${PREC:-float} ;; *) prec=${PREC:-double} ;; esac
+    prog=$BUILD/$prec/$variant
+fi
+need_bin "$prog"
+name=$(basename "$prog") prec=$(basename "$(dirname "$prog")")
+csv=${CSV:-$OUT_DIR/sweep.csv}
+prefix=${TAG:-sweep}
+
+# The cross product, one line of flags per point: ("" ) -> ("--a 1" "--a 2") -> ...
+points=("")
+while [ $# -gt 0 ]; do
+    flag=$1
+    case "$flag" in --*) ;; *) echo "sweep.sh: expected --flag v1,v2,... at '$flag'" >&2; exit 2 ;; esac
+    [ $# -ge 2 ] || { echo "sweep.sh: $flag needs a list of values" >&2; exit 2; }
+    IFS=, read -r -a values <<<"$2"
+    [ ${#values[@]} -gt 0 ] || { echo "sweep.sh: $flag has an empty list" >&2; exit 2; }
+    next=()
+    for p in "${points[@]}"; do
+        for v in "${values[@]}"; do next+=("$p $flag $v"); done
+    done
+    points=("${next[@]}")
+    shift 2
+done
+
+total=${#points[@]} k=0 failed=0
+echo "sweep: $name ($prec) $system, $total points -> $csv" >&2
+for p in "${points[@]}"; do
+    k=$((k + 1))
+    # tag: prefix-variant-precision-system-flag=value-...; tags hold 63 characters, so a long
+    # one keeps its readable head and ends with a checksum of the whole (still unique).
+    tag="$prefix-$name-$prec-$system$(echo "$p" | sed -E 's/ --([^ ]+) ([^ ]+)/-\1=\2/g')"
+    if [ ${#tag} -gt 63 ]; then
+        sum=$(printf '%s' "$tag" | cksum | cut -d' ' -f1)
+        tag="${tag:0:$((62 - ${#sum}))}~$sum"
+    fi
+    printf '[%d/%d] ' "$k" "$total" >&2
+    # shellcheck disable=SC2086  # $p is a list of flags and values without spaces
+    if [ -n "${LOGDIR:-}" ]; then
+        run_point "$csv" "$tag" -- runs/with_log.sh "$LOGDIR/$tag.log" "$prog" --system "$system" $p || failed=$((failed + 1))
+    else
+        run_point "$csv" "$tag" -- "$prog" --system "$system" $p || failed=$((failed + 1))
+    fi
+done
+[ $failed -eq 0 ] || echo "sweep: $failed of $total points failed" >&2
+[ $failed -eq 0 ]
