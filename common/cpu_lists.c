@@ -99,7 +99,7 @@ void lcells_reorder(LinkedCells *lc, Sim *s)
 static void grouped_alloc(GroupedList *gl, int n)
 {
     free(gl->t);
-    gl->t = nbr_alloc(sizeof(int) * gl->cap.cap * n, "neighbour list");
+    gl->t = nbr_alloc(sizeof(int) * (gl->cap.cap * n + 1), "neighbour list"); /* + spare slot */
 }
 
 void grouped_init(GroupedList *gl, Sim *s, int newton)
@@ -121,7 +121,7 @@ void grouped_free(GroupedList *gl)
 
 double grouped_bytes(const GroupedList *gl, int n)
 {
-    return sizeof(int) * ((double)n + 1 + (double)gl->cap.cap * n);
+    return sizeof(int) * ((double)n + 1 + (double)gl->cap.cap * n + 1);
 }
 
 /* One pass over the atoms; counts past the capacity without storing, so the caller learns
@@ -148,10 +148,10 @@ static size_t grouped_pass(Sim *s, const LinkedCells *lc, GroupedList *gl)
              * the full list every atom but i */
             for (int j = k == 0 && gl->newton ? next[i] : head[im.cell]; j >= 0; j = next[j]) {
                 const real dx = xi - r[j].x, dy = yi - r[j].y, dz = zi - r[j].z;
-                if (dx * dx + dy * dy + dz * dz < rn2 && j != i) {
-                    if (m < room) t[m] = j;
-                    m++;
-                }
+                /* store always (past the capacity into the spare slot), advance if a
+                 * neighbour: no branch to mispredict */
+                t[m < room ? m : room] = j;
+                m += (dx * dx + dy * dy + dz * dz < rn2) & (j != i);
             }
         }
     }

@@ -100,12 +100,16 @@ static inline CellImage cell_image(const CellGrid *g, int cx, int cy, int cz, in
  * codes so the force loops look it up instead of branching. */
 void image_shift_table(real L, vec3 table[64]);
 
-/* Visits every pair of atoms closer than sqrt(cut2) once: the cell itself (pairs i < j in
- * list order) and the 13 other half-shell cells. d = r_i - r_j - b, b the image shift of
- * j's cell, code its packed form. static inline with a constant visitor, so the compiler
- * specialises the walk for each caller instead of calling through a pointer per pair. */
+/* Visits every candidate pair once, `within` = closer than sqrt(cut2) (the visitor tests it,
+ * with a branch or without): the cell itself (pairs i < j in list order) and the 13 other
+ * half-shell cells. d = r_i - r_j - b, b the image shift of
+ * j's cell, code its packed form. The loops run cells, then the atoms i of the cell, then the
+ * 14 cells, then their atoms j (the paper puts the offsets outside i; with i outside, all of
+ * an atom's pairs come out together, so a consumer can keep f_i in registers).
+ * static inline with a constant visitor, so the compiler specialises the walk for each caller
+ * instead of calling through a pointer per pair. */
 typedef void (*HalfPairVisit)(void *ctx, int i, int j, real dx, real dy, real dz, real r2,
-                              int code);
+                              int code, int within);
 
 static inline void half_shell_pairs(const LinkedCells *lc, const vec3 *restrict r, real cut2,
                                     HalfPairVisit visit, void *ctx)
@@ -117,19 +121,19 @@ static inline void half_shell_pairs(const LinkedCells *lc, const vec3 *restrict 
             for (int cx = 0; cx < g->G; cx++) {
                 const int c = cell_index(cx, cy, cz, g->G);
                 if (head[c] < 0) continue;
-                for (int k = 0; k < HALF_OFFSETS; k++) {
-                    const CellImage im = cell_image(g, cx, cy, cz, k);
-                    if (head[im.cell] < 0) continue;
-                    const vec3 b = im.shift;
-                    for (int i = head[c]; i >= 0; i = next[i]) {
-                        const vec3 ri = r[i];
+                CellImage im[HALF_OFFSETS];
+                for (int k = 0; k < HALF_OFFSETS; k++) im[k] = cell_image(g, cx, cy, cz, k);
+                for (int i = head[c]; i >= 0; i = next[i]) {
+                    const vec3 ri = r[i];
+                    for (int k = 0; k < HALF_OFFSETS; k++) {
+                        const vec3 b = im[k].shift;
                         /* in the cell itself only the atoms after i: each pair once. The
                          * separation is rounded as the reference rounds it: (r_i - r_j) - b. */
-                        for (int j = k ? head[im.cell] : next[i]; j >= 0; j = next[j]) {
+                        for (int j = k ? head[im[k].cell] : next[i]; j >= 0; j = next[j]) {
                             const real dx = ri.x - r[j].x - b.x, dy = ri.y - r[j].y - b.y,
                                        dz = ri.z - r[j].z - b.z;
                             const real r2 = dx * dx + dy * dy + dz * dz;
-                            if (r2 < cut2) visit(ctx, i, j, dx, dy, dz, r2, im.code);
+                            visit(ctx, i, j, dx, dy, dz, r2, im[k].code, r2 < cut2);
                         }
                     }
                 }
@@ -141,6 +145,33 @@ static inline real min_image(real d, real L)
 {
     const real h = (real)0.5 * L;
     return d - (d >= h ? L : (real)0) + (d < -h ? L : (real)0);
+}
+
+/* The force loops of the by-atom lists (grouped, full, layer) in two passes per chunk of an
+ * atom's neighbours: this one is the arithmetic, written without branches (the cutoff selects
+ * instead of skipping) so the compiler vectorises it, gathering the neighbours' positions;
+ * the caller then sums f_i and u_i and, with Newton 3, scatters -f into the neighbours. With a
+ * branch per pair instead, a CPU mispredicts about half of the cutoff tests. */
+enum { PAIR_CHUNK = 64 };
+
+typedef struct {
+    real x[PAIR_CHUNK], y[PAIR_CHUNK], z[PAIR_CHUNK]; /* force on i from each neighbour */
+    real u[PAIR_CHUNK];                               /* pair energy, 0 beyond r_c */
+} PairChunk;
+
+static inline void pair_chunk(vec3 ri, const int *restrict nbr, int len, const vec3 *restrict r,
+                              real L, PairPotential pot, PairChunk *restrict out)
+{
+    for (int k = 0; k < len; k++) {
+        const int j = nbr[k];
+        const real dx = min_image(ri.x - r[j].x, L), dy = min_image(ri.y - r[j].y, L),
+                   dz = min_image(ri.z - r[j].z, L);
+        const real r2 = dx * dx + dy * dy + dz * dz;
+        real f;
+        const real u = pair_lj(pot, r2, &f), fr = r2 < pot.rc2 ? f : 0;
+        out->u[k] = r2 < pot.rc2 ? u : 0;
+        out->x[k] = fr * dx; out->y[k] = fr * dy; out->z[k] = fr * dz;
+    }
 }
 
 /* ---- neighbours grouped by atom (p_i, t_m) ---------------------------------------------- */

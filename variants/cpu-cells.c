@@ -47,8 +47,10 @@ static void finish(Sim *s)
 
 static void reorder(Sim *s) { lcells_reorder(&((Ctx *)s->ctx)->lc, s); }
 
-static void add_pair_force(void *arg, int i, int j, real dx, real dy, real dz, real r2, int code)
+static void add_pair_force(void *arg, int i, int j, real dx, real dy, real dz, real r2, int code,
+                           int within)
 {
+    if (!within) return;
     ForceSum *fs = arg;
     real fr;
     fs->upot += pair_lj(fs->pot, r2, &fr);

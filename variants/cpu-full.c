@@ -18,27 +18,17 @@ static void forces(Sim *s)
 {
     const GroupedCtx *c = s->ctx;
     const int *restrict p = c->list.p, *restrict t = c->list.t;
-    const vec3 *restrict r = s->r;
-    vec3 *restrict a = s->a;
-    real *restrict u = s->u;
-    const PairPotential pot = s->pot;
-    const real L = s->L;
     double usum = 0;
+    PairChunk b;
     for (int i = 0; i < s->n; i++) {
-        const vec3 ri = r[i];
         real fx = 0, fy = 0, fz = 0, ui = 0;
-        for (int m = p[i]; m < p[i + 1]; m++) {
-            const int j = t[m];
-            const real dx = min_image(ri.x - r[j].x, L), dy = min_image(ri.y - r[j].y, L),
-                       dz = min_image(ri.z - r[j].z, L);
-            const real r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= pot.rc2) continue;
-            real fr;
-            ui += pair_lj(pot, r2, &fr);
-            fx += fr * dx; fy += fr * dy; fz += fr * dz;
+        for (int m0 = p[i]; m0 < p[i + 1]; m0 += PAIR_CHUNK) {
+            const int len = p[i + 1] - m0 < PAIR_CHUNK ? p[i + 1] - m0 : PAIR_CHUNK;
+            pair_chunk(s->r[i], t + m0, len, s->r, s->L, s->pot, &b);
+            for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; }
         }
-        a[i] = (vec3){fx, fy, fz};
-        u[i] = (real)0.5 * ui;
+        s->a[i] = (vec3){fx, fy, fz};
+        s->u[i] = (real)0.5 * ui;
         usum += ui;
     }
     s->props.upot_sum = 0.5 * usum; /* every pair counted from both ends */

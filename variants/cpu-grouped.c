@@ -21,25 +21,20 @@ static void forces(Sim *s)
 {
     const GroupedCtx *c = s->ctx;
     const int *restrict p = c->list.p, *restrict t = c->list.t;
-    const vec3 *restrict r = s->r;
     vec3 *restrict a = s->a;
-    const PairPotential pot = s->pot;
-    const real L = s->L;
     double upot = 0;
+    PairChunk b;
     memset(a, 0, sizeof(vec3) * s->n);
     for (int i = 0; i < s->n; i++) {
-        const vec3 ri = r[i];
         real fx = 0, fy = 0, fz = 0, ui = 0;
-        for (int m = p[i]; m < p[i + 1]; m++) {
-            const int j = t[m];
-            const real dx = min_image(ri.x - r[j].x, L), dy = min_image(ri.y - r[j].y, L),
-                       dz = min_image(ri.z - r[j].z, L);
-            const real r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= pot.rc2) continue;
-            real fr;
-            ui += pair_lj(pot, r2, &fr);
-            fx += fr * dx; fy += fr * dy; fz += fr * dz;
-            a[j].x -= fr * dx; a[j].y -= fr * dy; a[j].z -= fr * dz;
+        for (int m0 = p[i]; m0 < p[i + 1]; m0 += PAIR_CHUNK) {
+            const int len = p[i + 1] - m0 < PAIR_CHUNK ? p[i + 1] - m0 : PAIR_CHUNK;
+            pair_chunk(s->r[i], t + m0, len, s->r, s->L, s->pot, &b);
+            for (int k = 0; k < len; k++) {
+                const int j = t[m0 + k];
+                fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k];
+                a[j].x -= b.x[k]; a[j].y -= b.y[k]; a[j].z -= b.z[k];
+            }
         }
         a[i].x += fx; a[i].y += fy; a[i].z += fz;
         upot += ui;

@@ -39,7 +39,7 @@ static void alloc_H(Ctx *c)
 static void alloc_W(Ctx *c, int n)
 {
     free(c->W);
-    c->W = nbr_alloc(sizeof(int) * c->wcap.cap * n, "neighbour matrix");
+    c->W = nbr_alloc(sizeof(int) * (c->wcap.cap + 1) * n, "neighbour matrix"); /* + spare row */
 }
 
 static int init(Sim *s)
@@ -117,10 +117,10 @@ static int fill_neighbours(Sim *s, Ctx *c)
                 const int j = h[l];
                 const real dx = ri.x - r[j].x - im.shift.x, dy = ri.y - r[j].y - im.shift.y,
                            dz = ri.z - r[j].z - im.shift.z;
-                if (dx * dx + dy * dy + dz * dz < rn2 && j != i) {
-                    if (m < rows) W[m * n + i] = j;
-                    m++;
-                }
+                /* store always (past the capacity into the spare row), advance if a
+                 * neighbour: no branch to mispredict */
+                W[(m < rows ? m : rows) * n + i] = j;
+                m += (dx * dx + dy * dy + dz * dz < rn2) & (j != i);
             }
         }
         nnbr[i] = m;
@@ -138,7 +138,7 @@ static void build(Sim *s)
     for (int i = 0; i < s->n; i++) entries += c->nnbr[i];
     s->stats.nbr_entries = entries;
     s->stats.bytes = state_bytes(s) + sizeof(int) * (3.0 * s->n + c->g.ncells) +
-                     sizeof(int) * ((double)c->lcap.cap * c->g.ncells + (double)c->wcap.cap * s->n);
+                     sizeof(int) * ((double)c->lcap.cap * c->g.ncells + (c->wcap.cap + 1.0) * s->n);
 }
 
 /* Cell order from the most recent H (built at the last rebuild), as in the paper. */
@@ -155,32 +155,26 @@ static void reorder(Sim *s)
     free(order);
 }
 
+/* One atom at a time, as one GPU thread does, reading its column of W; the column is copied
+ * in chunks so that the arithmetic (pair_chunk) is the same vectorised code as cpu-full's. */
 static void forces(Sim *s)
 {
     const Ctx *c = s->ctx;
     const int *restrict W = c->W, *restrict nnbr = c->nnbr;
-    const vec3 *restrict r = s->r;
-    vec3 *restrict a = s->a;
-    real *restrict u = s->u;
-    const PairPotential pot = s->pot;
-    const real L = s->L;
     const size_t n = s->n;
     double usum = 0;
+    PairChunk b;
+    int col[PAIR_CHUNK];
     for (int i = 0; i < s->n; i++) {
-        const vec3 ri = r[i];
         real fx = 0, fy = 0, fz = 0, ui = 0;
-        for (int m = 0; m < nnbr[i]; m++) {
-            const int j = W[m * n + i];
-            const real dx = min_image(ri.x - r[j].x, L), dy = min_image(ri.y - r[j].y, L),
-                       dz = min_image(ri.z - r[j].z, L);
-            const real r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= pot.rc2) continue;
-            real fr;
-            ui += pair_lj(pot, r2, &fr);
-            fx += fr * dx; fy += fr * dy; fz += fr * dz;
+        for (int m0 = 0; m0 < nnbr[i]; m0 += PAIR_CHUNK) {
+            const int len = nnbr[i] - m0 < PAIR_CHUNK ? nnbr[i] - m0 : PAIR_CHUNK;
+            for (int k = 0; k < len; k++) col[k] = W[(m0 + k) * n + i];
+            pair_chunk(s->r[i], col, len, s->r, s->L, s->pot, &b);
+            for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; }
         }
-        a[i] = (vec3){fx, fy, fz};
-        u[i] = (real)0.5 * ui;
+        s->a[i] = (vec3){fx, fy, fz};
+        s->u[i] = (real)0.5 * ui;
         usum += ui;
     }
     s->props.upot_sum = 0.5 * usum; /* every pair counted from both ends */
