@@ -8,7 +8,8 @@
 #   S-*      system S (SP, ne 48): one knob at a time away from the paper's settings --
 #            threads, read mode, reorder interval N_R (Table 7), W layout, layer assignment,
 #            final reduction, reordering place, and delta (Table 5)
-#   best-*   all-device settings at N ~ 1M (ne 100), SP and LJ, float
+#   best-*   all-device settings at N ~ 1M (ne 100), SP and LJ, float: read mode, block size,
+#            reorder interval, shell thickness delta
 # Each row's us_per_atom_step is the median over its 1000-step blocks (common/md_loop.c), so
 # one run per point. The programs' summaries and '# bandwidth' lines go to stderr.
 #   env: QUICK=1 (a handful of points), OUT_DIR (default results/<machine>), STEPS, EQUIL, REDO
@@ -100,6 +101,9 @@ for sys in sp lj; do
         point "best-$sys-ne100-dev-ldg-t64" float --system $sys --ne 100 $dev --read ldg --threads 64
         point "best-$sys-ne100-dev-ldg-nr50" float --system $sys --ne 100 $dev --read ldg --reorder 50
         point "best-$sys-ne100-dev-ldg-double" double --system $sys --ne 100 $dev --read ldg
+        # the shell delta trades list length (force time) against rebuild frequency (Table 5)
+        deltas="0.5 0.7"; [ $sys = lj ] && deltas="0.4 0.5 0.6"
+        for d in $deltas; do point "best-$sys-ne100-dev-ldg-delta$d" float --system $sys --ne 100 $dev --read ldg --delta $d; done
     fi
 done
 
