@@ -214,6 +214,8 @@ def ref_marks(panel, refs):
             text = f"paper{who}: +-{fmt(value)}"
         else:
             text = f"paper{who}: {fmt(value)}"
+        if spec.get("label"):
+            text = spec["label"]
         if kind == "point" and lo is not None:
             value = 0.5 * (lo + hi)
         out.append(dict(id=spec["id"], kind=kind, value=value, lo=lo, hi=hi, x=x, label=text))

@@ -73,7 +73,7 @@ def figure(td):
 
     t = td["table"]
     rows, cols = figdata.layout(len(td["panels"]))
-    fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 3.6 * rows + 0.4), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.4 if cols == 1 else 4.3 * cols, 3.6 * rows + 0.4), squeeze=False)
     for k, p in enumerate(td["panels"]):
         draw_panel(axes[k // cols][k % cols], p, p["spec"].get("categories"))
     for k in range(len(td["panels"]), rows * cols):

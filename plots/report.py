@@ -98,6 +98,31 @@ def listing(td):
     return md_table(cols, [[cell(r, c) for c in cols] for r in rows])
 
 
+def hyperfine(td):
+    """Whole-program times (hyperfine) beside the in-program timers of the same point."""
+    spec = td["table"].get("hyperfine")
+    if not spec:
+        return ""
+    path = figdata.paths([spec])[0]
+    t = nbrcsv.read_optional(path, need=["tag", "runs", "mean_s", "stddev_s", "us_per_atom_step_whole"],
+                             numeric=["mean_s", "stddev_s", "us_per_atom_step_whole"])
+    if t is None or not len(t):
+        return ""
+    runs = {r["tag"]: r for r in td["rows"]}
+    rows = []
+    for h in t:
+        r = runs.get(h["tag"])
+        inprog = r.num("us_per_atom_step") if r else None
+        whole = h.num("us_per_atom_step_whole")
+        rows.append([h["tag"], h["runs"], f"{fmt(h.num('mean_s'))} ± {fmt(h.num('stddev_s'))}", fmt(whole),
+                     fmt(inprog), fmt(whole / inprog) if inprog else "-"])
+    return ("Whole-program wall time by hyperfine (start-up, set-up and the equilibration steps "
+            "included, divided by N x all steps) beside the in-program median over timed blocks "
+            f"(`{rel(path)}`):\n\n"
+            + md_table(["point", "runs", "whole run (s)", "whole: µs/atom-step", "in-program: µs/atom-step",
+                        "whole / in-program"], rows))
+
+
 def paper_text(r):
     """The paper's number as reference/paper.csv writes it."""
     if r.num("lo") is not None:
@@ -252,6 +277,9 @@ def render(outmd):
                 pv = pivot(td, k)
                 if pv:
                     out += [pv, ""]
+            hf = hyperfine(td)
+            if hf:
+                out += [hf, ""]
             ls = listing(td)
             if ls:
                 out += ["<details><summary>The runs behind the figure</summary>", "", ls, "", "</details>", ""]

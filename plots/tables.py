@@ -16,12 +16,14 @@ A series:  label, where (column -> value or list of values), and optionally csv,
            x), hline (draw its single value as a horizontal line), hidden (only feeds a
            ratio), optional (no "missing" note when empty).
 A ref:     id of reference/paper.csv, kind (hline, band, point, vline, pm = +-value; default:
-           band when the paper gives a range, point when it gives an x, else hline), x.
+           band when the paper gives a range, point when it gives an x, else hline), x, label.
 compare:   report lines "paper vs measured": ref, panel, series, at ("first"/"last" =
            smallest/largest x, "all" = the measured range, "min"/"max" = where y is smallest/
            largest (its x for a paper x, its y otherwise), or an x / category); or ref, column,
            where, abs: a column of the table's run rows (|value| with abs).
 pivot:     panels the report shows as a table (x down, one column per series).
+hyperfine: a CSV of runs/tables_lib.sh's hyperfine_point (whole-program times), shown beside
+           the in-program time of the run row with the same tag.
 When a point has several rows (reruns, QUICK runs), the longest run wins, then the newest.
 """
 import os
@@ -73,7 +75,8 @@ TABLES = [
             dict(title="(a) time per atom-step", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="us_per_atom_step", ylabel=US,
                  series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
-                 refs=[dict(id="nmax_sp", kind="vline"), dict(id="nmax_lj", kind="vline")]),
+                 refs=[dict(id="nmax_sp", kind="vline", label="paper's largest SP (96^3)"),
+                       dict(id="nmax_lj", kind="vline", label="paper's largest LJ (64^3)")]),
             dict(title="(b) neighbour-list entries per atom", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="nbr_per_atom", ylabel="N_p / N_a",
                  series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
@@ -106,6 +109,7 @@ TABLES = [
                  dict(ref="bytes_sp", panel=5, series="SP", at="all"), dict(ref="bytes_lj", panel=5, series="LJ", at="all")],
         columns=["system", "ne", "n", "us_per_atom_step", "nbr_per_atom", "layers", "steps_per_rebuild",
                  "frac_list", "frac_force", "frac_transfer", "frac_reorder", "bytes_per_atom", "steps"],
+        hyperfine="{gpu}/table1_hyperfine.csv",
     ),
     dict(
         id="table2", title="Table 2: one CPU core (cpu-layer) against the GPU, and the speed-up",
@@ -131,6 +135,7 @@ TABLES = [
         ],
         compare=[], pivot=[0, 1],
         columns=["variant", "system", "ne", "n", "us_per_atom_step", "frac_list", "frac_force", "steps"],
+        hyperfine="{cpu}/table2_hyperfine.csv",
     ),
     dict(
         id="table3", title="Table 3: old (Anderson 2008) and new list build against r_c",

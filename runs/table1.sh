@@ -33,7 +33,7 @@ for prec in $PRECISIONS; do
     if [ "$HYPER_RUNS" -gt 0 ]; then
         for pt in "sp 48" "lj 32"; do
             set -- $pt
-            hyperfine_point "$OUT_DIR/table1_hyperfine.csv" "t1-gpu-layer-$prec-$1-ne=$2-steps=$STEPS" "$HYPER_RUNS" \
+            hyperfine_point "$OUT_DIR/table1_hyperfine.csv" "t1-gpu-layer-$prec-$1-ne=$2-steps=$STEPS-equil=$EQUIL" "$HYPER_RUNS" \
                 "$(($2 * $2 * $2))" "$STEPS" -- "$BUILD/$prec/gpu-layer" --system "$1" --ne "$2" \
                 --steps "$STEPS" --equil "$EQUIL" || failed=1
         done

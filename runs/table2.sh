@@ -28,7 +28,7 @@ for prec in $PRECISIONS; do
         # small points only: hyperfine runs each HYPER_RUNS + 1 times
         for pt in "sp 16" "sp 24" "lj 16"; do
             set -- $pt
-            hyperfine_point "$OUT_DIR/table2_hyperfine.csv" "t2-cpu-layer-$prec-$1-ne=$2-steps=$STEPS" "$HYPER_RUNS" \
+            hyperfine_point "$OUT_DIR/table2_hyperfine.csv" "t2-cpu-layer-$prec-$1-ne=$2-steps=$STEPS-equil=$EQUIL" "$HYPER_RUNS" \
                 "$(($2 * $2 * $2))" "$STEPS" -- "$BUILD/$prec/cpu-layer" --system "$1" --ne "$2" \
                 --steps "$STEPS" --equil "$EQUIL" || failed=1
         done

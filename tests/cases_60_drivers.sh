@@ -38,6 +38,33 @@ _t60_blocks() (
     [ "$(_t60_rows "$OUT_DIR/b.csv")" = 1 ] || { echo "run CSV: $(_t60_rows "$OUT_DIR/b.csv") rows, expected 1"; return 1; }
 )
 
+# Every GPU table driver end to end (QUICK), with tests/fake_gpu.sh standing in for the GPU
+# programs: arguments, tags, CSV rows, block lines; then the figure data of each table.
+_t60_gpu_drivers() (
+    flock() { shift; "$@"; }
+    export -f flock
+    local fb=$T60/fakebuild real=$BUILD d
+    for d in float double; do
+        mkdir -p "$fb/$d"
+        ln -sf "$PWD/tests/fake_gpu.sh" "$fb/$d/gpu-layer"
+    done
+    mkdir -p "$T60/fake"
+    BUILD=$fb NBR_REAL_BUILD=$real OUT_DIR=$T60/fake/h200 QUICK=1 HYPER_RUNS=0 \
+        ONLY="table1 table4 table5 table6 table7 table8 texture layout" runs/gpu_tables.sh || return 1
+    for f in table1:7 table4:1 table5:3 table6:3 table7:4 table8:2 texture:6 layout:4; do
+        [ "$(_t60_rows "$T60/fake/h200/${f%:*}.csv")" = "${f#*:}" ] ||
+            { echo "${f%:*}.csv: $(_t60_rows "$T60/fake/h200/${f%:*}.csv") rows, expected ${f#*:}"; return 1; }
+    done
+    [ "$(_t60_rows "$T60/fake/h200/table8_blocks.csv")" -ge 10 ] || { echo "table8_blocks.csv: too few blocks"; return 1; }
+    NBR_RESULTS=$T60/fake python3 -c '
+import sys; sys.path.insert(0, "plots"); import figdata, tables
+for t in ("table1", "table4", "table5", "table6", "table7", "table8", "texture", "layout"):
+    td = figdata.table_data(tables.BY_ID[t])
+    empty = [s["label"] for p in td["panels"] for s in p["series"] if not s["points"] and not s["spec"].get("optional")]
+    assert not empty, (t, empty)
+    print(t, "ok")'
+)
+
 # Test CSVs for the reader's command line.
 _t60_csvs() {
     local src=$T60/resume/sweep.csv
@@ -49,6 +76,11 @@ _t60_csvs() {
 if [ -x "$BUILD/double/cpu-grouped" ]; then
     t_ok drivers_sweep_resume _t60_resume
     t_ok drivers_block_lines _t60_blocks
+    if [ -x "$BUILD/float/cpu-layer" ] && [ -x "$BUILD/double/cpu-layer" ]; then
+        t_grep drivers_gpu_tables_fake 'layout ok' _t60_gpu_drivers
+    else
+        t_skip drivers_gpu_tables_fake "cpu-layer (the GPU programs' stand-in) not built"
+    fi
     _t60_csvs
     t_grep csv_reader_good '2 rows' python3 plots/nbrcsv.py "$T60/good.csv"
     t_error csv_reader_malformed 2 'malformed\.csv line 3: [0-9]+ fields, the header has [0-9]+' \

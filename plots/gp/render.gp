@@ -8,11 +8,12 @@ if (!exists("outdir")) outdir = 'plots/out/gp'
 load sprintf('%s/%s/spec.gp', datadir, table)
 
 set datafile commentschars '#'
+width = cols == 1 ? 640 : 430 * cols   # a lone panel gets room for its tick labels
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 430 * cols, 360 * rows + 40 font ",9" noenhanced
+        set terminal pngcairo size width, 360 * rows + 40 font ",9" noenhanced
     } else {
-        set terminal svg size 430 * cols, 360 * rows + 40 font "sans,9" noenhanced
+        set terminal svg size width, 360 * rows + 40 font "sans,9" noenhanced
     }
     set output sprintf('%s/%s.%s', outdir, table, fmt)
     set multiplot layout rows, cols title fig_title . (strlen(fig_note) > 0 ? "\n" . fig_note : "")
