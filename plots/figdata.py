@@ -13,6 +13,7 @@ NBR_GPU_MACHINE / NBR_CPU_MACHINE (default h200 / cpu-amd-epyc).
 """
 import math
 import os
+import re
 import sys
 import textwrap
 
@@ -135,8 +136,9 @@ class Source:
                 self.rows.append(nbrcsv.Row(merged, b.path, b.line))
 
 
-def best_per_x(rows, xcol, categories):
-    """One row per x: the longest run, then the newest (later lines, later files)."""
+def best_per_x(rows, xcol, categories, prefer=None):
+    """One row per x: a row of the table's own experiment (tag matching prefer) first, then
+    the longest run, then the newest (later lines, later files)."""
     best = {}
     for order, r in enumerate(rows):
         if categories is not None:
@@ -148,7 +150,7 @@ def best_per_x(rows, xcol, categories):
             key = r.num(xcol)
             if key is None:
                 continue
-        rank = (steps_of(r), order)
+        rank = (bool(prefer and re.search(prefer, r.get("tag", ""))), steps_of(r), order)
         if key not in best or rank >= best[key][0]:
             best[key] = (rank, r)
     return [(x, best[x][1]) for x in sorted(best)]
@@ -163,7 +165,7 @@ def series_points(t, panel, s):
     ycol = s.get("y", panel["y"])
     rows = [r for r in src.rows if matches(r, where)]
     pts = []
-    for x, r in best_per_x(rows, panel["x"], cats):
+    for x, r in best_per_x(rows, panel["x"], cats, t.get("prefer")):
         y = r.num(ycol)
         if y is not None:
             pts.append([x, y, r])

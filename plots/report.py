@@ -123,6 +123,23 @@ def hyperfine(td):
                         "whole / in-program"], rows))
 
 
+def spread():
+    """Every run of one configuration (tables.SPREAD): how much the same measurement varies."""
+    sp = tables.SPREAD
+    src = figdata.Source(sp["csv"], None)
+    rows = [r for r in src.run_rows if figdata.matches(r, sp["where"])]
+    ys = sorted(y for y in (r.num(sp["column"]) for r in rows) if y is not None)
+    if len(ys) < 3:
+        return ""
+    med = ys[len(ys) // 2] if len(ys) % 2 else 0.5 * (ys[len(ys) // 2 - 1] + ys[len(ys) // 2])
+    files = sorted({os.path.basename(r.path) for r in rows})
+    return (f"## {sp['title']}\n\n{len(ys)} runs of the same configuration ({', '.join(files)}): "
+            f"{sp['column']} from {fmt(ys[0])} to {fmt(ys[-1])}, median {fmt(med)}; the fastest and slowest "
+            f"differ by {(ys[-1] - ys[0]) / ys[0]:.0%}, and half of the runs lie within "
+            f"{fmt(ys[len(ys) // 4])}..{fmt(ys[(3 * len(ys)) // 4])}. Differences between table entries smaller "
+            "than this spread are not evidence of anything: rerun the points (REDO=1) before reading them.")
+
+
 def paper_text(r):
     """The paper's number as reference/paper.csv writes it."""
     if r.num("lo") is not None:
@@ -160,8 +177,13 @@ def compare_line(td, c, refs):
     if at in ("min", "max"):
         x, y, row = (min if at == "min" else max)(pts, key=lambda pt: pt[1])
         if r.get("quantity") == p["spec"]["x"]:
+            # the paper names the best setting: is ours the same, and does it matter?
+            ys = [pt[1] for pt in pts]
+            spread = (max(ys) - min(ys)) / min(ys) if min(ys) > 0 else 0
+            v = "same" if value is not None and abs(x - value) <= 1e-9 * max(1, abs(value)) else "elsewhere"
             return [f"{name}: {p['spec']['xlabel']} of the {'least' if at == 'min' else 'most'} time",
-                    paper_text(r), f"{xtext(p, x)} ({fmt(y)})", verdict(x, x, value, lo, hi)]
+                    paper_text(r), f"{xtext(p, x)} ({fmt(y)})",
+                    f"{v}; all {len(pts)} points within {spread:.0%} of each other"]
         return [f"{name}: largest value (at {p['spec']['xlabel']} {xtext(p, x)})" if at == "max"
                 else f"{name}: smallest value (at {p['spec']['xlabel']} {xtext(p, x)})",
                 paper_text(r), fmt(y), verdict(y, y, value, lo, hi)]
@@ -285,6 +307,9 @@ def render(outmd):
                 out += ["<details><summary>The runs behind the figure</summary>", "", ls, "", "</details>", ""]
         if text.get(t["id"]):
             out += ["**Why it differs from the paper.** " + text[t["id"]], ""]
+    sp = spread()
+    if sp:
+        out += ["", sp, ""]
     if text.get("caveats"):
         out += ["## Caveats", "", text["caveats"], ""]
     os.makedirs(os.path.dirname(os.path.abspath(outmd)), exist_ok=True)

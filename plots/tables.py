@@ -24,7 +24,11 @@ compare:   report lines "paper vs measured": ref, panel, series, at ("first"/"la
 pivot:     panels the report shows as a table (x down, one column per series).
 hyperfine: a CSV of runs/tables_lib.sh's hyperfine_point (whole-program times), shown beside
            the in-program time of the run row with the same tag.
-When a point has several rows (reruns, QUICK runs), the longest run wins, then the newest.
+prefer:    a regular expression: rows whose tag matches it are the table's own experiment and
+           win a point over other rows of the same configuration (the paper's S at default
+           settings is in many sweeps; their run-to-run spread should not pick the minimum).
+When a point has several rows (reruns, QUICK runs), after prefer the longest run wins, then
+the newest.
 """
 import os
 
@@ -32,9 +36,26 @@ GPU = os.environ.get("NBR_GPU_MACHINE", "h200")
 CPU = os.environ.get("NBR_CPU_MACHINE", "cpu-amd-epyc")
 
 US = "time per atom-step (µs)"
-SP = {"system": "sp"}
-LJ = {"system": "lj"}
-S48 = {"system": "sp", "ne": "48"}
+# The paper's settings of every GPU knob; a table that varies one knob pins the others, so a
+# row from another sweep (runs/gpu_layer.sh's gpu_layer.csv holds S with every knob varied)
+# lands in a table only when it is the table's experiment.
+KNOBS = {"threads": "128", "read": "texture", "reorder": "100", "reorder_at": "host", "wlayout": "row",
+         "layer_assign": "host", "reduce": "host"}
+
+
+def knobs(*but, **extra):
+    """The paper's GPU settings except the knobs named, plus extra column filters."""
+    out = {k: v for k, v in KNOBS.items() if k not in but}
+    out.update(extra)
+    return out
+
+
+# GPU tables read runs/gpu_layer.sh's CSV too (same schema, same program): its rows fill a
+# table until the table's own driver has run; at equal run length the table's own row wins.
+GPU_LAYER = "{gpu}/gpu_layer.csv"
+SP = {"system": "sp", "delta": "0.6"}
+LJ = {"system": "lj", "delta": "0.8"}
+S48 = {"system": "sp", "ne": "48", "delta": "0.6"}
 
 TABLES = [
     dict(
@@ -70,7 +91,8 @@ TABLES = [
     dict(
         id="table1", title="Table 1: GPU time per atom-step against system size",
         driver="runs/table1.sh", machine="gpu",
-        csv=["{gpu}/table1.csv"], where={"variant": "gpu-layer", "precision": "float"},
+        csv=[GPU_LAYER, "{gpu}/table1.csv"], where=knobs(variant="gpu-layer", precision="float"),
+        prefer=r"^(t1-|size-)",
         panels=[
             dict(title="(a) time per atom-step", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="us_per_atom_step", ylabel=US,
@@ -120,10 +142,10 @@ TABLES = [
                  y="us_per_atom_step", ylabel=US,
                  series=[dict(label="CPU SP (cpu-layer)", where={"variant": "cpu-layer", "precision": "float", **SP}),
                          dict(label="CPU LJ (cpu-layer)", where={"variant": "cpu-layer", "precision": "float", **LJ}),
-                         dict(label="GPU SP (gpu-layer)", csv=["{gpu}/table1.csv"],
-                              where={"variant": "gpu-layer", "precision": "float", **SP}),
-                         dict(label="GPU LJ (gpu-layer)", csv=["{gpu}/table1.csv"],
-                              where={"variant": "gpu-layer", "precision": "float", **LJ}),
+                         dict(label="GPU SP (gpu-layer)", csv=[GPU_LAYER, "{gpu}/table1.csv"],
+                              where=knobs(variant="gpu-layer", precision="float", **SP)),
+                         dict(label="GPU LJ (gpu-layer)", csv=[GPU_LAYER, "{gpu}/table1.csv"],
+                              where=knobs(variant="gpu-layer", precision="float", **LJ)),
                          dict(label="LAMMPS SP (1 core)", csv=["{cpu}/lammps.csv"], where={"variant": "lammps", **SP},
                               optional=True),
                          dict(label="LAMMPS LJ (1 core)", csv=["{cpu}/lammps.csv"], where={"variant": "lammps", **LJ},
@@ -175,7 +197,7 @@ TABLES = [
         id="table4", title="Table 4: energy conservation of system S over 10^5 steps (GPU)",
         driver="runs/table4.sh", machine="gpu",
         csv=["{gpu}/table4.csv"], blocks="{gpu}/table4_blocks.csv",
-        where={"variant": "gpu-layer", **S48, "full": "1"},
+        where=knobs(variant="gpu-layer", full="1", **S48),
         panels=[
             dict(title="(a) energy per atom relative to the first timed block", x="step", xlabel="step",
                  y="e_mean", ylabel="(<E/N> - <E/N>_first) / |<E/N>_first|",
@@ -190,7 +212,8 @@ TABLES = [
     dict(
         id="table5", title="Table 5: shell thickness delta, system S (GPU)",
         driver="runs/table5.sh", machine="gpu",
-        csv=["{gpu}/table5.csv"], where={"variant": "gpu-layer", "precision": "float", **S48},
+        csv=[GPU_LAYER, "{gpu}/table5.csv"],
+        where=knobs(variant="gpu-layer", precision="float", system="sp", ne="48"), prefer="delta",
         panels=[
             dict(title="(a) time per atom-step", x="delta", xlabel="shell thickness delta", y="us_per_atom_step",
                  ylabel=US, series=[dict(label="S")], refs=[dict(id="delta_best", kind="vline")]),
@@ -209,7 +232,8 @@ TABLES = [
     dict(
         id="table6", title="Table 6: threads per block, system S (GPU)",
         driver="runs/table6.sh", machine="gpu",
-        csv=["{gpu}/table6.csv"], where={"variant": "gpu-layer", "precision": "float", **S48},
+        csv=[GPU_LAYER, "{gpu}/table6.csv"], where=knobs("threads", variant="gpu-layer", precision="float", **S48),
+        prefer="threads",
         panels=[
             dict(title="time per atom-step", x="threads", xlabel="threads per block N_T", logx=True,
                  y="us_per_atom_step", ylabel=US, series=[dict(label="S")],
@@ -221,7 +245,8 @@ TABLES = [
     dict(
         id="table7", title="Table 7: steps between reorderings N_R, system S (GPU)",
         driver="runs/table7.sh", machine="gpu",
-        csv=["{gpu}/table7.csv"], where={"variant": "gpu-layer", "precision": "float", **S48},
+        csv=[GPU_LAYER, "{gpu}/table7.csv"], where=knobs("reorder", variant="gpu-layer", precision="float", **S48),
+        prefer=r"reorder[-=]\d",
         panels=[
             dict(title="time per atom-step", x="reorder", xlabel="N_R (steps between reorderings)", logx=True,
                  y="us_per_atom_step", ylabel=US,
@@ -236,14 +261,14 @@ TABLES = [
         id="table8", title="Table 8: performance over time without reordering, system S (GPU)",
         driver="runs/table8.sh", machine="gpu",
         csv=["{gpu}/table8.csv"], blocks="{gpu}/table8_blocks.csv",
-        where={"variant": "gpu-layer", "precision": "float", "timed": "1"},
+        where=knobs("reorder", variant="gpu-layer", precision="float", timed="1"),
         panels=[
             dict(title="(a) time of each 1000-step block", x="step", xlabel="step", y="block_us_per_atom_step",
                  ylabel=US,
                  series=[dict(label="S, reorder every 100", where={**S48, "reorder": "100"}),
                          dict(label="S, never reordered", where={**S48, "reorder": "0"}),
-                         dict(label="Ne=160, reorder every 100", where={"ne": "160", "reorder": "100"}, optional=True),
-                         dict(label="Ne=160, never reordered", where={"ne": "160", "reorder": "0"}, optional=True)]),
+                         dict(label="Ne=160, reorder every 100", where={"system": "sp", "ne": "160", "reorder": "100"}, optional=True),
+                         dict(label="Ne=160, never reordered", where={"system": "sp", "ne": "160", "reorder": "0"}, optional=True)]),
             dict(title="(b) slow-down without reordering", x="step", xlabel="step", y="block_us_per_atom_step",
                  ylabel="time never / time every 100",
                  series=[dict(label="S", ratio=("S, never reordered", "S, reorder every 100")),
@@ -259,15 +284,16 @@ TABLES = [
     dict(
         id="texture", title="Texture cache: how positions are read (GPU)",
         driver="runs/texture.sh", machine="gpu",
-        csv=["{gpu}/texture.csv"], where={"variant": "gpu-layer", "precision": "float"},
+        csv=[GPU_LAYER, "{gpu}/texture.csv"], where=knobs("read", variant="gpu-layer", precision="float"),
+        prefer="read",
         panels=[
             dict(title="(a) time per atom-step", x="read", xlabel="read path", categories=["texture", "ldg", "plain"],
                  y="us_per_atom_step", ylabel=US,
-                 series=[dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={"system": "lj", "ne": "48"})]),
+                 series=[dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={**LJ, "ne": "48"})]),
             dict(title="(b) relative to texture", x="read", xlabel="read path", categories=["texture", "ldg", "plain"],
                  y="us_per_atom_step", ylabel="time / time with texture",
                  series=[dict(label="SP (S)", where=S48, norm="texture"),
-                         dict(label="LJ Ne=48", where={"system": "lj", "ne": "48"}, norm="texture")],
+                         dict(label="LJ Ne=48", where={**LJ, "ne": "48"}, norm="texture")],
                  refs=[dict(id="texture_off")]),
         ],
         compare=[dict(ref="texture_off", panel=1, series="SP (S)", at="plain")],
@@ -276,15 +302,16 @@ TABLES = [
     dict(
         id="layout", title="Neighbour matrix layout: W(m,i) by rows or transposed (GPU)",
         driver="runs/layout.sh", machine="gpu",
-        csv=["{gpu}/layout.csv"], where={"variant": "gpu-layer", "precision": "float"},
+        csv=[GPU_LAYER, "{gpu}/layout.csv"], where=knobs("wlayout", variant="gpu-layer", precision="float"),
+        prefer="wlayout",
         panels=[
             dict(title="(a) time per atom-step", x="wlayout", xlabel="W layout", categories=["row", "col"],
                  y="us_per_atom_step", ylabel=US,
-                 series=[dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={"system": "lj", "ne": "48"})]),
+                 series=[dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={**LJ, "ne": "48"})]),
             dict(title="(b) relative to rows", x="wlayout", xlabel="W layout", categories=["row", "col"],
                  y="us_per_atom_step", ylabel="time / time with rows",
                  series=[dict(label="SP (S)", where=S48, norm="row"),
-                         dict(label="LJ Ne=48", where={"system": "lj", "ne": "48"}, norm="row")],
+                         dict(label="LJ Ne=48", where={**LJ, "ne": "48"}, norm="row")],
                  refs=[dict(id="wlayout_col")]),
         ],
         compare=[dict(ref="wlayout_col", panel=1, series="SP (S)", at="col")],
@@ -317,3 +344,14 @@ TABLES = [
 ]
 
 BY_ID = {t["id"]: t for t in TABLES}
+
+# The run-to-run spread: system S at the paper's settings appears in many GPU sweeps, each
+# run the same configuration; the report shows how much its time varies between runs, the
+# yardstick for every small difference in the tables above.
+SPREAD = dict(
+    title="Run-to-run spread: system S at the paper's settings (GPU)",
+    csv=[GPU_LAYER, "{gpu}/table1.csv", "{gpu}/table5.csv", "{gpu}/table6.csv", "{gpu}/table7.csv",
+         "{gpu}/texture.csv", "{gpu}/layout.csv"],
+    where=knobs(variant="gpu-layer", precision="float", **S48), column="us_per_atom_step",
+)
+

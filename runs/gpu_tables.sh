@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # runs/gpu_tables.sh - every GPU table of Rapaport 2011, one driver after the other, for one
-# call on the GPU machine (about 5 minutes on an H200; QUICK=1: about 2):
+# call on the GPU machine (about 4-5 minutes on an H200, estimated from the gpu_layer.csv
+# throughputs plus ~1.5 s of start-up per run; QUICK=1: about 2):
 #   table1 (size), table3 (old vs new method against r_c; runs/table3.sh, when present),
 #   table4 (energy over 10^5 steps), table5 (delta), table6 (threads), table7 (N_R),
 #   table8 (no reordering over time), texture (read path), layout (W rows/columns).

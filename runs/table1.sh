@@ -5,17 +5,17 @@
 # Also the paper's observables per size (N_p/N_a, N_l, N_u, time fractions, bytes/atom) are
 # in each row. A few points are timed whole by hyperfine (start-up and set-up included) into
 # table1_hyperfine.csv beside the in-program timers.
-#   env: SP_NE LJ_NE (sizes) STEPS (3000) EQUIL (500) BIG (Ne above which BIG_STEPS, 100)
-#        BIG_STEPS (1500) PRECISIONS (float) HYPER_RUNS (3; 0 = no hyperfine) QUICK REDO OUT_DIR
+#   env: SP_NE LJ_NE (sizes) STEPS (6000, the paper's) EQUIL (500) BIG (Ne from which BIG_STEPS, 100)
+#        BIG_STEPS (3000) PRECISIONS (float) HYPER_RUNS (3; 0 = no hyperfine) QUICK REDO OUT_DIR
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . runs/lib.sh
 . runs/tables_lib.sh
 if [ "$QUICK" = 1 ]; then
-    : "${SP_NE:=16 32 64 128} ${LJ_NE:=16 32 64} ${STEPS:=1500} ${HYPER_RUNS:=2}"
+    : "${SP_NE:=16 32 64 128}" "${LJ_NE:=16 32 64}" "${STEPS:=2000}" "${BIG_STEPS:=1500}" "${HYPER_RUNS:=2}"
 fi
 : "${SP_NE:=16 24 32 48 64 80 96 128 160}" "${LJ_NE:=16 24 32 48 64 80 100}"
-: "${STEPS:=3000}" "${EQUIL:=500}" "${BIG:=100}" "${BIG_STEPS:=1500}"
+: "${STEPS:=6000}" "${EQUIL:=500}" "${BIG:=100}" "${BIG_STEPS:=3000}"
 : "${PRECISIONS:=float}" "${HYPER_RUNS:=3}"
 csv=$OUT_DIR/table1.csv
 failed=0
@@ -24,7 +24,7 @@ for prec in $PRECISIONS; do
     for sys in sp lj; do
         [ $sys = sp ] && sizes=$SP_NE || sizes=$LJ_NE
         for ne in $sizes; do
-            # the biggest systems: fewer steps (1000 timed = one block still gives the median)
+            # the biggest systems: fewer steps (a few 1000-step blocks still give the median)
             steps=$STEPS; [ "$ne" -ge "$BIG" ] && steps=$BIG_STEPS
             CSV=$csv TAG=t1 runs/sweep.sh "$BUILD/$prec/gpu-layer" $sys --ne "$ne" \
                 --steps "$steps" --equil "$EQUIL" || failed=1

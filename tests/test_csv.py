@@ -23,7 +23,8 @@ import tables  # noqa: E402
 
 # a few columns of the run schema are enough for the reader; rows that figdata selects
 # need the columns the table definitions name
-HEADER = ("timestamp,variant,tag,system,ne,n,steps,equil,precision,delta,threads,reorder,read,wlayout,"
+HEADER = ("timestamp,variant,tag,system,ne,n,steps,equil,precision,delta,threads,reorder,reorder_at,read,wlayout,"
+          "layer_assign,reduce,"
           "us_per_atom_step,frac_list,frac_force,frac_transfer,frac_reorder,nbr_per_atom,cells_per_axis,layers,"
           "steps_per_rebuild,bytes_per_atom,e_start,e_end,drift,status")
 
@@ -31,7 +32,7 @@ HEADER = ("timestamp,variant,tag,system,ne,n,steps,equil,precision,delta,threads
 def row(**kw):
     base = dict(timestamp="2026-01-01T00:00:00Z", variant="gpu-layer", tag="t", system="sp", ne="48",
                 n="110592", steps="3000", equil="500", precision="float", delta="0.6", threads="128",
-                reorder="100", read="texture", wlayout="row", us_per_atom_step="0.01", frac_list="0.3",
+                reorder="100", reorder_at="host", read="texture", wlayout="row", layer_assign="host", reduce="host", us_per_atom_step="0.01", frac_list="0.3",
                 frac_force="0.5", frac_transfer="0.1", frac_reorder="0.01", nbr_per_atom="15.4",
                 cells_per_axis="27", layers="9", steps_per_rebuild="12", bytes_per_atom="250",
                 e_start="2.3", e_end="2.3001", drift="4e-5", status="ok")
