@@ -45,9 +45,9 @@ double atoms_per_cell(const Sim *s, const CellGrid *g) { return (double)s->n / g
 
 double state_bytes(const Sim *s) { return (double)s->n * (3 * sizeof(vec3) + sizeof(real)); }
 
-void image_shift_table(real L, vec3 table[64])
+void image_half_shift_table(real L, vec3 table[64])
 {
-    const real b[4] = {0, L, -L, 0}; /* code 3 never occurs */
+    const real b[4] = {0, (real)0.5 * L, (real)-0.5 * L, 0}; /* code 3 never occurs */
     for (int code = 0; code < 64; code++)
         table[code] = (vec3){b[code & 3], b[(code >> 2) & 3], b[(code >> 4) & 3]};
 }

@@ -7,7 +7,8 @@
  * thread per atom needs. The per-atom energies u_i are kept (their sum is 2U) because that
  * is how the GPU program forms U without a global sum in the inner loop.
  * Deviations: as cpu-grouped (minimum image in the force loop instead of a stored image
- * code; cell-order reordering every --reorder steps, --reorder 0 = the paper's CPU chain). */
+ * code; the two-pass, vectorised pair arithmetic; cell-order reordering every --reorder
+ * steps, --reorder 0 = the paper's CPU chain). */
 #include "../common/cpu_lists.h"
 
 #include <stdlib.h>

@@ -8,8 +8,11 @@
  * of order. The cost the paper notes: with few neighbours per atom (SP: ~7.5 stored) the
  * repeated set-up of the short inner loop shows.
  * Deviations: no image code is stored (the paper does not say; it would limit N to 2^26),
- * the force loop takes the minimum image without branches instead; atoms are reordered in
- * cell order every --reorder steps (the paper's GPU practice; --reorder 0 = the CPU chain). */
+ * the force loop forms the minimum image without branches instead; each atom's neighbours
+ * are processed in two passes (pair_chunk: the arithmetic, branch-free and vectorised; then
+ * the sums and the scattered -f), which keeps the paper's loop over atoms and over t_m;
+ * atoms are reordered in cell order every --reorder steps (the paper does this on the GPU;
+ * --reorder 0 gives its CPU chain as described). */
 #include "../common/cpu_lists.h"
 
 #include <stdlib.h>

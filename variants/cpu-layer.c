@@ -12,7 +12,12 @@
  * i'); the force loop updates only f_i and u_i (their sum is 2U), never another atom.
  * H is stored cell-major, H[c * cap + l], so one cell's layers are adjacent; a cell's scan
  * stops at its first empty layer (layers fill from 0), as the GPU's does.
- * Reordering (--reorder N_R) scans the most recent H in cell order, as the paper does. */
+ * Reordering (--reorder N_R) scans the most recent H in cell order, as the paper does.
+ * On one CPU thread the row order is the wrong one: an atom's column of W is strided by N,
+ * so each neighbour index comes from a different cache line (shared only with the next 15
+ * atoms). That is the memory cost the paper measures for this step on the CPU; it is kept,
+ * as is the one-atom-at-a-time force loop, with the same vectorised pair arithmetic as
+ * cpu-full (pair_chunk) so that the comparison isolates the data layout. */
 #include "../common/cpu_lists.h"
 
 #include <stdlib.h>
