@@ -18,7 +18,9 @@ BUILD      ?= build
 # -------------------------------------------------------------------------------------------
 
 WARN     := -Wall -Wextra -Wno-unused-parameter
-GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# provenance: the git revision, or .git-rev where the tree travelled without .git (the GPU
+# machine: write it with `git describe --always --dirty > .git-rev` and carry it)
+GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
 CC_VER   := $(shell $(CC) --version 2>/dev/null | head -1)
 NV_VER   := $(if $(NVCC),$(shell $(NVCC) --version 2>/dev/null | tail -2 | head -1),)
 DEFS     := -DNBR_GIT_REV='"$(GIT_REV)"'

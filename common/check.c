@@ -77,14 +77,9 @@ static int check_pairs(Sim *s)
     size_t at = 0;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
-            double d2 = 0;
-            double d[3] = {(double)s->r[i].x - s->r[j].x, (double)s->r[i].y - s->r[j].y,
-                           (double)s->r[i].z - s->r[j].z};
-            for (int k = 0; k < 3; k++) {
-                if (d[k] >= 0.5 * L) d[k] -= L;
-                else if (d[k] < -0.5 * L) d[k] += L;
-                d2 += d[k] * d[k];
-            }
+            double d[3] = {ref_delta(s->r[i].x, s->r[j].x, L), ref_delta(s->r[i].y, s->r[j].y, L),
+                           ref_delta(s->r[i].z, s->r[j].z, L)};
+            double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             double r = sqrt(d2);
             int inside = r < cut - band, border = !inside && r <= cut + band;
             if (!inside && !border) continue;

@@ -9,6 +9,7 @@ void state_init(Sim *s);
 
 /* reference.c: O(N^2) forces in double, minimum image; f, u and fmag are n-long. */
 void reference_forces(const Sim *s, double (*f)[3], double *u, double *fmag, double *upot);
+double ref_delta(double a, double b, double L);  /* minimum image in double */
 
 /* check.c: validation of the variant's last build and forces against the reference and the
  * brute-force pair set; prints a report, returns 0 when everything is within tolerance. */

@@ -6,6 +6,13 @@
 #include <math.h>
 #include <string.h>
 
+/* pbc_delta's form in double whatever the build's precision (pbc.h works in `real`). */
+double ref_delta(double a, double b, double L)
+{
+    const double h = 0.5 * L, d = a - b;
+    return d >= h ? (a - h) - (b + h) : (d < -h ? (a + h) - (b - h) : d);
+}
+
 void reference_forces(const Sim *s, double (*f)[3], double *u, double *fmag, double *upot)
 {
     const double L = s->L, rc2 = (double)s->p.rc * s->p.rc, shift = s->p.shift;
@@ -16,12 +23,9 @@ void reference_forces(const Sim *s, double (*f)[3], double *u, double *fmag, dou
     for (int i = 0; i < s->n; i++) {
         double ri[3] = {s->r[i].x, s->r[i].y, s->r[i].z};
         for (int j = i + 1; j < s->n; j++) {
-            double d[3] = {ri[0] - s->r[j].x, ri[1] - s->r[j].y, ri[2] - s->r[j].z}, r2 = 0;
-            for (int k = 0; k < 3; k++) {
-                if (d[k] >= 0.5 * L) d[k] -= L;
-                else if (d[k] < -0.5 * L) d[k] += L;
-                r2 += d[k] * d[k];
-            }
+            double d[3] = {ref_delta(ri[0], s->r[j].x, L), ref_delta(ri[1], s->r[j].y, L),
+                           ref_delta(ri[2], s->r[j].z, L)};
+            double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             if (r2 >= rc2) continue;
             double ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2;
             double fr = 48 * ri6 * (ri6 - 0.5) * ri2, uij = 4 * ri6 * (ri6 - 1) + shift;

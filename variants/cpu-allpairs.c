@@ -23,8 +23,8 @@ static void forces(Sim *s)
     for (int i = 0; i < s->n; i++) {
         vec3 ri = s->r[i], fi = {0, 0, 0};
         for (int j = i + 1; j < s->n; j++) {
-            real dx = pbc_nearest(ri.x - s->r[j].x, L), dy = pbc_nearest(ri.y - s->r[j].y, L),
-                 dz = pbc_nearest(ri.z - s->r[j].z, L);
+            real dx = pbc_delta(ri.x, s->r[j].x, L), dy = pbc_delta(ri.y, s->r[j].y, L),
+                 dz = pbc_delta(ri.z, s->r[j].z, L);
             real r2 = dx * dx + dy * dy + dz * dz;
             if (r2 >= pot.rc2) continue;
             real fr, u = pair_lj(pot, r2, &fr);
