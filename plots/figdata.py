@@ -136,11 +136,35 @@ class Source:
                 self.rows.append(nbrcsv.Row(merged, b.path, b.line))
 
 
+class Point:
+    """One plotted point: y is the median over the runs of that point (repeats, reruns of
+    the same length), lo/hi their range, row the run whose value is the median; iterates as
+    (x, y, row)."""
+    __slots__ = ("x", "y", "row", "rows", "lo", "hi")
+
+    def __init__(self, x, y, row, rows=None, lo=None, hi=None):
+        self.x, self.y, self.row = x, y, row
+        self.rows = rows or [row]
+        self.lo, self.hi = (y if lo is None else lo), (y if hi is None else hi)
+
+    def __iter__(self):
+        return iter((self.x, self.y, self.row))
+
+    def __getitem__(self, k):
+        return (self.x, self.y, self.row)[k]
+
+    def mapped(self, g):
+        """The point with g applied to its value and to its range."""
+        a, b = sorted((g(self.lo), g(self.hi)))
+        return Point(self.x, g(self.y), self.row, self.rows, a, b)
+
+
 def best_per_x(rows, xcol, categories, prefer=None):
-    """One row per x: a row of the table's own experiment (tag matching prefer) first, then
-    the longest run, then the newest (later lines, later files)."""
+    """The rows that make each x's point: those of the table's own experiment (tag matching
+    prefer) if any, of them the longest runs, of them those of the newest row's git revision;
+    all of these are kept (repeats, reruns) for the median."""
     best = {}
-    for order, r in enumerate(rows):
+    for r in rows:
         if categories is not None:
             x = r.get(xcol)
             if x not in categories:
@@ -150,10 +174,28 @@ def best_per_x(rows, xcol, categories, prefer=None):
             key = r.num(xcol)
             if key is None:
                 continue
-        rank = (bool(prefer and re.search(prefer, r.get("tag", ""))), steps_of(r), order)
-        if key not in best or rank >= best[key][0]:
-            best[key] = (rank, r)
-    return [(x, best[x][1]) for x in sorted(best)]
+        rank = (bool(prefer and re.search(prefer, r.get("tag", ""))), steps_of(r))
+        if key not in best or rank > best[key][0]:
+            best[key] = (rank, [r])
+        elif rank == best[key][0]:
+            best[key][1].append(r)
+    out = []
+    for x in sorted(best):
+        rows = best[x][1]
+        # repeats of one build only: rows of an older git revision measured other code
+        rev = rows[-1].get("git_rev")
+        out.append((x, [r for r in rows if r.get("git_rev") == rev]))
+    return out
+
+
+def median_point(x, rows, ycol):
+    vals = sorted(((y, k) for k, r in enumerate(rows) for y in [r.num(ycol)] if y is not None))
+    if not vals:
+        return None
+    n = len(vals)
+    y = vals[n // 2][0] if n % 2 else 0.5 * (vals[n // 2 - 1][0] + vals[n // 2][0])
+    row = rows[vals[(n - 1) // 2][1]]
+    return Point(x, y, row, [rows[k] for _, k in vals], vals[0][0], vals[-1][0])
 
 
 def series_points(t, panel, s):
@@ -164,11 +206,8 @@ def series_points(t, panel, s):
     cats = panel.get("categories")
     ycol = s.get("y", panel["y"])
     rows = [r for r in src.rows if matches(r, where)]
-    pts = []
-    for x, r in best_per_x(rows, panel["x"], cats, t.get("prefer")):
-        y = r.num(ycol)
-        if y is not None:
-            pts.append([x, y, r])
+    pts = [p for p in (median_point(x, rs, ycol) for x, rs in best_per_x(rows, panel["x"], cats, t.get("prefer")))
+           if p is not None]
     note = None
     if src.missing and not src.rows:
         note = "no " + ", ".join(rel(p) for p in src.missing)
@@ -176,19 +215,19 @@ def series_points(t, panel, s):
         note = "no rows with " + ", ".join(f"{k}={v}" for k, v in where.items())
     if pts and s.get("norm") is not None:
         key = cats.index(s["norm"]) + 1 if cats else float(s["norm"])
-        base = next((y for x, y, r in pts if x == key), None)
+        base = next((p.y for p in pts if p.x == key), None)
         if base in (None, 0):
             pts, note = [], f"no {panel['x']}={s['norm']} point to compare with"
         else:
-            pts = [[x, y / base, r] for x, y, r in pts]
+            pts = [p.mapped(lambda v: v / base) for p in pts]
     if pts and s.get("step_ratio"):
-        pts = [[x, y / prev[1], r] for prev, (x, y, r) in zip(pts, pts[1:])
-               if x == prev[0] + 1 and prev[1] != 0]
+        pts = [p.mapped(lambda v, d=prev.y: v / d) for prev, p in zip(pts, pts[1:])
+               if p.x == prev.x + 1 and prev.y != 0]
     if pts and s.get("rel_first"):
-        y0 = pts[0][1]
-        pts = [[x, (y - y0) / abs(y0), r] for x, y, r in pts] if y0 else []
+        y0 = pts[0].y
+        pts = [p.mapped(lambda v: (v - y0) / abs(y0)) for p in pts] if y0 else []
     if pts and s.get("hline"):
-        pts = [max(pts, key=lambda p: steps_of(p[2]))]
+        pts = [max(pts, key=lambda p: steps_of(p.row))]
     return pts, note
 
 
@@ -246,8 +285,8 @@ def table_data(t, refs=None):
             num, den = (by_label.get(lbl) for lbl in d["spec"]["ratio"])
             if num is None or den is None:
                 raise ValueError(f"tables.py: {t['id']}: ratio of unknown series {d['spec']['ratio']}")
-            dy = {x: y for x, y, r in den["points"]}
-            d["points"] = [[x, y / dy[x], r] for x, y, r in num["points"] if dy.get(x)]
+            dy = {q.x: q.y for q in den["points"]}
+            d["points"] = [q.mapped(lambda v, b=dy[q.x]: v / b) for q in num["points"] if dy.get(q.x)]
             if not d["points"]:
                 d["note"] = f"needs both '{num['label']}' and '{den['label']}' at the same {p['spec']['x']}"
     for p in panels:
@@ -337,15 +376,20 @@ def write_gnuplot(td, outdir):
                     continue
                 f = os.path.join(d, f"p{k}_s{j}.dat")
                 with open(f, "w") as out:
-                    out.write(f"# {s['label']}: x y\n")
+                    out.write(f"# {s['label']}: x y (median of the runs) lo hi (their range)\n")
                     if s["spec"].get("hline"):
-                        out.write(f"{lo} {s['points'][0][1]}\n{hi} {s['points'][0][1]}\n")
+                        out.write(f"{lo} {s['points'][0].y}\n{hi} {s['points'][0].y}\n")
                     else:
-                        for x, y, r in s["points"]:
-                            out.write(f"{x} {y}\n")
+                        for q in s["points"]:
+                            out.write(f"{q.x} {q.y} {q.lo} {q.hi}\n")
                 color = PALETTE[(j - 1) % len(PALETTE)]
-                style = "lines dt 3 lw 2" if s["spec"].get("hline") else "linespoints pt 7 ps 0.8 lw 1.5"
-                terms.append(f"{gp_str(f)} using 1:2 with {style} lc rgb {gp_str(color)} title {gp_str(s['label'])}")
+                if s["spec"].get("hline"):
+                    style, cols = "lines dt 3 lw 2", "1:2"
+                elif any(q.hi > q.lo for q in s["points"]):
+                    style, cols = "yerrorlines pt 7 ps 0.8 lw 1.5", "1:2:3:4"
+                else:
+                    style, cols = "linespoints pt 7 ps 0.8 lw 1.5", "1:2"
+                terms.append(f"{gp_str(f)} using {cols} with {style} lc rgb {gp_str(color)} title {gp_str(s['label'])}")
             ymin, ymax = min(ys), max(ys)
             for j, m in enumerate(p["refs"], start=1):
                 f = os.path.join(d, f"p{k}_r{j}.dat")

@@ -47,8 +47,12 @@ def draw_panel(ax, p, cats):
         if s["spec"].get("hline"):
             ax.plot([lo, hi], [s["points"][0][1]] * 2, ":", lw=2, color=color, label=s["label"])
         else:
-            ax.plot([pt[0] for pt in s["points"]], [pt[1] for pt in s["points"]], "o-", ms=4, lw=1.5,
-                    color=color, label=s["label"])
+            pts = s["points"]
+            ys = [q.y for q in pts]
+            # error bars: the range of the repeated runs of a point, where there are several
+            err = [[q.y - q.lo for q in pts], [q.hi - q.y for q in pts]] if any(q.hi > q.lo for q in pts) else None
+            ax.errorbar([q.x for q in pts], ys, yerr=err, fmt="o-", ms=4, lw=1.5, capsize=3,
+                        color=color, label=s["label"])
     for j, m in enumerate(p["refs"]):
         dash = REF_DASHES[j % len(REF_DASHES)]
         c = figdata.REF_COLOR

@@ -42,7 +42,9 @@ def md_table(head, rows):
 def cell(row, col):
     v = row.get(col, "")
     try:
-        return fmt(float(v)) if v not in ("-", "") and col not in ("ne", "n", "steps", "equil", "tag") else v
+        # energies keep every digit the program wrote: their differences are the result
+        return fmt(float(v)) if v not in ("-", "") and col not in ("ne", "n", "steps", "equil", "tag",
+                                                                 "e_start", "e_end") else v
     except ValueError:
         return v
 
@@ -109,8 +111,9 @@ def hyperfine(td):
     if t is None or not len(t):
         return ""
     runs = {r["tag"]: r for r in td["rows"]}
+    last = {h["tag"]: h for h in t}  # a rerun (REDO=1) replaces the earlier timing
     rows = []
-    for h in t:
+    for h in last.values():
         r = runs.get(h["tag"])
         inprog = r.num("us_per_atom_step") if r else None
         whole = h.num("us_per_atom_step_whole")

@@ -27,8 +27,9 @@ hyperfine: a CSV of runs/tables_lib.sh's hyperfine_point (whole-program times), 
 prefer:    a regular expression: rows whose tag matches it are the table's own experiment and
            win a point over other rows of the same configuration (the paper's S at default
            settings is in many sweeps; their run-to-run spread should not pick the minimum).
-When a point has several rows (reruns, QUICK runs), after prefer the longest run wins, then
-the newest.
+When a point has several rows: after prefer, the longest runs win (a QUICK run never stands in
+for a full one), of them the rows of the newest row's git revision (the same code), and the
+point is the median of those runs (repeats, reruns), drawn with their range as an error bar.
 """
 import os
 
@@ -97,8 +98,8 @@ TABLES = [
             dict(title="(a) time per atom-step", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="us_per_atom_step", ylabel=US,
                  series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
-                 refs=[dict(id="nmax_sp", kind="vline", label="paper's largest SP (96^3)"),
-                       dict(id="nmax_lj", kind="vline", label="paper's largest LJ (64^3)")]),
+                 refs=[dict(id="nmax_sp", kind="vline", label="paper: largest SP (96^3)"),
+                       dict(id="nmax_lj", kind="vline", label="paper: largest LJ (64^3)")]),
             dict(title="(b) neighbour-list entries per atom", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="nbr_per_atom", ylabel="N_p / N_a",
                  series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
@@ -277,7 +278,7 @@ TABLES = [
                  refs=[dict(id="noreorder_drop")]),
         ],
         compare=[dict(ref="noreorder_drop", panel=1, series="S", at="last"),
-                 dict(ref="noreorder_drop", panel=1, series="S", at="max")],
+                 dict(ref="noreorder_drop", panel=1, series="Ne=160", at="last")],
         pivot=[0, 1],
         columns=["ne", "reorder", "steps", "us_per_atom_step", "frac_reorder"],
     ),

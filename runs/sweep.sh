@@ -11,6 +11,8 @@
 # point in every run of the sweep, and a changed --steps is a new point, never a replacement.
 #   env: CSV (default $OUT_DIR/sweep.csv)   TAG (tag prefix, default "sweep")
 #        LOGDIR (set: keep each point's full output, block lines included, in LOGDIR/TAG.log)
+#        REPEAT (1: runs of each point; the 2nd and later have tags ending -r2, -r3, ...; the
+#                figures show the median and the range: run-to-run spread is part of a result)
 #        OUT_DIR (default results/<machine>)   PREC   REDO
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -49,13 +51,16 @@ while [ $# -gt 0 ]; do
     shift 2
 done
 
-total=${#points[@]} k=0 failed=0
-echo "sweep: $name ($prec) $system, $total points -> $csv" >&2
+repeat=${REPEAT:-1}
+total=$((${#points[@]} * repeat)) k=0 failed=0
+echo "sweep: $name ($prec) $system, $total runs -> $csv" >&2
+for rep in $(seq 1 "$repeat"); do
 for p in "${points[@]}"; do
     k=$((k + 1))
-    # tag: prefix-variant-precision-system-flag=value-...; tags hold 63 characters, so a long
-    # one keeps its readable head and ends with a checksum of the whole (still unique).
+    # tag: prefix-variant-precision-system-flag=value-...[-rN]; tags hold 63 characters, so a
+    # long one keeps its readable head and ends with a checksum of the whole (still unique).
     tag="$prefix-$name-$prec-$system$(echo "$p" | sed -E 's/ --([^ ]+) ([^ ]+)/-\1=\2/g')"
+    [ "$rep" -gt 1 ] && tag="$tag-r$rep"
     if [ ${#tag} -gt 63 ]; then
         sum=$(printf '%s' "$tag" | cksum | cut -d' ' -f1)
         tag="${tag:0:$((62 - ${#sum}))}~$sum"
@@ -68,5 +73,6 @@ for p in "${points[@]}"; do
         run_point "$csv" "$tag" -- "$prog" --system "$system" $p || failed=$((failed + 1))
     fi
 done
-[ $failed -eq 0 ] || echo "sweep: $failed of $total points failed" >&2
+done
+[ $failed -eq 0 ] || echo "sweep: $failed of $total runs failed" >&2
 [ $failed -eq 0 ]

@@ -6,14 +6,14 @@
 # the paper saw an eventual 4x drop. BIG_NE adds a system larger than the H200's L2 cache
 # (positions of Ne = 160 are 65 MB of float4), where scattered reads cost the most; system S
 # (1.8 MB of positions) fits in L2.
-#   env: NE (48) STEPS (50000) EQUIL (500) BIG_NE (160; "" = none) BIG_STEPS (6000)
+#   env: NE (48) STEPS (50000) EQUIL (500) BIG_NE (160; "" = none) BIG_STEPS (16000)
 #        PREC (float) QUICK REDO OUT_DIR
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . runs/lib.sh
 . runs/tables_lib.sh
 if [ "$QUICK" = 1 ]; then : "${STEPS:=10000}" "${BIG_NE=}"; fi
-: "${NE:=48}" "${STEPS:=50000}" "${EQUIL:=500}" "${BIG_NE=160}" "${BIG_STEPS:=6000}"
+: "${NE:=48}" "${STEPS:=50000}" "${EQUIL:=500}" "${BIG_NE=160}" "${BIG_STEPS:=16000}"
 csv=$OUT_DIR/table8.csv logs=$OUT_DIR/logs
 failed=0
 CSV=$csv TAG=t8 LOGDIR=$logs runs/sweep.sh gpu-layer sp --ne "$NE" --reorder 100,0 \

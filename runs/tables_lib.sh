@@ -33,8 +33,9 @@ _locked() {
 hyperfine_point() {
     local csv=$1 key=$2 runs=$3 n=$4 steps=$5
     shift 6   # CSV KEY RUNS N STEPS --
-    if ! command -v hyperfine >/dev/null 2>&1; then
-        echo "  skip hyperfine $key: hyperfine is not installed (apt-get install hyperfine)" >&2
+    local hf=${HYPERFINE:-hyperfine}   # HYPERFINE: a binary carried to a machine without it
+    if ! command -v "$hf" >/dev/null 2>&1; then
+        echo "  skip hyperfine $key: hyperfine is not installed (apt-get install hyperfine, or HYPERFINE=path)" >&2
         return 0
     fi
     if [ "${REDO:-0}" != 1 ] && [ -f "$csv" ] && awk -F, -v k="$key" 'NR > 1 && $1 == k { f = 1 } END { exit !f }' "$csv"; then
@@ -46,7 +47,7 @@ hyperfine_point() {
     tmp=$(mktemp) || return 1
     # --shell=none: no shell start-up in the measured time; the command is split on spaces,
     # which is safe for our flags (no value has a space).
-    if ! _locked hyperfine --shell=none --runs "$runs" --warmup 1 --style basic --export-csv "$tmp" \
+    if ! _locked "$hf" --shell=none --runs "$runs" --warmup 1 --style basic --export-csv "$tmp" \
         --command-name "$key" -- "$* --quiet" >&2; then
         rm -f "$tmp"; return 1
     fi
