@@ -199,7 +199,7 @@ def median_point(x, rows, ycol):
 
 
 def series_points(t, panel, s):
-    """(points, missing note) of one plain (not ratio) series."""
+    """(points, note, missing files) of one plain (not ratio) series."""
     src = Source(s.get("csv", t["csv"]), s.get("blocks", t.get("blocks")))
     where = dict(t.get("where", {}))
     where.update(s.get("where", {}))
@@ -228,7 +228,7 @@ def series_points(t, panel, s):
         pts = [p.mapped(lambda v: (v - y0) / abs(y0)) for p in pts] if y0 else []
     if pts and s.get("hline"):
         pts = [max(pts, key=lambda p: steps_of(p.row))]
-    return pts, note
+    return pts, note, src.missing
 
 
 def ref_marks(panel, refs):
@@ -266,15 +266,17 @@ def ref_marks(panel, refs):
 def table_data(t, refs=None):
     """Everything the figure and the report show for table t (a tables.TABLES entry)."""
     refs = refs if refs is not None else reference()
-    panels, by_label = [], {}
+    panels, by_label, absent = [], {}, []
     for panel in t["panels"]:
         out = []
         for s in panel["series"]:
             if "ratio" in s:
                 out.append(dict(spec=s, label=s["label"], points=[], note=None))
                 continue
-            pts, note = series_points(t, panel, s)
+            pts, note, gone = series_points(t, panel, s)
             d = dict(spec=s, label=s["label"], points=pts, note=note)
+            if not s.get("optional"):
+                absent += [rel(g) for g in gone if rel(g) not in absent]
             out.append(d)
             by_label.setdefault(s["label"], d)
         panels.append(dict(spec=panel, series=out))
@@ -305,6 +307,7 @@ def table_data(t, refs=None):
                 continue  # its inputs are missing: said already
             elif f"{d['label']}: {d['note']}" not in notes:
                 notes.append(f"{d['label']}: {d['note']}")
+    missing += [m for m in absent if m not in missing]  # files missing beside others that exist
     if missing:
         notes.insert(0, "not in the results yet: " + ", ".join(missing))
     # the run rows the report lists: every row of the table's CSVs that some series uses
@@ -355,9 +358,11 @@ def write_gnuplot(td, outdir):
         setup = [f"set title {gp_str(spec.get('title', ''))}", f"set xlabel {gp_str(spec['xlabel'])}",
                  f"set ylabel {gp_str(spec['ylabel'])}"]
         xs = [pt[0] for s in p["series"] for pt in s["points"]]
-        ys = [pt[1] for s in p["series"] for pt in s["points"]]
+        ys = [v for s in p["series"] for q in s["points"] for v in (q.lo, q.hi)]
         if spec.get("logx") and xs:
             setup.append("set logscale x")
+        elif xs and not cats and max(xs) >= 10000:
+            setup.append("set format x '%.0s%c'")  # 10k, 20k: long numbers collide
         if spec.get("logy") and xs:
             setup.append("set logscale y")
         if cats:
@@ -407,7 +412,7 @@ def write_gnuplot(td, outdir):
                     elif m["kind"] == "vline":
                         if m["x"] is None:
                             continue
-                        a, b = min(ymin, 0) if not spec.get("logy") else ymin, ymax
+                        a, b = ymin, ymax  # the data's span: the line must not stretch the axis
                         out.write(f"{m['x']} {a}\n{m['x']} {b}\n")
                     elif m["kind"] == "point":
                         if m["x"] is None:

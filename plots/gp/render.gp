@@ -21,6 +21,7 @@ do for [fmt in "png svg"] {
         unset logscale; unset label; set xtics autofreq; set autoscale
         set key below font ",8" samplen 2
         set grid
+        set offsets 0, 0, graph 0.05, graph 0.05   # headroom: a reference line on the border hides
         eval setup[p]
         eval plotcmd[p]
     }
