@@ -73,6 +73,7 @@ def draw_panel(ax, p, cats):
 def figure(td):
     import matplotlib
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "nbrlab"  # fixed ids: a redraw of the same data is the same file
     import matplotlib.pyplot as plt
 
     t = td["table"]

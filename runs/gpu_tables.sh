@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # runs/gpu_tables.sh - every GPU table of Rapaport 2011, one driver after the other, for one
-# call on the GPU machine (about 4-5 minutes on an H200, estimated from the gpu_layer.csv
-# throughputs plus ~1.5 s of start-up per run; QUICK=1: about 2):
+# call on the GPU machine: about 5 minutes on an H200 from scratch (measured 2026-11-29, in
+# two calls: 123 s + 158 s for everything but table3, whose 20 runs take about 50 s);
+# points already in the CSVs are skipped, so a rerun takes seconds. QUICK=1: about 1.5 min.
 #   table1 (size), table3 (old vs new method against r_c; runs/table3.sh, when present),
 #   table4 (energy over 10^5 steps), table5 (delta), table6 (threads), table7 (N_R),
 #   table8 (no reordering over time), texture (read path), layout (W rows/columns).
 # Each driver is resumable, so a second call finishes what a first one (cut short) left.
-# Prints each driver's duration. Afterwards: make plots && make report.
+# Prints each driver's duration. Afterwards, here: make plots && make report.
+# On a machine without hyperfine, HYPERFINE=path/to/hyperfine (a copy of /usr/bin/hyperfine
+# carried along) adds the whole-program timings of table1; without it they are skipped.
 #   env: QUICK=1 (fewer points and steps)  ONLY="table5 texture" (a subset)  REDO  OUT_DIR
 set -u
 cd "$(dirname "$0")/.." || exit 1
