@@ -190,6 +190,13 @@ def compare_line(td, c, refs):
         return [f"{name}: largest value (at {p['spec']['xlabel']} {xtext(p, x)})" if at == "max"
                 else f"{name}: smallest value (at {p['spec']['xlabel']} {xtext(p, x)})",
                 paper_text(r), fmt(y), verdict(y, y, value, lo, hi)]
+    if at == "tail":
+        # the end of a time series, robust to a stray block: the median of its last quarter
+        tail = sorted(pt[1] for pt in pts[-max(1, len(pts) // 4):])
+        y = tail[len(tail) // 2]
+        return [f"{name}: median of the last {len(tail)} points ({p['spec']['xlabel']} "
+                f"{xtext(p, pts[-len(tail)][0])}-{xtext(p, pts[-1][0])})", paper_text(r), fmt(y),
+                verdict(y, y, value, lo, hi)]
     if at in ("first", "last"):
         x, y, row = pts[0] if at == "first" else pts[-1]
     else:

@@ -18,7 +18,7 @@ A series:  label, where (column -> value or list of values), and optionally csv,
 A ref:     id of reference/paper.csv, kind (hline, band, point, vline, pm = +-value; default:
            band when the paper gives a range, point when it gives an x, else hline), x, label.
 compare:   report lines "paper vs measured": ref, panel, series, at ("first"/"last" =
-           smallest/largest x, "all" = the measured range, "min"/"max" = where y is smallest/
+           smallest/largest x, "tail" = median of the last quarter of the points, "all" = the measured range, "min"/"max" = where y is smallest/
            largest (its x for a paper x, its y otherwise), or an x / category); or ref, column,
            where, abs: a column of the table's run rows (|value| with abs).
 pivot:     panels the report shows as a table (x down, one column per series).
@@ -277,8 +277,8 @@ TABLES = [
                               optional=True)],
                  refs=[dict(id="noreorder_drop")]),
         ],
-        compare=[dict(ref="noreorder_drop", panel=1, series="S", at="last"),
-                 dict(ref="noreorder_drop", panel=1, series="Ne=160", at="last")],
+        compare=[dict(ref="noreorder_drop", panel=1, series="S", at="tail"),
+                 dict(ref="noreorder_drop", panel=1, series="Ne=160", at="tail")],
         pivot=[0, 1],
         columns=["ne", "reorder", "steps", "us_per_atom_step", "frac_reorder"],
     ),
