@@ -6,7 +6,8 @@
 #                         runs CMD (a variant with --csv CSV --tag KEY ...) unless CSV already
 #                         has a row with tag KEY and status ok; REDO=1 runs it anyway.
 #                         Progress goes to stderr. Benchmarks on one machine take turns
-#                         (flock on /tmp/nbrlab-bench.lock).
+#                         (flock on $NBR_LOCK, default /tmp/nbrlab-bench.lock; none =
+#                         no lock, for tests that time nothing).
 #   csv_get CSV TAG COL   the value of column COL in the last ok row tagged TAG
 
 : "${BUILD:=build}"
@@ -48,8 +49,8 @@ run_point() {
     echo "  run  $key: $*" >&2
     # One benchmark at a time on this machine (two cores): timings taken side by side with
     # another benchmark would be worth little. flock waits for the other to finish.
-    if command -v flock >/dev/null 2>&1; then
-        flock /tmp/nbrlab-bench.lock "$@" --csv "$csv" --tag "$key" --quiet >&2
+    if [ "${NBR_LOCK:-/tmp/nbrlab-bench.lock}" != none ] && command -v flock >/dev/null 2>&1; then
+        flock "${NBR_LOCK:-/tmp/nbrlab-bench.lock}" "$@" --csv "$csv" --tag "$key" --quiet >&2
     else
         "$@" --csv "$csv" --tag "$key" --quiet >&2
     fi

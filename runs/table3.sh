@@ -23,7 +23,7 @@ NE=${NE:-64} STEPS=${STEPS:-6000} EQUIL=${EQUIL:-500}
 cases=("sp 1.122462048309373 1" "sp 1.5 0.3203365943" "sp 2.0 0.0615234375" "lj 2.5 0.0163168911" "lj 3.0 0")
 settings=("paper:" "device:--layers device --reduce device --reorder-at device")
 
-tag_of() { echo "t3-$1-rc$2-$3-ne$NE"; }   # VARIANT RC SETTING
+tag_of() { echo "t3-$1-rc$2-$3-ne$NE-s$STEPS"; }   # VARIANT RC SETTING (steps: a QUICK run is another point)
 
 for c in "${cases[@]}"; do
     set -- $c
