@@ -7,8 +7,19 @@
 /* state.c */
 void state_init(Sim *s);
 
-/* reference.c: O(N^2) forces in double, minimum image; f, u and fmag are n-long. */
-void reference_forces(const Sim *s, double (*f)[3], double *u, double *fmag, double *upot);
+/* reference.c: O(N^2) forces and energies, per atom (arrays n long). */
+typedef struct {
+    double (*f)[3];      /* forces */
+    double *u;           /* energies: half of each pair's u */
+    double upot;         /* total potential energy */
+    double *fmag;        /* sum over pairs of |f_ij|: the scale rounding errors work on */
+    double *fband;       /* sum of |f_ij| over pairs within `band` of r_c (may be in or out) */
+    double *uband;       /* likewise half of |u_ij| */
+    double uband_total;
+    long border_pairs;
+} Reference;
+void reference_compute(const Sim *s, double band, Reference *ref);
+void reference_free(Reference *ref);
 double ref_delta(double a, double b, double L);  /* minimum image in double */
 
 /* check.c: validation of the variant's last build and forces against the reference and the

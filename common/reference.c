@@ -1,9 +1,12 @@
-/* reference.c - O(N^2) forces and energies in double precision, minimum image.
- * The yardstick every variant is checked against; simple on purpose. fmag (may be NULL)
- * receives each atom's sum of pair-force magnitudes: the scale rounding errors work on. */
+/* reference.c - O(N^2) forces and energies, minimum image: the yardstick every variant is
+ * checked against. Simple on purpose, and more exact than what it checks: sums are kept in
+ * long double (a plain double running sum over ~1e5 pair energies drifts by ~1e-12, the
+ * whole double tolerance), the pair separation in double from pbc_delta's form. Besides
+ * forces and energies it reports, per atom, the scales a fair comparison needs (Reference). */
 #include "core.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* pbc_delta's form in double whatever the build's precision (pbc.h works in `real`). */
@@ -13,32 +16,56 @@ double ref_delta(double a, double b, double L)
     return d >= h ? (a - h) - (b + h) : (d < -h ? (a + h) - (b - h) : d);
 }
 
-void reference_forces(const Sim *s, double (*f)[3], double *u, double *fmag, double *upot)
+void reference_compute(const Sim *s, double band, Reference *ref)
 {
-    const double L = s->L, rc2 = (double)s->p.rc * s->p.rc, shift = s->p.shift;
-    memset(f, 0, sizeof(double[3]) * s->n);
-    memset(u, 0, sizeof(double) * s->n);
-    if (fmag) memset(fmag, 0, sizeof(double) * s->n);
-    double total = 0;
-    for (int i = 0; i < s->n; i++) {
+    const int n = s->n;
+    const double L = s->L, rc = s->p.rc, rc2 = rc * rc, shift = s->p.shift;
+    long double (*f)[3] = calloc((size_t)n, sizeof *f), *u = calloc((size_t)n, sizeof *u), total = 0;
+    ref->f = calloc((size_t)n, sizeof *ref->f);
+    ref->u = calloc((size_t)n, sizeof *ref->u);
+    ref->fmag = calloc((size_t)n, sizeof *ref->fmag);
+    ref->fband = calloc((size_t)n, sizeof *ref->fband);
+    ref->uband = calloc((size_t)n, sizeof *ref->uband);
+    if (!f || !u || !ref->f || !ref->u || !ref->fmag || !ref->fband || !ref->uband)
+        nbr_fail(3, "reference: cannot allocate the per-atom arrays for N = %d", n);
+    ref->border_pairs = 0;
+    ref->uband_total = 0;
+    for (int i = 0; i < n; i++) {
         double ri[3] = {s->r[i].x, s->r[i].y, s->r[i].z};
-        for (int j = i + 1; j < s->n; j++) {
+        for (int j = i + 1; j < n; j++) {
             double d[3] = {ref_delta(ri[0], s->r[j].x, L), ref_delta(ri[1], s->r[j].y, L),
                            ref_delta(ri[2], s->r[j].z, L)};
             double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            if (r2 >= rc2) continue;
-            double ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2;
+            if (r2 >= (rc + band) * (rc + band)) continue;
+            double ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2, r = sqrt(r2);
             double fr = 48 * ri6 * (ri6 - 0.5) * ri2, uij = 4 * ri6 * (ri6 - 1) + shift;
-            for (int k = 0; k < 3; k++) { f[i][k] += fr * d[k]; f[j][k] -= fr * d[k]; }
-            if (fmag) {
-                double m = fabs(fr) * sqrt(r2);
-                fmag[i] += m;
-                fmag[j] += m;
+            if (fabs(r - rc) <= band) {
+                /* within rounding of r_c: the variant may count this pair or not */
+                ref->fband[i] += fabs(fr) * r; ref->fband[j] += fabs(fr) * r;
+                ref->uband[i] += 0.5 * fabs(uij); ref->uband[j] += 0.5 * fabs(uij);
+                ref->uband_total += fabs(uij);
+                ref->border_pairs++;
             }
-            u[i] += 0.5 * uij;
-            u[j] += 0.5 * uij;
+            if (r2 >= rc2) continue;
+            for (int k = 0; k < 3; k++) { f[i][k] += fr * d[k]; f[j][k] -= fr * d[k]; }
+            ref->fmag[i] += fabs(fr) * r;
+            ref->fmag[j] += fabs(fr) * r;
+            u[i] += 0.5L * uij;
+            u[j] += 0.5L * uij;
             total += uij;
         }
     }
-    *upot = total;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) ref->f[i][k] = (double)f[i][k];
+        ref->u[i] = (double)u[i];
+    }
+    ref->upot = (double)total;
+    free(f);
+    free(u);
+}
+
+void reference_free(Reference *ref)
+{
+    free(ref->f); free(ref->u); free(ref->fmag); free(ref->fband); free(ref->uband);
+    memset(ref, 0, sizeof *ref);
 }

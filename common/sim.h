@@ -83,7 +83,7 @@ typedef struct Variant {
     int pair_multiplicity; /* each unordered pair stored once (Newton 3) or twice (full) */
     int uses_cells;        /* refuses G < 3 */
     double cell_min_width; /* cells at least this wide: 0 = r_n, else e.g. r_c (cpu-cells) */
-    double pair_cutoff;    /* 0 = r_n; cpu-cells enumerates r < r_c */
+    double pair_cutoff;    /* for_each_pair holds r < this: 0 = r_n, < 0 = r_c (cpu-cells) */
 
     int  (*init)(Sim *s);      /* allocate and upload; host state is initialised */
     void (*finish)(Sim *s);

@@ -138,8 +138,9 @@ static void test_lattice(void)
 {
     for (int system = SYS_SP; system <= SYS_LJ; system++) {
         Sim *s = make_sim(system, 12, CONFIG_LATTICE);
-        double (*f)[3] = malloc(sizeof(double[3]) * s->n), *u = malloc(sizeof(double) * s->n), U;
-        reference_forces(s, f, u, NULL, &U);
+        Reference ref;
+        reference_compute(s, 0, &ref);
+        double (*f)[3] = ref.f, U = ref.upot;
         double want = lattice_energy((double)s->L / s->p.ne, s->p.rc, s->p.shift), fmax_ = 0;
         for (int i = 0; i < s->n; i++) fmax_ = fmax(fmax_, fabs(f[i][0]) + fabs(f[i][1]) + fabs(f[i][2]));
         char what[128];
@@ -157,8 +158,7 @@ static void test_lattice(void)
         expect(fabs(p[0]) + fabs(p[1]) + fabs(p[2]) < s->n * 100 * REAL_EPS, what, fabs(p[0]) + fabs(p[1]) + fabs(p[2]), 0);
         snprintf(what, sizeof what, "%s initial temperature near T", system_names[system]);
         expect(fabs(vv / (3 * s->n) - s->p.temp) < 0.01 * s->p.temp, what, vv / (3 * s->n), s->p.temp);
-        free(f);
-        free(u);
+        reference_free(&ref);
     }
 }
 

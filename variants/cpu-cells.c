@@ -71,15 +71,39 @@ static void forces(Sim *s)
     s->props.upot_sum = fs.upot;
 }
 
+/* The cells are this variant's neighbour structure: --check enumerates the pairs their walk
+ * finds within r_c (pair_cutoff < 0) against brute force. */
+typedef struct {
+    PairFn fn;
+    void *arg;
+} PairVisit;
+
+static void visit_pair(void *arg, int i, int j, real dx, real dy, real dz, real r2, int code, int within)
+{
+    PairVisit *pv = arg;
+    if (within) pv->fn(i, j, pv->arg);
+}
+
+static void for_each_pair(Sim *s, PairFn fn, void *arg)
+{
+    Ctx *c = s->ctx;
+    PairVisit pv = {fn, arg};
+    lcells_assign(&c->lc, s);
+    half_shell_pairs(&c->lc, s->r, s->pot.rc2, visit_pair, &pv);
+}
+
 static const Variant variant = {
     .name = "cpu-cells",
     .summary = "linked-list cells of width >= r_c, reassigned every step; forces from 14 cells, Newton 3, no list",
     .knobs = KNOB_REORDER,
     .uses_cells = 1,
+    .pair_multiplicity = 1,
+    .pair_cutoff = -1,
     .init = init,
     .finish = finish,
     .reorder = reorder,
     .forces = forces,
+    .for_each_pair = for_each_pair,
 };
 
 int main(int argc, char **argv) { return nbr_main(argc, argv, &variant); }
