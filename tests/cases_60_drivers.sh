@@ -9,11 +9,9 @@ T60=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t60.XXXXXX")
 _t60_rows() { [ -f "$1" ] && echo $(($(wc -l <"$1") - 1)) || echo 0; }
 
 # sweep.sh through run_point: a second run adds nothing, REDO=1 adds every point again.
-# flock is replaced by a pass-through function for this subshell: a test must not wait
-# for a benchmark that holds the lock for minutes (run_point uses `command -v flock`).
+# NBR_LOCK=none: a test times nothing, so it must not wait for a benchmark holding the lock.
 _t60_resume() (
-    flock() { shift; "$@"; }
-    export -f flock
+    export NBR_LOCK=none
     export OUT_DIR=$T60/resume
     local csv=$OUT_DIR/sweep.csv sweep=(runs/sweep.sh "$BUILD/double/cpu-grouped" sp --ne 8
                                          --delta 0.5,0.6 --steps 20 --equil 0)
@@ -28,8 +26,7 @@ _t60_resume() (
 
 # with_log.sh keeps the block lines that run_point's --quiet would drop; blocks.py reads them.
 _t60_blocks() (
-    flock() { shift; "$@"; }
-    export -f flock
+    export NBR_LOCK=none
     export OUT_DIR=$T60/blocks
     CSV=$OUT_DIR/b.csv TAG=tb LOGDIR=$OUT_DIR/logs runs/sweep.sh "$BUILD/double/cpu-grouped" sp \
         --ne 8 --steps 40 --equil 10 --avg-block 10 || return 1
@@ -41,8 +38,7 @@ _t60_blocks() (
 # Every GPU table driver end to end (QUICK), with tests/fake_gpu.sh standing in for the GPU
 # programs: arguments, tags, CSV rows, block lines; then the figure data of each table.
 _t60_gpu_drivers() (
-    flock() { shift; "$@"; }
-    export -f flock
+    export NBR_LOCK=none
     local fb=$T60/fakebuild real=$BUILD d
     for d in float double; do
         mkdir -p "$fb/$d"
