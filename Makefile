@@ -69,6 +69,12 @@ $(BUILD)/$(1)/common $(BUILD)/$(1)/variants $(BUILD)/$(1)/kernels:
 	mkdir -p $$@
 endef
 $(foreach p,$(PRECISIONS),$(eval $(call PRECISION_RULES,$(p))))
+
+# Provenance: report.c bakes the revision into every CSV row, so it is recompiled whenever
+# the revision changes (the stamp file is rewritten only then).
+REV_STAMP := $(BUILD)/.git-rev-stamp
+$(shell mkdir -p $(BUILD) && (echo '$(GIT_REV)' | cmp -s - $(REV_STAMP) || echo '$(GIT_REV)' > $(REV_STAMP)))
+$(foreach p,$(PRECISIONS),$(BUILD)/$(p)/common/report.o): $(REV_STAMP)
 .SECONDARY:
 
 run: all
