@@ -6,25 +6,31 @@
 # equilibration unless STEPS says otherwise), appends to results/<machine>/cpu_chain.csv and
 # prints the step-by-step ratios beside the paper's. Resumable: points already in the CSV
 # are skipped (REDO=1 reruns). cpu-allpairs is O(N^2): it runs SHORT_STEPS steps only.
-#   env: STEPS (2500) EQUIL (500) PRECISIONS ("double") SHORT_STEPS (3) REDO
+# REORDER (default 100, the programs' default) sets --reorder; the paper's CPU chain does not
+# say that it reordered, so REORDER=0 is the closer reading: its rows go to
+# cpu_chain_reorder0.csv, apart from the default ones.
+#   env: STEPS (2500) EQUIL (500) PRECISIONS ("double") SHORT_STEPS (3) REORDER (100) REDO
 cd "$(dirname "$0")/.." || exit 1
 . runs/lib.sh
 STEPS=${STEPS:-2500} EQUIL=${EQUIL:-500} SHORT_STEPS=${SHORT_STEPS:-3}
 PRECISIONS=${PRECISIONS:-double}
 out=results/$(machine_name)
 mkdir -p "$out"
+REORDER=${REORDER:-100}
 csv=$out/cpu_chain.csv
+[ "$REORDER" != 100 ] && csv=$out/cpu_chain_reorder$REORDER.csv
 chain="cpu-pairlist cpu-grouped cpu-full cpu-layer"
 others="cpu-cells cpu-allpairs"
+[ "${REORDER:-100}" != 100 ] && others="cpu-cells"   # cpu-allpairs has no reorder knob
 
 for prec in $PRECISIONS; do
     for sys in "sp 48" "lj 32"; do
         set -- $sys
         for v in $chain $others; do
-            steps=$STEPS equil=$EQUIL
-            [ "$v" = cpu-allpairs ] && steps=$SHORT_STEPS equil=0
+            steps=$STEPS equil=$EQUIL reorder=(--reorder "$REORDER")
+            [ "$v" = cpu-allpairs ] && steps=$SHORT_STEPS equil=0 reorder=()  # no cells to reorder
             run_point "$csv" "chain-$v-$prec-$1-$2-s$steps" -- \
-                "$BUILD/$prec/$v" --system "$1" --ne "$2" --steps "$steps" --equil "$equil" ||
+                "$BUILD/$prec/$v" --system "$1" --ne "$2" --steps "$steps" --equil "$equil" "${reorder[@]}" ||
                 echo "  FAILED: $v $prec $1 $2" >&2
         done
     done
