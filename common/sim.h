@@ -78,11 +78,8 @@ typedef struct Variant {
     const char *name;
     const char *summary;
     unsigned knobs;        /* KNOB_* this variant honours */
-    int is_gpu;
     int has_u;             /* forces() fills per-atom u */
     int pair_multiplicity; /* each unordered pair stored once (Newton 3) or twice (full) */
-    int uses_cells;        /* refuses G < 3 */
-    double cell_min_width; /* cells at least this wide: 0 = r_n, else e.g. r_c (cpu-cells) */
     double pair_cutoff;    /* for_each_pair holds r < this: 0 = r_n, < 0 = r_c (cpu-cells) */
 
     int  (*init)(Sim *s);      /* allocate and upload; host state is initialised */
@@ -98,7 +95,6 @@ typedef struct Variant {
     void (*props)(Sim *s);              /* (e) props.ukin_sum, props.vv_max (upot_sum for GPU) */
     void (*rescale)(Sim *s, double factor); /* (f) v *= factor */
     void (*download)(Sim *s);           /* make host r, v, a, u current; NULL for CPU */
-    void (*upload)(Sim *s);             /* host r, v changed (check mode); NULL for CPU */
     void (*for_each_pair)(Sim *s, PairFn fn, void *arg); /* NULL = no stored structure */
 
     /* Timing: NULL = host clock. A GPU variant records a CUDA event into a slot (timer_mark)

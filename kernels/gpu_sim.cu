@@ -290,10 +290,8 @@ Variant gpu_variant_base(void)
 {
     Variant v;
     memset(&v, 0, sizeof v);
-    v.is_gpu = 1;
     v.has_u = 1;
     v.pair_multiplicity = 2;   /* full list: no Newton 3 on the GPU (the paper) */
-    v.uses_cells = 1;
     v.init = gpu_init;
     v.finish = gpu_finish;
     v.kick_drift = gpu_kick_drift;
@@ -304,7 +302,6 @@ Variant gpu_variant_base(void)
     v.props = gpu_props;
     v.rescale = gpu_rescale;
     v.download = gpu_download;
-    v.upload = gpu_upload;
     v.for_each_pair = gpu_for_each_pair;
     v.timer_mark = gpu_timer_mark;
     v.timer_seconds = gpu_timer_seconds;

@@ -96,7 +96,6 @@ static const Variant variant = {
     .name = "cpu-cells",
     .summary = "linked-list cells of width >= r_c, reassigned every step; forces from 14 cells, Newton 3, no list",
     .knobs = KNOB_REORDER,
-    .uses_cells = 1,
     .pair_multiplicity = 1,
     .pair_cutoff = -1,
     .init = init,

@@ -41,7 +41,6 @@ static const Variant variant = {
     .knobs = KNOB_LIST | KNOB_REORDER,
     .has_u = 1,
     .pair_multiplicity = 2,
-    .uses_cells = 1,
     .init = init,
     .finish = grouped_stage_finish,
     .reorder = grouped_stage_reorder,

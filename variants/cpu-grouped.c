@@ -50,7 +50,6 @@ static const Variant variant = {
     .summary = "neighbours grouped by atom (p_i, t_m), 14 cells, Newton 3",
     .knobs = KNOB_LIST | KNOB_REORDER,
     .pair_multiplicity = 1,
-    .uses_cells = 1,
     .init = init,
     .finish = grouped_stage_finish,
     .reorder = grouped_stage_reorder,

@@ -198,7 +198,6 @@ static const Variant variant = {
     .knobs = KNOB_LIST | KNOB_LAYERCAP | KNOB_REORDER,
     .has_u = 1,
     .pair_multiplicity = 2,
-    .uses_cells = 1,
     .init = init,
     .finish = finish,
     .reorder = reorder,

@@ -159,7 +159,6 @@ static const Variant variant = {
     .summary = "linked-list cells -> unordered pair list (14 cells, Newton 3, image code in 6 high bits)",
     .knobs = KNOB_PAIRCAP | KNOB_REORDER,
     .pair_multiplicity = 1,
-    .uses_cells = 1,
     .init = init,
     .finish = finish,
     .reorder = reorder,
