@@ -286,10 +286,16 @@ double gpu_timer_seconds(Sim *s, int from, int to)
 
 const char *gpu_device_name(Sim *s) { return gpu_of(s)->device_name; }
 
-Variant gpu_variant_base(void)
+Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s), const char *compiler)
 {
     Variant v;
     memset(&v, 0, sizeof v);
+    v.name = name;
+    v.summary = summary;
+    v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
+              KNOB_LAYERCAP;
+    v.build = build;
+    v.compiler = compiler;
     v.has_u = 1;
     v.pair_multiplicity = 2;   /* full list: no Newton 3 on the GPU (the paper) */
     v.init = gpu_init;

@@ -4,7 +4,7 @@
  * the occasional reordering may run on the host, each a knob here).
  *
  * A variant supplies only its neighbour-matrix kernel (a WBuilder) and its Variant table;
- * gpu_variant_base() fills every other stage: initialisation and upload, leapfrog
+ * gpu_variant() fills every other stage: initialisation and upload, leapfrog
  * kernels, periodic wrap, reordering, cell and layer assignment with the cell-layer matrix
  * H(c,l), the force kernel, reductions, CUDA-event timers, download, and pair enumeration
  * for the exactness check.
@@ -91,8 +91,9 @@ struct GpuSim {
 
 static inline GpuSim *gpu_of(Sim *s) { return (GpuSim *)s->ctx; }
 
-/* Every shared stage filled in; the variant sets name, summary, knobs, build, compiler. */
-Variant gpu_variant_base(void);
+/* A GPU variant: every common stage, the knobs all GPU variants share, and its own build.
+ * compiler is the variant's NBR_COMPILER (the Makefile sets it for variant sources only). */
+Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s), const char *compiler);
 
 /* The build stage: cells, layers (host or device), H, then the variant's W kernel, growing
  * capacities and redoing as needed; sets s->stats. */

@@ -78,21 +78,11 @@ static void launch_w_layer(Sim *s, GpuSim *g)
 
 static void build(Sim *s) { gpu_build(s, WBuilder{launch_w_layer, 0}); }
 
-static Variant make_variant(void)
-{
-    Variant v = gpu_variant_base();
-    v.name = "gpu-layer";
-    v.summary = "Rapaport 2011 GPU program: cell-layer matrix H, neighbour matrix W built one thread per atom, "
-                "forces one thread per atom without Newton 3";
-    v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
-              KNOB_LAYERCAP;
-    v.build = build;
-    v.compiler = NBR_COMPILER;
-    return v;
-}
-
 int main(int argc, char **argv)
 {
-    static const Variant variant = make_variant();
+    static const Variant variant = gpu_variant("gpu-layer",
+        "Rapaport 2011 GPU program: cell-layer matrix H, neighbour matrix W built one thread per atom, "
+        "forces one thread per atom without Newton 3",
+        build, NBR_COMPILER);
     return nbr_main(argc, argv, &variant);
 }

@@ -82,21 +82,11 @@ static void launch_w_old(Sim *s, GpuSim *g)
 /* needs_layers: the block size is N_l, known before the launch. */
 static void build(Sim *s) { gpu_build(s, WBuilder{launch_w_old, 1}); }
 
-static Variant make_variant(void)
-{
-    Variant v = gpu_variant_base();
-    v.name = "gpu-old";
-    v.summary = "Anderson et al. 2008 list build (Rapaport's old method): a thread block per cell, N_l threads, "
-                "the 27 neighbour cells staged through shared memory; gpu-layer's force kernel and the rest";
-    v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
-              KNOB_LAYERCAP;
-    v.build = build;
-    v.compiler = NBR_COMPILER;
-    return v;
-}
-
 int main(int argc, char **argv)
 {
-    static const Variant variant = make_variant();
+    static const Variant variant = gpu_variant("gpu-old",
+        "Anderson et al. 2008 list build (Rapaport's old method): a thread block per cell, N_l threads, "
+        "the 27 neighbour cells staged through shared memory; gpu-layer's force kernel and the rest",
+        build, NBR_COMPILER);
     return nbr_main(argc, argv, &variant);
 }
