@@ -5,7 +5,8 @@
 #   run_point CSV KEY -- CMD...
 #                         runs CMD (a variant with --csv CSV --tag KEY ...) unless CSV already
 #                         has a row with tag KEY and status ok; REDO=1 runs it anyway.
-#                         Progress goes to stderr. Benchmarks on one machine take turns
+#                         Progress goes to stderr. LOGDIR set: the full output of each run
+#                         is kept in LOGDIR/KEY.log. Benchmarks on one machine take turns
 #                         (flock on $NBR_LOCK, default /tmp/nbrlab-bench.lock; none =
 #                         no lock, for tests that time nothing).
 #   csv_get CSV TAG COL   the value of column COL in the last ok row tagged TAG
@@ -49,9 +50,18 @@ run_point() {
     echo "  run  $key: $*" >&2
     # One benchmark at a time on this machine (two cores): timings taken side by side with
     # another benchmark would be worth little. flock waits for the other to finish.
-    if [ "${NBR_LOCK:-/tmp/nbrlab-bench.lock}" != none ] && command -v flock >/dev/null 2>&1; then
-        flock "${NBR_LOCK:-/tmp/nbrlab-bench.lock}" "$@" --csv "$csv" --tag "$key" --quiet >&2
-    else
-        "$@" --csv "$csv" --tag "$key" --quiet >&2
+    local lock=()
+    [ "${NBR_LOCK:-/tmp/nbrlab-bench.lock}" != none ] && command -v flock >/dev/null 2>&1 &&
+        lock=(flock "${NBR_LOCK:-/tmp/nbrlab-bench.lock}")
+    if [ -z "${LOGDIR:-}" ]; then
+        "${lock[@]}" "$@" --csv "$csv" --tag "$key" --quiet >&2
+        return
     fi
+    # LOGDIR: keep the whole output (configuration and per-block lines, which tables 4 and 8
+    # are made of) in LOGDIR/KEY.log; the summary goes on as --quiet would have printed it.
+    mkdir -p "$LOGDIR"
+    "${lock[@]}" "$@" --csv "$csv" --tag "$key" >"$LOGDIR/$key.log" 2>&1
+    local rc=$?
+    grep -v '^#' "$LOGDIR/$key.log" >&2
+    return $rc
 }

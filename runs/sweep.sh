@@ -67,11 +67,7 @@ for p in "${points[@]}"; do
     fi
     printf '[%d/%d] ' "$k" "$total" >&2
     # shellcheck disable=SC2086  # $p is a list of flags and values without spaces
-    if [ -n "${LOGDIR:-}" ]; then
-        run_point "$csv" "$tag" -- runs/with_log.sh "$LOGDIR/$tag.log" "$prog" --system "$system" $p || failed=$((failed + 1))
-    else
-        run_point "$csv" "$tag" -- "$prog" --system "$system" $p || failed=$((failed + 1))
-    fi
+    run_point "$csv" "$tag" -- "$prog" --system "$system" $p || failed=$((failed + 1))
 done
 done
 [ $failed -eq 0 ] || echo "sweep: $failed of $total runs failed" >&2

@@ -24,7 +24,7 @@ _t60_resume() (
     python3 plots/nbrcsv.py --need tag,delta --numeric us_per_atom_step "$csv"
 )
 
-# with_log.sh keeps the block lines that run_point's --quiet would drop; blocks.py reads them.
+# LOGDIR makes run_point keep each run's block lines (--quiet drops them); blocks.py reads them.
 _t60_blocks() (
     export NBR_LOCK=none
     export OUT_DIR=$T60/blocks
