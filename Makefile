@@ -4,6 +4,8 @@
 #   make run        build, then run the default comparison on this machine (runs/default.sh)
 #   make test       build, then run the test suite (tests/run.sh); GPU tests need a GPU
 #   make info       toolchain and machine versions, for benchmark provenance
+#   make plots      figures from the committed CSVs (plots/all.sh); make report: REPORT.md.
+#                   Both run python in build/venv, made from plots/requirements.txt the first time
 #
 # ---- configuration: override on the command line, e.g. make OPT='-O2 -g' -----------------
 CC         ?= gcc
@@ -18,21 +20,27 @@ BUILD      ?= build
 # -------------------------------------------------------------------------------------------
 
 WARN     := -Wall -Wextra -Wno-unused-parameter
-# provenance: the git revision, or .git-rev where the tree travelled without .git (the GPU
-# machine: write it with `git describe --always --dirty > .git-rev` and carry it)
-GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
+# provenance: the git revision of THIS tree (a tree inside another repository must not take
+# that repository's revision), else .git-rev (written by runs/stamp_rev.sh before a tree
+# travels without .git), else unknown
+GIT_REV  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+                git describe --always --dirty --abbrev=12 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
 CC_VER   := $(shell $(CC) --version 2>/dev/null | head -1)
 NV_VER   := $(if $(NVCC),$(shell $(NVCC) --version 2>/dev/null | tail -2 | head -1),)
 DEFS     := -DNBR_GIT_REV='"$(GIT_REV)"'
-CFLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(DEFS)
-NVFLAGS  := -std=c++17 $(NVOPT) $(CUDA_ARCH) $(DEFS) -Xcompiler -Wall -lineinfo
+CFLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN)
+NVFLAGS  := -std=c++17 $(NVOPT) $(CUDA_ARCH) -Xcompiler -Wall -lineinfo
 LDLIBS   := -lm
 
+# The rooms: common/ is the harness (parameters, state, loop, timers, report, reference,
+# check); kernels/ the algorithms' building blocks (kernels/*.c and kernels/cpu/ in C,
+# kernels/cuda/ in CUDA); variants/ one program each, composed from them.
 COMMON_SRC   := $(wildcard common/*.c)
-KERNEL_SRC   := $(wildcard kernels/*.cu)
+KCPU_SRC     := $(wildcard kernels/*.c kernels/cpu/*.c)
+KCUDA_SRC    := $(wildcard kernels/cuda/*.cu)
 CPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.c)))
 GPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.cu)))
-HEADERS      := $(wildcard common/*.h kernels/*.h kernels/*.cuh)
+HEADERS      := $(wildcard common/*.h kernels/*.h kernels/cpu/*.h kernels/cuda/*.cuh)
 
 # per precision: -DNBR_FLOAT for float
 prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
@@ -49,32 +57,32 @@ ifeq ($(NVCC),)
 	@echo "nvcc not found: CUDA variants ($(GPU_VARIANTS)) not built"
 endif
 
+# objects of one precision: build/<p>/<source path>.o
+objs = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 define PRECISION_RULES
-$(BUILD)/$(1)/common/%.o: common/%.c $(HEADERS) | $(BUILD)/$(1)/common
+$(BUILD)/$(1)/%.o: %.c $(HEADERS)
+	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"$(CC_VER)"' -c $$< -o $$@
-$(BUILD)/$(1)/variants/%.o: variants/%.c $(HEADERS) | $(BUILD)/$(1)/variants
-	$(CC) $(CFLAGS) $(call prec_flag,$(1)) -c $$< -o $$@
-$(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.o $(patsubst common/%.c,$(BUILD)/$(1)/common/%.o,$(COMMON_SRC))
+$(BUILD)/$(1)/common/provenance.o: common/provenance.c $(HEADERS) $(BUILD)/.git-rev-stamp
+	@mkdir -p $$(@D)
+	$(CC) $(CFLAGS) $(call prec_flag,$(1)) $(DEFS) -DNBR_COMPILER='"$(CC_VER)"' -c $$< -o $$@
+$(addprefix $(BUILD)/$(1)/,$(CPU_VARIANTS)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
-$(BUILD)/$(1)/test-core: tests/test_core.c $(patsubst common/%.c,$(BUILD)/$(1)/common/%.o,$(filter-out common/md_loop.c,$(COMMON_SRC))) $(BUILD)/$(1)/common/md_loop.o
-	$(CC) $(CFLAGS) $(call prec_flag,$(1)) $$^ -o $$@ $(LDLIBS)
-# CUDA: kernels/ objects shared by every GPU variant; common/ objects linked in as C
-$(BUILD)/$(1)/kernels/%.o: kernels/%.cu $(HEADERS) | $(BUILD)/$(1)/kernels
-	$(NVCC) $(NVFLAGS) $(call prec_flag,$(1)) -c $$< -o $$@
-$(BUILD)/$(1)/variants/%.cu.o: variants/%.cu $(HEADERS) | $(BUILD)/$(1)/variants
+$(BUILD)/$(1)/test-core: $(BUILD)/$(1)/tests/test_core.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+# CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
+$(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
+	@mkdir -p $$(@D)
 	$(NVCC) $(NVFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
-$(addprefix $(BUILD)/$(1)/,$(GPU_VARIANTS)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst kernels/%.cu,$(BUILD)/$(1)/kernels/%.o,$(KERNEL_SRC)) $(patsubst common/%.c,$(BUILD)/$(1)/common/%.o,$(COMMON_SRC))
+$(addprefix $(BUILD)/$(1)/,$(GPU_VARIANTS)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
-$(BUILD)/$(1)/common $(BUILD)/$(1)/variants $(BUILD)/$(1)/kernels:
-	mkdir -p $$@
 endef
 $(foreach p,$(PRECISIONS),$(eval $(call PRECISION_RULES,$(p))))
 
-# Provenance: report.c bakes the revision into every CSV row, so it is recompiled whenever
-# the revision changes (the stamp file is rewritten only then).
+# Provenance: provenance.c bakes the revision into every CSV row, so it is recompiled
+# whenever the revision changes (the stamp file is rewritten only then).
 REV_STAMP := $(BUILD)/.git-rev-stamp
 $(shell mkdir -p $(BUILD) && (echo '$(GIT_REV)' | cmp -s - $(REV_STAMP) || echo '$(GIT_REV)' > $(REV_STAMP)))
-$(foreach p,$(PRECISIONS),$(BUILD)/$(p)/common/report.o): $(REV_STAMP)
 .SECONDARY:
 
 run: all
@@ -83,11 +91,22 @@ run: all
 test: all
 	tests/run.sh
 
+# regression tracking (README "Regression tracking"): the quick and full benchmark suites
+# (runs/suites.txt) append to results/<machine>/bench.csv; history plots them against the
+# commit order. A/B comparisons of two revisions: runs/compare.sh A B [SUITE].
+.PHONY: bench bench-full history
+bench: all
+	BUILD=$(BUILD) runs/bench.sh quick
+bench-full: all
+	BUILD=$(BUILD) runs/bench.sh full
+history:
+	runs/history.sh
+
 plots:
-	plots/all.sh
+	BUILD=$(BUILD) plots/all.sh
 
 report:
-	runs/report.sh
+	BUILD=$(BUILD) runs/report.sh
 
 info:
 	@echo "nbrlab $(GIT_REV)"

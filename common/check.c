@@ -22,6 +22,7 @@
  * total energy is a sum of N ~ 1e4..1e5 terms accumulated in float partial sums, whose
  * random rounding grows like sqrt(N) eps ~ 4e-5 worst case at 1e5 atoms, typically far less. */
 #include "core.h"
+#include "pbc.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -81,8 +82,8 @@ static int check_pairs(Sim *s)
     size_t at = 0;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
-            double d[3] = {ref_delta(s->r[i].x, s->r[j].x, L), ref_delta(s->r[i].y, s->r[j].y, L),
-                           ref_delta(s->r[i].z, s->r[j].z, L)};
+            double d[3] = {pbc_delta_double(s->r[i].x, s->r[j].x, L), pbc_delta_double(s->r[i].y, s->r[j].y, L),
+                           pbc_delta_double(s->r[i].z, s->r[j].z, L)};
             double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             double r = sqrt(d2);
             int inside = r < cut - band, border = !inside && r <= cut + band;
@@ -106,10 +107,14 @@ static int check_pairs(Sim *s)
     return fail;
 }
 
-int check_run(Sim *s)
+int check_run(Sim *s, int unstable)
 {
     const Variant *v = s->variant;
     const int n = s->n;
+    if (unstable) {
+        printf("check %s: FAIL (the run was unstable: its state is not a valid configuration to check)\n", v->name);
+        return 1;
+    }
     s->production = 0;          /* nothing below is timed */
     if (v->download) v->download(s);
     v->wrap(s);
@@ -146,16 +151,56 @@ int check_run(Sim *s)
     double traw = fabs(s->props.upot_sum - ref.upot) / fmax(fabs(ref.upot), 1e-300);
     double terr = fmax(0, fabs(s->props.upot_sum - ref.upot) - ref.uband_total) /
                   fmax(fabs(ref.upot), 1e-300);
-    int fail = !(ferr <= TOL_ATOM) || !(terr <= TOL_TOTAL) || (v->has_u && !(uerr <= TOL_ATOM));
+    /* the virial, like U, sums pair terms: the same tolerance, relative to the sum of |r.f|
+     * (the virial itself can be near zero where attraction and repulsion balance) */
+    double verr = fmax(0, fabs(s->props.virial_sum - ref.virial) - ref.virial_band) / fmax(ref.virial_abs, 1e-300);
+    int fail = !(ferr <= TOL_ATOM) || !(terr <= TOL_TOTAL) || (v->has_u && !(uerr <= TOL_ATOM)) ||
+               !(verr <= TOL_TOTAL);
     printf("check forces: max per-atom error %.3g (atom %d), tolerance %.1g; rms force %.6g; "
            "%ld pair(s) within rounding of r_c\n", ferr, fworst, TOL_ATOM, sqrt(f2 / n), ref.border_pairs);
     if (v->has_u)
         printf("check energies: max per-atom error %.3g (atom %d), tolerance %.1g\n", uerr, uworst, TOL_ATOM);
     printf("check total energy: U = %.12g, reference %.12g, relative error %.3g (%.3g beyond the "
            "borderline pairs' share), tolerance %.1g: %s\n",
-           s->props.upot_sum, ref.upot, traw, terr, TOL_TOTAL, fail ? "FAIL" : "ok");
+           s->props.upot_sum, ref.upot, traw, terr, TOL_TOTAL, !(terr <= TOL_TOTAL) ? "FAIL" : "ok");
+    printf("check virial: W = %.12g, reference %.12g, error %.3g relative to sum |r.f| (beyond the borderline "
+           "pairs' share), tolerance %.1g: %s\n",
+           s->props.virial_sum, ref.virial, verr, TOL_TOTAL, !(verr <= TOL_TOTAL) ? "FAIL" : "ok");
     if (v->for_each_pair) fail |= check_pairs(s);
     printf("check %s: %s\n", v->name, fail ? "FAIL" : "PASS");
     reference_free(&ref);
     return fail;
+}
+
+/* --verify-lists. The rebuild rule promises that between builds every pair within r_c is
+ * in the structure built with r_n = r_c + delta: no atom moves more than delta/2. This
+ * checks the promise at the structure's last use, against brute force on the current
+ * positions (O(N^2): a verification mode, not a benchmark). Pairs within rounding of r_c
+ * may be absent. */
+int verify_lists(Sim *s, int built_at)
+{
+    const Variant *v = s->variant;
+    if (!v->for_each_pair || v->pair_cutoff < 0) return 0;   /* nothing kept between builds */
+    if (v->download) v->download(s);
+    const int n = s->n;
+    const double L = s->L, rc = s->p.rc, inside = rc - rounding_band(s);
+    PairSet ps = {.natoms = n};
+    v->for_each_pair(s, add_pair, &ps);
+    qsort(ps.key, ps.n, sizeof *ps.key, cmp_u64);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            double d[3] = {pbc_delta_double(s->r[i].x, s->r[j].x, L), pbc_delta_double(s->r[i].y, s->r[j].y, L),
+                           pbc_delta_double(s->r[i].z, s->r[j].z, L)};
+            double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (r >= inside) continue;
+            uint64_t key = (uint64_t)i * n + j;
+            if (!bsearch(&key, ps.key, ps.n, sizeof *ps.key, cmp_u64))
+                nbr_fail(EXIT_VERIFY, "%s: verify-lists: step %d: pair (%d, %d) at r = %.6g < r_c = %.6g is missing "
+                                      "from the neighbour structure built at step %d (summed largest displacement "
+                                      "since then %.4g = %.3g delta; rebuild at --rebuild-frac %.3g delta)",
+                         v->name, s->step, i, j, r, rc, built_at, s->disp_acc, s->disp_acc / s->p.delta,
+                         s->p.rebuild_frac);
+        }
+    free(ps.key);
+    return 1;
 }

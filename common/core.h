@@ -4,6 +4,12 @@
 
 #include "sim.h"
 
+/* provenance.c: the revision this program was built from ("-dirty": uncommitted changes;
+ * "unknown": no git and no .git-rev) and the host compiler. */
+const char *nbr_git_rev(void);
+const char *nbr_host_compiler(void);
+int nbr_rev_committed(void);
+
 /* state.c */
 void state_init(Sim *s);
 
@@ -12,6 +18,9 @@ typedef struct {
     double (*f)[3];      /* forces */
     double *u;           /* energies: half of each pair's u */
     double upot;         /* total potential energy */
+    double virial;       /* sum over pairs of r_ij . f_ij */
+    double virial_abs;   /* sum over pairs of |r_ij . f_ij|: the scale of its rounding */
+    double virial_band;  /* |r.f| of the pairs within `band` of r_c (may be counted or not) */
     double *fmag;        /* sum over pairs of |f_ij|: the scale rounding errors work on */
     double *fband;       /* sum of |f_ij| over pairs within `band` of r_c (may be in or out) */
     double *uband;       /* likewise half of |u_ij| */
@@ -20,11 +29,25 @@ typedef struct {
 } Reference;
 void reference_compute(const Sim *s, double band, Reference *ref);
 void reference_free(Reference *ref);
-double ref_delta(double a, double b, double L);  /* minimum image in double */
 
 /* check.c: validation of the variant's last build and forces against the reference and the
- * brute-force pair set; prints a report, returns 0 when everything is within tolerance. */
-int check_run(Sim *s);
+ * brute-force pair set; prints a report, returns 0 when everything is within tolerance.
+ * `unstable`: the run was unstable, so its state is not one to validate: fails. */
+int check_run(Sim *s, int unstable);
+
+/* check.c, --verify-lists: the variant's stale neighbour structure (built at step built_at)
+ * at its last use must hold every pair now within r_c; a missing pair stops the run with one
+ * line (exit 5). Returns 1 when it checked, 0 when the variant keeps no structure to check. */
+int verify_lists(Sim *s, int built_at);
+
+/* stagetime.c: each stage replayed on its own on the final state (--stage-reps), for the
+ * per-kernel columns and the stage fractions. */
+typedef struct {
+    double us[NSTAGES];     /* microseconds per call of the stage */
+    double gbs[NSTAGES];    /* achieved GB/s from the variant's byte count; < 0 = not stated */
+    double per_step[NSTAGES]; /* calls per production step */
+    int reps;
+} StageTimes;
 
 /* What one run measured, beside Sim.stats (report.c writes both). */
 typedef struct {
@@ -33,15 +56,34 @@ typedef struct {
     int    nblocks;       /* timing blocks behind that median */
     double e_start, e_end;/* mean E/N over a window at each end of production */
     double drift;         /* (e_end - e_start) / |e_start| */
+    double e_rms;         /* rms of E/N over production, relative to its mean */
+    double pressure;      /* mean over production */
+    long verified;        /* --verify-lists: stale structures checked */
+    int unstable;
+    StageTimes st;        /* st.reps == 0: not measured */
 } RunResult;
 
-/* report.c */
+/* One averaging block (--blocks-csv). */
+typedef struct {
+    int block, step, steps, timed_steps;
+    double e_mean, temp_mean, e_end, u_end;
+    long builds_total;
+    double us_per_atom_step;
+} BlockRow;
+
+/* report.c. report_open refuses (exit 2, one line) output files that cannot be written,
+ * have another header, or lie under a results/ directory while the build's revision is not
+ * committed (unless --allow-dirty): before any computing. */
+void report_open(const Sim *s);
 void report_summary(const Sim *s, const RunResult *res);
 void report_csv(const Sim *s, const RunResult *res, const char *status);
+void report_block(const Sim *s, const BlockRow *b);
 
-/* timers.c */
+/* timers.c: the host clock as a variant timer (CPU variants). */
 double wall_seconds(void);
 void host_timer_mark(Sim *s, int slot);
 double host_timer_seconds(Sim *s, int from, int to);
+
+void stage_timing(Sim *s, RunResult *res);
 
 #endif

@@ -3,60 +3,57 @@
  * Per step: (a) half-kick and drift; (b) if the list is due, wrap the periodic boundaries,
  * reorder if N_R steps have passed, rebuild; (c) forces; (d) half-kick; (e) properties,
  * and the rebuild test: the cumulative maximum displacement, summed from sqrt(max v^2) dt,
- * reaching delta/2; (f) velocity rescaling during equilibration. Only the production steps
- * (after equilibration) are timed; equilibration doubles as the warm-up. */
+ * reaching delta/2 (--rebuild-frac, a debug knob, changes the fraction); (f) velocity
+ * rescaling during equilibration. Only the production steps (after equilibration) are
+ * timed; equilibration doubles as the warm-up.
+ *
+ * The loop also watches the run: a state that is not finite stops it at once, atoms that
+ * overlap at the start and an energy drift beyond --drift-limit end it as "unstable"
+ * (exit 4, the CSV row says so); --verify-lists checks each stale neighbour structure at its
+ * last use. */
 #include "core.h"
 #include "sim.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-const char *const stage_names[NSTAGES] = {"list", "force", "integrate", "transfer", "reorder", "other"};
+const char *const stage_names[NSTAGES] = {"list", "force", "integrate", "reorder", "other"};
 
-void nbr_fail(int code, const char *fmt, ...)
+/* Overlapping atoms: a pair closer than about 0.6 sigma (LJ 12-6: u > 1700, |f| > 3.5e4),
+ * which no liquid or solid of interest has (the closest pairs at T ~ 1 sit near 0.85;
+ * a lattice jittered by 0.4 spacings has pairs near 0.7, which a run survives), or a mean
+ * U/N over 50 (a lattice too dense: its forces cancel by symmetry, its energy does not). */
+#define OVERLAP_F 3e4    /* |f_i| */
+#define OVERLAP_UI 800.0 /* u_i, half of the pair's u */
+#define OVERLAP_U 50.0   /* U/N */
+
+static void require_stages(const Variant *v)
 {
-    va_list ap;
-    fflush(stdout);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(code);
+    const void *need[] = {v->init, v->kick_drift, v->wrap, v->forces, v->kick, v->props, v->rescale};
+    for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+        if (!need[k])
+            nbr_fail(EXIT_INTERNAL, "%s: internal: the variant table lacks a required stage (CPU variants list "
+                                    "CPU_COMMON_STAGES)", v->name);
 }
 
-/* Fill NULL stages with the common CPU ones, so the loop never tests for them. */
-static Variant resolve(const Variant *v)
-{
-    Variant r = *v;
-    if (!r.kick_drift) r.kick_drift = cpu_kick_drift;
-    if (!r.wrap) r.wrap = cpu_wrap;
-    if (!r.kick) r.kick = cpu_kick;
-    if (!r.props) r.props = cpu_props;
-    if (!r.rescale) r.rescale = cpu_rescale;
-    if (!r.timer_mark) { r.timer_mark = host_timer_mark; r.timer_seconds = host_timer_seconds; }
-    return r;
-}
+typedef struct {
+    int last_reorder;     /* step of the last reordering */
+    int built_at;         /* step of the last build */
+    long verified;        /* --verify-lists: stale structures checked */
+} LoopState;
 
-#define TIMED(s, stage, call) \
-    do {                      \
-        stage_enter(s, stage); \
-        call;                 \
-        stage_leave(s);       \
-    } while (0)
-
-static void rebuild(Sim *s, int *last_reorder)
+static void rebuild(Sim *s, LoopState *ls)
 {
     const Variant *v = s->variant;
-    TIMED(s, STAGE_LIST, v->wrap(s));
-    if (v->reorder && s->p.reorder > 0 && s->step - *last_reorder >= s->p.reorder) {
-        TIMED(s, STAGE_REORDER, v->reorder(s));
-        *last_reorder = s->step;
+    v->wrap(s);
+    if (v->reorder && s->p.reorder > 0 && s->step - ls->last_reorder >= s->p.reorder && v->reorder(s)) {
+        ls->last_reorder = s->step;
+        if (s->production) s->stats.reorders++;
     }
-    if (v->build) TIMED(s, STAGE_LIST, v->build(s));
+    if (v->build) v->build(s);
     s->stats.builds_total++;
     if (s->production) {
         s->stats.builds++;
@@ -65,11 +62,20 @@ static void rebuild(Sim *s, int *last_reorder)
     if (s->stats.layers > s->stats.layers_max) s->stats.layers_max = s->stats.layers;
     s->rebuild_due = 0;
     s->disp_acc = 0;
+    ls->built_at = s->step;
 }
 
 static double total_energy(const Sim *s)
 {
     return (0.5 * s->props.ukin_sum + s->props.upot_sum) / s->n;
+}
+
+/* P = (N T + W / 3) / V with T = sum v^2 / (3 (N - 1)) (momentum is conserved, as LAMMPS
+ * counts the degrees of freedom) and W the pair virial. */
+static double pressure(const Sim *s)
+{
+    const double V = (double)s->L * s->L * s->L, T = s->props.ukin_sum / (3.0 * (s->n - 1 > 0 ? s->n - 1 : 1));
+    return (s->n * T + s->props.virial_sum / 3.0) / V;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -78,33 +84,109 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double median(double *x, int n)
+{
+    if (n <= 0) return 0;
+    qsort(x, n, sizeof(double), compare_doubles);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
 static void check_memory(const Sim *s)
 {
     /* host arrays: r, v, a, u plus the reference's double forces in check mode */
     double need = (double)s->n * (3 * sizeof(vec3) + sizeof(real)) + (s->p.check ? s->n * 32.0 : 0);
     double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
     if (need > 0.8 * have)
-        nbr_fail(3, "%s: N = %d atoms need %.3g GB of host memory, over 80%% of the %.3g GB "
-                    "installed: lower --ne", s->variant->name, s->n, need / 1e9, have / 1e9);
+        nbr_fail(EXIT_CAPACITY, "%s: N = %d atoms need %.3g GB of host memory, over 80%% of the %.3g GB "
+                                "installed: lower --ne", s->variant->name, s->n, need / 1e9, have / 1e9);
+}
+
+/* Two atoms far closer than in any liquid: the run would explode. Judged from the step-0
+ * forces and energies (host copies), so it costs no extra pass over pairs. */
+static int overlapping_start(const Sim *s, char *why, size_t len)
+{
+    double fmax = 0, umax = 0;
+    int fi = 0, ui = 0;
+    for (int i = 0; i < s->n; i++) {
+        double f2 = (double)s->a[i].x * s->a[i].x + (double)s->a[i].y * s->a[i].y + (double)s->a[i].z * s->a[i].z;
+        if (!(f2 <= fmax)) { fmax = f2; fi = i; }
+        if (s->variant->has_u && !((double)s->u[i] <= umax)) { umax = s->u[i]; ui = i; }
+    }
+    fmax = sqrt(fmax);
+    const double upa = s->props.upot_sum / s->n;
+    if (!(fmax <= OVERLAP_F))
+        snprintf(why, len, "atom %d feels |f| = %.3g (> %g: a pair closer than ~0.6 sigma)", fi, fmax, OVERLAP_F);
+    else if (!(umax <= OVERLAP_UI))
+        snprintf(why, len, "atom %d has u = %.3g (> %g: a pair closer than ~0.6 sigma)", ui, umax, OVERLAP_UI);
+    else if (!(upa <= OVERLAP_U))
+        snprintf(why, len, "U/N = %.3g (> %g: neighbours closer than ~0.75 sigma)", upa, OVERLAP_U);
+    else
+        return 0;
+    return 1;
+}
+
+/* One averaging block's numbers, for the console and --blocks-csv. */
+static void end_block(Sim *s, int block, int len, int timed, double e_sum, double t_sum, double us)
+{
+    BlockRow b = {.block = block, .step = s->step, .steps = len, .timed_steps = timed,
+                  .e_mean = e_sum / len, .temp_mean = t_sum / len, .e_end = total_energy(s),
+                  .u_end = s->props.upot_sum / s->n, .builds_total = s->stats.builds_total,
+                  .us_per_atom_step = us};
+    if (!s->p.quiet)
+        printf("# step %d: <E/N> = %.8f  <T> = %.6f  E/N = %.8f  U/N = %.8f  builds = %ld"
+               "  block_us_per_atom_step = %.6g\n",
+               s->step, b.e_mean, b.temp_mean, b.e_end, b.u_end, b.builds_total, us);
+    report_block(s, &b);
+}
+
+/* Ends an unstable run: the reason on stderr, a failed --check (the state is not one to
+ * validate), the CSV row with status unstable, exit 4. */
+static void stop_unstable(Sim *s, RunResult *res, const char *why)
+{
+    fprintf(stderr, "%s: step %d: unstable: %s\n", s->variant->name, s->step, why);
+    if (s->p.check) check_run(s, 1);
+    report_csv(s, res, "unstable");
+    exit(EXIT_UNSTABLE);
+}
+
+static void stop_if_not_finite(Sim *s, RunResult *res)
+{
+    if (isfinite(total_energy(s)) && isfinite(s->props.vv_max) && isfinite(s->props.virial_sum)) return;
+    char why[200];
+    snprintf(why, sizeof why, "the state is no longer finite (E/N = %g, max v^2 = %g): the run exploded (time step, "
+             "temperature or density too large?)", total_energy(s), s->props.vv_max);
+    stop_unstable(s, res, why);
 }
 
 int nbr_main(int argc, char **argv, const Variant *variant)
 {
-    static Sim sim;
-    Sim *s = &sim;
-    Variant v = resolve(variant);
+    Sim *s = calloc(1, sizeof *s);
+    if (!s) nbr_fail(EXIT_CAPACITY, "%s: cannot allocate the simulation state", variant->name);
+    Variant v = *variant;
+    require_stages(&v);
+    if (!v.timer_mark) { v.timer_mark = host_timer_mark; v.timer_seconds = host_timer_seconds; }
     s->variant = &v;
     params_parse(&s->p, argc, argv, v.knobs, v.name, v.summary);
     const Params *p = &s->p;
 
+    if (v.max_atoms > 0 && params_natoms(p) > v.max_atoms)
+        nbr_fail(EXIT_INPUT, "%s: N = %ld atoms exceed this program's limit of %ld (%s): lower --ne", v.name,
+                 params_natoms(p), v.max_atoms, v.max_atoms_why);
     s->n = (int)params_natoms(p);
     s->L = (real)params_box(p);
     s->rn = (real)params_rn(p);
     s->pot.rc2 = (real)(p->rc * p->rc);
     s->pot.shift = (real)p->shift;
+    if (p->print_config) {
+        params_print_plain(p, v.knobs);
+        printf("variant=%s\nprecision=%s\ngit_rev=%s\nn=%d\nL=%.10g\nr_n=%.10g\n", v.name, NBR_PRECISION,
+               nbr_git_rev(), s->n, (double)s->L, (double)s->rn);
+        return 0;
+    }
     if (p->rc >= 0.5 * params_box(p))
-        nbr_fail(2, "%s: --rc %.4g must be below half the box edge L/2 = %.4g (minimum image): raise --ne",
+        nbr_fail(EXIT_INPUT, "%s: --rc %.4g must be below half the box edge L/2 = %.4g (minimum image): raise --ne",
                  v.name, p->rc, 0.5 * params_box(p));
+    report_open(s);   /* output files are refused now, not after the computing */
     check_memory(s);
     s->r = nbr_alloc(sizeof(vec3) * s->n, "positions");
     s->v = nbr_alloc(sizeof(vec3) * s->n, "velocities");
@@ -115,99 +197,144 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         printf("# nbrlab %s: %s\n", v.name, v.summary);
         params_print(p, v.knobs);
     }
-    if (v.init(s) != 0) nbr_fail(1, "%s: initialisation failed", v.name);
+    if (v.init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", v.name);
     if (!p->quiet && v.device_name) printf("# %-14s = %s\n", "device", v.device_name(s));
 
     const int prod_steps = p->steps - p->equil;
     double *e_prod = nbr_alloc(sizeof(double) * (prod_steps > 0 ? prod_steps : 1), "energy history");
-    int nblocks_max = prod_steps / p->avg_block + 2, nblocks = 0;
+    int nblocks_max = prod_steps / p->avg_block + 2, nblocks = 0, block = 0;
     double *block_wall = nbr_alloc(sizeof(double) * nblocks_max, "block timings");
-    int last_reorder = 0;
+    LoopState ls = {0};
+    RunResult res = {0};
 
     /* Step 0: build and forces for the initial state (not timed). */
-    rebuild(s, &last_reorder);
+    rebuild(s, &ls);
     v.forces(s);
     v.props(s);
+    stop_if_not_finite(s, &res);
+    if (p->steps > 0) {
+        char why[200];
+        if (v.download) v.download(s);
+        if (overlapping_start(s, why, sizeof why)) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "atoms overlap at the start: %s; lower --rho or choose another --config", why);
+            stop_unstable(s, &res, msg);
+        }
+    }
     if (!p->quiet)
-        printf("# step 0: E/N = %.8f  U/N = %.8f  T = %.6f  G = %d  layers = %d  nbr/atom = %.3f\n",
-               total_energy(s), s->props.upot_sum / s->n, s->props.ukin_sum / (3.0 * s->n),
+        printf("# step 0: E/N = %.8f  U/N = %.8f  T = %.6f  P = %.6f  G = %d  layers = %d  nbr/atom = %.3f\n",
+               total_energy(s), s->props.upot_sum / s->n, s->props.ukin_sum / (3.0 * s->n), pressure(s),
                s->stats.cells_per_axis, s->stats.layers, s->stats.nbr_entries / s->n);
 
-    double rescale_acc = 0, block_e = 0, block_t = 0, wall0 = 0, block_t0 = 0;
-    int timed_in_block = 0;
+    /* Production timing: a timer mark (host clock or CUDA event) at the start and at the end
+     * of every averaging block, nothing inside the steps. */
+    double rescale_acc = 0, block_e = 0, block_t = 0, p_sum = 0;
+    int timed_in_block = 0, mark = 0;
     for (int step = 1; step <= p->steps; step++) {
         s->step = step;
         if (step == p->equil + 1) {
             s->production = 1;
-            timers_flush(s);
-            memset(s->t_stage, 0, sizeof s->t_stage);
-            wall0 = block_t0 = wall_seconds();
+            v.timer_mark(s, mark);
         }
-        TIMED(s, STAGE_INTEGRATE, v.kick_drift(s));
-        if (s->rebuild_due) rebuild(s, &last_reorder);
-        TIMED(s, STAGE_FORCE, v.forces(s));
-        TIMED(s, STAGE_INTEGRATE, v.kick(s));
-        TIMED(s, STAGE_OTHER, v.props(s));
+        v.kick_drift(s);
+        if (s->rebuild_due) rebuild(s, &ls);
+        v.forces(s);
+        v.kick(s);
+        v.props(s);
+        stop_if_not_finite(s, &res);
 
         s->disp_acc += sqrt(s->props.vv_max) * p->dt;
-        if (s->disp_acc >= 0.5 * p->delta) s->rebuild_due = 1;
+        if (s->disp_acc >= p->rebuild_frac * p->delta) {
+            s->rebuild_due = 1;
+            /* the forces of this step were the stale structure's last use */
+            if (p->verify_lists) {
+                s->production = 0;   /* not part of the run's timing */
+                ls.verified += verify_lists(s, ls.built_at);
+                s->production = step > p->equil;
+            }
+        }
 
         if (!s->production) {
             rescale_acc += s->props.ukin_sum;
             if (step % p->rescale_every == 0) {
                 double target = 3 * p->temp * (s->n - 1);
-                TIMED(s, STAGE_OTHER, v.rescale(s, sqrt(target / (rescale_acc / p->rescale_every))));
+                v.rescale(s, sqrt(target / (rescale_acc / p->rescale_every)));
                 rescale_acc = 0;
             }
         } else {
             e_prod[step - p->equil - 1] = total_energy(s);
+            p_sum += pressure(s);
             timed_in_block++;
         }
         block_e += total_energy(s);
         block_t += s->props.ukin_sum / (3.0 * s->n);
         if (step % p->avg_block == 0 || step == p->steps) {
-            int len = step % p->avg_block ? step % p->avg_block : p->avg_block;
+            int len = step % p->avg_block ? step % p->avg_block : p->avg_block, timed = timed_in_block;
             double block_us = 0;  /* us per atom-step of this block's timed steps */
             if (timed_in_block) {
-                timers_flush(s);
-                double now = wall_seconds(), per_step = (now - block_t0) / timed_in_block;
+                v.timer_mark(s, mark ^ 1);
+                const double secs = v.timer_seconds(s, mark, mark ^ 1), per_step = secs / timed_in_block;
+                mark ^= 1;
+                res.wall += secs;
                 if (nblocks < nblocks_max) block_wall[nblocks++] = per_step;
                 block_us = per_step / s->n * 1e6;
-                block_t0 = now;
                 timed_in_block = 0;
             }
-            if (!p->quiet)
-                printf("# step %d: <E/N> = %.8f  <T> = %.6f  E/N = %.8f  U/N = %.8f  builds = %ld"
-                       "  block_us_per_atom_step = %.6g\n",
-                       step, block_e / len, block_t / len, total_energy(s), s->props.upot_sum / s->n,
-                       s->stats.builds_total, block_us);
+            end_block(s, ++block, len, timed, block_e, block_t, block_us);
+            /* an explosion shows long before the end: atoms overlapping, or (in production)
+             * the energy off its value at the start of production by more than the drift
+             * bound, relative to |E| or, where E is near 0, the kinetic energy 3T/2 */
+            const double upa = s->props.upot_sum / s->n;
+            const double moved = timed ? fabs(total_energy(s) - e_prod[0]) / fmax(fabs(e_prod[0]), 1.5 * p->temp) : 0;
+            if (!(upa <= OVERLAP_U) || !(moved <= p->drift_limit)) {
+                char why[200];
+                if (!(upa <= OVERLAP_U))
+                    snprintf(why, sizeof why, "atoms overlap, U/N = %.3g (limit %g): the run exploded (time step, "
+                             "temperature or density too large?)", upa, OVERLAP_U);
+                else
+                    snprintf(why, sizeof why, "the energy moved by %.3g (relative), beyond --drift-limit %g",
+                             moved, p->drift_limit);
+                stop_unstable(s, &res, why);
+            }
             block_e = block_t = 0;
         }
     }
-    timers_flush(s);
-    double wall = prod_steps > 0 ? wall_seconds() - wall0 : 0;
+    res.nblocks = nblocks;
+    res.verified = ls.verified;
 
-    /* Energy drift: mean over a window at each end of production (fluctuations average out). */
-    RunResult res = {.wall = wall, .nblocks = nblocks};
+    /* Energy drift: mean over a window at each end of production (fluctuations average out);
+     * its rms fluctuation, which a symplectic integrator keeps of order dt^2. */
     if (prod_steps > 0) {
         int win = prod_steps / 10 < p->avg_block ? prod_steps / 10 : p->avg_block;
         if (win < 1) win = 1;
+        double mean = 0, var = 0;
         for (int k = 0; k < win; k++) {
             res.e_start += e_prod[k] / win;
             res.e_end += e_prod[prod_steps - 1 - k] / win;
         }
+        for (int k = 0; k < prod_steps; k++) mean += e_prod[k] / prod_steps;
+        for (int k = 0; k < prod_steps; k++) var += (e_prod[k] - mean) * (e_prod[k] - mean) / prod_steps;
         res.drift = (res.e_end - res.e_start) / fabs(res.e_start);
-        qsort(block_wall, nblocks, sizeof(double), compare_doubles);
-        if (nblocks)
-            res.step_median = nblocks % 2 ? block_wall[nblocks / 2]
-                                          : 0.5 * (block_wall[nblocks / 2 - 1] + block_wall[nblocks / 2]);
+        res.e_rms = sqrt(var) / fabs(mean);
+        res.pressure = p_sum / prod_steps;
+        res.step_median = median(block_wall, nblocks);
     }
+    /* the bound on the drift, relative to |E| or, where E is near 0, to 3T/2 */
+    res.unstable = prod_steps > 0 &&
+                   !(fabs(res.e_end - res.e_start) / fmax(fabs(res.e_start), 1.5 * p->temp) <= p->drift_limit);
     int status = 0;
-    if (p->check) status = check_run(s);
+    if (p->check) status = check_run(s, res.unstable);
+    /* after the check: the replays move the atoms */
+    if (prod_steps > 0 && p->stage_reps > 0 && !res.unstable) stage_timing(s, &res);
     report_summary(s, &res);
-    report_csv(s, &res, status ? "check-failed" : "ok");
+    if (res.unstable)
+        fprintf(stderr, "%s: unstable: the energy drifted by %.3g (relative), beyond --drift-limit %g\n", v.name,
+                res.drift, p->drift_limit);
+    report_csv(s, &res, res.unstable ? "unstable" : status ? "check-failed" : "ok");
     if (v.finish) v.finish(s);
     free(e_prod);
     free(block_wall);
-    return status ? 1 : 0;
+    free(s->r); free(s->v); free(s->a); free(s->u);
+    free(s);
+    return res.unstable ? EXIT_UNSTABLE : status ? EXIT_INTERNAL : 0;
 }

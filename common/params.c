@@ -24,46 +24,63 @@ typedef struct {
     double min, max;            /* inclusive limits for numbers */
     const char *const *names;   /* for T_ENUM */
     unsigned knob;              /* 0 = every program */
+    const char *column;         /* CSV column recording the value; NULL = not recorded */
     const char *help;
 } Option;
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
-    {"system", T_ENUM, F(system), 0, 0, system_names, 0,
+    {"system", T_ENUM, F(system), 0, 0, system_names, 0, "system",
      "preset: sp (soft sphere: rho 0.8, T 1, r_c 2^(1/6), delta 0.6, shift 1) or lj "
      "(rho 0.38, T 1.2, r_c 3, delta 0.8, shift 0); applied before every other flag"},
-    {"ne", T_INT, F(ne), 1, 1290, NULL, 0, "atoms per edge of the initial cubic lattice (N = ne^3)"},
-    {"rho", T_REAL, F(rho), 1e-6, 3.0, NULL, 0, "number density"},
-    {"temp", T_REAL, F(temp), 0, 1e3, NULL, 0, "temperature (initial |v| = sqrt(3T); rescaling target)"},
-    {"rc", T_REAL, F(rc), 0.5, 10, NULL, 0, "interaction cutoff r_c"},
-    {"delta", T_REAL, F(delta), 0, 5, NULL, 0, "neighbour shell thickness: r_n = r_c + delta"},
-    {"dt", T_REAL, F(dt), 1e-6, 0.05, NULL, 0, "time step"},
-    {"shift", T_REAL, F(shift), -10, 10, NULL, 0, "energy added to u(r) inside r_c"},
-    {"config", T_ENUM, F(config), 0, 0, config_names, 0,
+    {"ne", T_INT, F(ne), 1, 1290, NULL, 0, "ne", "atoms per edge of the initial cubic lattice (N = ne^3)"},
+    {"rho", T_REAL, F(rho), 1e-6, 3.0, NULL, 0, "rho", "number density"},
+    {"temp", T_REAL, F(temp), 0, 1e3, NULL, 0, "temp", "temperature (initial |v| = sqrt(3T); rescaling target)"},
+    {"rc", T_REAL, F(rc), 0.5, 10, NULL, 0, "rc", "interaction cutoff r_c"},
+    {"delta", T_REAL, F(delta), 0, 5, NULL, 0, "delta", "neighbour shell thickness: r_n = r_c + delta"},
+    {"dt", T_REAL, F(dt), 1e-6, 0.05, NULL, 0, "dt", "time step"},
+    {"shift", T_REAL, F(shift), -10, 10, NULL, 0, "shift", "energy added to u(r) inside r_c"},
+    {"config", T_ENUM, F(config), 0, 0, config_names, 0, "config",
      "initial positions: lattice (the paper), jitter (lattice + random displacements), "
      "random (uniform), boundary (atoms placed exactly on cell and box faces)"},
-    {"seed", T_U64, F(seed), 0, 1.8e19, NULL, 0, "random seed"},
-    {"steps", T_INT, F(steps), 0, 1e9, NULL, 0, "total time steps, equilibration included"},
-    {"equil", T_INT, F(equil), 0, 1e9, NULL, 0, "equilibration steps (rescaled, not timed)"},
-    {"rescale-every", T_INT, F(rescale_every), 1, 1e9, NULL, 0, "rescale velocities every this many steps while equilibrating"},
-    {"avg-block", T_INT, F(avg_block), 1, 1e9, NULL, 0, "steps per averaging block"},
-    {"threads", T_INT, F(threads), 32, 1024, NULL, KNOB_THREADS, "threads per block (multiple of 32)"},
-    {"read", T_ENUM, F(read), 0, 0, read_names, KNOB_READ,
+    {"seed", T_U64, F(seed), 0, 1.8e19, NULL, 0, "seed", "random seed"},
+    {"steps", T_INT, F(steps), 0, 1e9, NULL, 0, "steps", "total time steps, equilibration included"},
+    {"equil", T_INT, F(equil), 0, 1e9, NULL, 0, "equil", "equilibration steps (rescaled, not timed)"},
+    {"rescale-every", T_INT, F(rescale_every), 1, 1e9, NULL, 0, NULL, "rescale velocities every this many steps while equilibrating"},
+    {"avg-block", T_INT, F(avg_block), 1, 1e9, NULL, 0, NULL, "steps per averaging block"},
+    {"threads", T_INT, F(threads), 32, 1024, NULL, KNOB_THREADS, "threads", "threads per block (multiple of 32)"},
+    {"read", T_ENUM, F(read), 0, 0, read_names, KNOB_READ, "read",
      "how kernels read positions: texture (paper: texture on), ldg (read-only cache), plain (texture off)"},
-    {"reorder", T_INT, F(reorder), 0, 1e9, NULL, KNOB_REORDER, "reorder atoms in cell order every N_R steps, at the next rebuild (0 = never)"},
-    {"reorder-at", T_ENUM, F(reorder_at), 0, 0, where_names, KNOB_REORDER, "reorder on the host (paper) or the device"},
-    {"wlayout", T_ENUM, F(wlayout), 0, 0, wlayout_names, KNOB_WLAYOUT,
+    {"reorder", T_INT, F(reorder), 0, 1e9, NULL, KNOB_REORDER, "reorder", "reorder atoms in cell order every N_R steps, at the next rebuild (0 = never)"},
+    {"reorder-at", T_ENUM, F(reorder_at), 0, 0, where_names, KNOB_REORDER, "reorder_at", "reorder on the host (paper) or the device"},
+    {"wlayout", T_ENUM, F(wlayout), 0, 0, wlayout_names, KNOB_WLAYOUT, "wlayout",
      "neighbour matrix W(m,i) layout: row (m-th neighbours of all atoms adjacent, the paper) or col (transposed)"},
-    {"layers", T_ENUM, F(layers), 0, 0, where_names, KNOB_LAYERS, "layer assignment on the host (paper) or the device (atomics)"},
-    {"reduce", T_ENUM, F(reduce), 0, 0, where_names, KNOB_REDUCE, "final stage of the energy/max-v^2 reductions: host (paper) or device"},
-    {"tp", T_INT, F(tp), 1, 32, NULL, KNOB_TP, "threads per particle"},
-    {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
-    {"max-layers", T_LONG, F(max_layers), 0, 1e6, NULL, KNOB_LAYERCAP, "layer capacity (0 = automatic, grows on demand)"},
-    {"max-pairs", T_LONG, F(max_pairs), 0, 4e9, NULL, KNOB_PAIRCAP, "pair-list capacity in pairs (0 = automatic, grows on demand)"},
-    {"check", T_FLAG, F(check), 0, 0, NULL, 0, "after the run rebuild, recompute and compare per atom with the O(N^2) reference and brute-force pairs"},
-    {"quiet", T_FLAG, F(quiet), 0, 0, NULL, 0, "print only the summary"},
-    {"csv", T_STR, F(csv), 0, sizeof(((Params *)0)->csv) - 1, NULL, 0, "append one result row to this CSV file"},
-    {"tag", T_STR, F(tag), 0, sizeof(((Params *)0)->tag) - 1, NULL, 0, "label written to the CSV row"},
+    {"layers", T_ENUM, F(layers), 0, 0, where_names, KNOB_LAYERS, "layer_assign", "layer assignment on the host (paper) or the device (atomics)"},
+    {"reduce", T_ENUM, F(reduce), 0, 0, where_names, KNOB_REDUCE, "reduce", "final stage of the energy/max-v^2 reductions: host (paper) or device"},
+    {"tp", T_INT, F(tp), 1, 32, NULL, KNOB_TP, "tp", "threads per particle"},
+    {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "max_nbr", "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
+    {"max-layers", T_LONG, F(max_layers), 0, 1e6, NULL, KNOB_LAYERCAP, "max_layers", "layer capacity (0 = automatic, grows on demand)"},
+    {"max-pairs", T_LONG, F(max_pairs), 0, 4e9, NULL, KNOB_PAIRCAP, "max_pairs", "pair-list capacity in pairs (0 = automatic, grows on demand)"},
+    {"check", T_FLAG, F(check), 0, 0, NULL, 0, NULL, "after the run rebuild, recompute and compare per atom with the O(N^2) reference and brute-force pairs"},
+    {"verify-lists", T_FLAG, F(verify_lists), 0, 0, NULL, 0, "verify_lists",
+     "before every rebuild check that the stale neighbour structure still holds every pair now within r_c "
+     "(a missing pair stops the run naming the pair, the step and the displacement)"},
+    {"rebuild-frac", T_REAL, F(rebuild_frac), 0.05, 1, NULL, 0, "rebuild_frac",
+     "debug: rebuild when the summed largest displacement reaches this fraction of delta (0.5 is the rule "
+     "that guarantees every pair within r_c is listed; larger values are unsafe, for testing --verify-lists)"},
+    {"stage-reps", T_INT, F(stage_reps), 0, 1e6, NULL, 0, "stage_reps",
+     "kernel-level timing: after production replay each stage this many times on its own (0 = off)"},
+    {"drift-limit", T_REAL, F(drift_limit), 0, 1e9, NULL, 0, NULL,
+     "a run whose energy moves by more than this, relative to |E| (or 3T/2 where E is near 0), is unstable: status unstable, exit 4"},
+    {"quiet", T_FLAG, F(quiet), 0, 0, NULL, 0, NULL, "print only the summary"},
+    {"print-config", T_FLAG, F(print_config), 0, 0, NULL, 0, NULL,
+     "print the resolved configuration as name=value lines (for scripts) and exit"},
+    {"allow-dirty", T_FLAG, F(allow_dirty), 0, 0, NULL, 0, NULL,
+     "allow appending rows under a results/ directory from a build of uncommitted or unknown code"},
+    {"csv", T_STR, F(csv), 0, sizeof(((Params *)0)->csv) - 1, NULL, 0, NULL, "append one result row to this CSV file"},
+    {"blocks-csv", T_STR, F(blocks_csv), 0, sizeof(((Params *)0)->blocks_csv) - 1, NULL, 0, NULL,
+     "append one row per averaging block (energies, temperature, timing) to this CSV file"},
+    {"tag", T_STR, F(tag), 0, sizeof(((Params *)0)->tag) - 1, NULL, 0, NULL, "label written to the CSV row"},
 };
 #undef F
 enum { NOPTIONS = sizeof options / sizeof options[0] };
@@ -87,6 +104,9 @@ static void set_defaults(Params *p)
     p->layers = WHERE_HOST;
     p->reduce = WHERE_HOST;
     p->tp = 1;
+    p->rebuild_frac = 0.5;
+    p->drift_limit = 0.05;
+    p->stage_reps = 20;
 }
 
 static void apply_preset(Params *p)
@@ -105,11 +125,14 @@ static const Option *find_option(const char *flag)
     return NULL;
 }
 
-static void die(const char *program, const char *msg, const char *flag)
+/* "program: --flag<msg>"; `flag` is the option's name (no dashes) or, with raw, the user's
+ * own word as typed. */
+static void die_as(const char *program, const char *msg, const char *flag, int raw)
 {
-    fprintf(stderr, "%s: %s%s%s\n", program, flag ? "--" : "", flag ? flag : "", msg);
+    fprintf(stderr, "%s: %s%s%s\n", program, flag && !raw ? "--" : "", flag ? flag : "", msg);
     exit(2);
 }
+static void die(const char *program, const char *msg, const char *flag) { die_as(program, msg, flag, 0); }
 
 static int enum_index(const char *const *names, const char *text)
 {
@@ -204,9 +227,9 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *
             print_help(program, summary, knobs);
             exit(0);
         }
-        if (strncmp(arg, "--", 2) != 0) die(program, ": unexpected argument (flags start with --; see --help)", arg);
+        if (strncmp(arg, "--", 2) != 0) die_as(program, ": unexpected argument (flags start with --; see --help)", arg, 1);
         const Option *o = find_option(arg + 2);
-        if (!o) die(program, ": unknown flag (see --help)", arg);
+        if (!o) die_as(program, ": unknown flag (see --help)", arg, 1);
         if (o->knob && !(o->knob & knobs)) {
             char msg[256];
             snprintf(msg, sizeof msg, " is not a knob of %s (see --help for the ones it has)", program);
@@ -240,11 +263,29 @@ static void value_text(const Params *p, const Option *o, char *out, int len)
     }
 }
 
-void params_knob_text(const Params *p, unsigned knobs, const char *flag, char *out, int len)
+void params_columns(const Params *p, unsigned knobs, void (*fn)(void *ctx, const char *col, const char *value),
+                    void *ctx)
 {
-    const Option *o = find_option(flag);
-    if (!o || (o->knob && !(o->knob & knobs))) snprintf(out, len, "-");
-    else value_text(p, o, out, len);
+    char text[600];
+    for (int k = 0; k < NOPTIONS; k++) {
+        const Option *o = &options[k];
+        if (!o->column) continue;
+        if (o->knob && !(o->knob & knobs)) snprintf(text, sizeof text, "-");
+        else value_text(p, o, text, sizeof text);
+        fn(ctx, o->column, text);
+    }
+}
+
+void params_print_plain(const Params *p, unsigned knobs)
+{
+    char text[600];
+    for (int k = 0; k < NOPTIONS; k++) {
+        const Option *o = &options[k];
+        if ((o->knob && !(o->knob & knobs)) || o->offset == offsetof(Params, print_config))
+            continue;
+        value_text(p, o, text, sizeof text);
+        printf("%s=%s\n", o->flag, text);
+    }
 }
 
 void params_print(const Params *p, unsigned knobs)

@@ -64,10 +64,20 @@ typedef struct Params {
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
     long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */
-    /* output */
+    /* validation and safety */
     int check;           /* validate against the O(N^2) reference after the run */
+    int verify_lists;    /* before each rebuild, check the stale structure still holds every
+                            pair now within r_c */
+    double rebuild_frac; /* rebuild when the summed max displacement reaches this fraction of
+                            delta (0.5 is the safe rule; a debug knob for the tests) */
+    double drift_limit;  /* |relative energy drift| beyond which the run is unstable */
+    int stage_reps;      /* kernel-level timing: replays of each stage after production (0 = none) */
+    /* output */
     int quiet;
+    int print_config;    /* print the resolved configuration as name=value lines and exit */
+    int allow_dirty;     /* allow rows under results/ from an uncommitted or unknown revision */
     char csv[512];       /* append one row here ("" = none) */
+    char blocks_csv[512];/* append one row per averaging block here ("" = none) */
     char tag[64];        /* free-form label written to the CSV */
 } Params;
 
@@ -85,8 +95,14 @@ long   params_natoms(const Params *p);      /* ne^3 */
 /* Prints the fully resolved configuration, one "name = value" per line, prefixed "# ". */
 void params_print(const Params *p, unsigned knobs);
 
-/* Text of an option's value as the CSV records it ("-" where the knob does not apply). */
-void params_knob_text(const Params *p, unsigned knobs, const char *flag, char *out, int len);
+/* The CSV columns that come from the option table, in table order: fn(ctx, column, value)
+ * for every option that has a column; value "-" where the knob does not apply. */
+void params_columns(const Params *p, unsigned knobs, void (*fn)(void *ctx, const char *col, const char *value),
+                    void *ctx);
+
+/* Every option of this program as name=value lines (the flag without dashes), for scripts
+ * (--print-config); the caller adds the derived values. */
+void params_print_plain(const Params *p, unsigned knobs);
 
 #ifdef __cplusplus
 }

@@ -4,23 +4,17 @@
  * whole double tolerance), the pair separation in double from pbc_delta's form. Besides
  * forces and energies it reports, per atom, the scales a fair comparison needs (Reference). */
 #include "core.h"
+#include "pbc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* pbc_delta's form in double whatever the build's precision (pbc.h works in `real`). */
-double ref_delta(double a, double b, double L)
-{
-    const double h = 0.5 * L, d = a - b;
-    return d >= h ? (a - h) - (b + h) : (d < -h ? (a + h) - (b - h) : d);
-}
-
 void reference_compute(const Sim *s, double band, Reference *ref)
 {
     const int n = s->n;
     const double L = s->L, rc = s->p.rc, rc2 = rc * rc, shift = s->p.shift;
-    long double (*f)[3] = calloc((size_t)n, sizeof *f), *u = calloc((size_t)n, sizeof *u), total = 0;
+    long double (*f)[3] = calloc((size_t)n, sizeof *f), *u = calloc((size_t)n, sizeof *u), total = 0, virial = 0, virial_abs = 0;
     ref->f = calloc((size_t)n, sizeof *ref->f);
     ref->u = calloc((size_t)n, sizeof *ref->u);
     ref->fmag = calloc((size_t)n, sizeof *ref->fmag);
@@ -30,11 +24,12 @@ void reference_compute(const Sim *s, double band, Reference *ref)
         nbr_fail(3, "reference: cannot allocate the per-atom arrays for N = %d", n);
     ref->border_pairs = 0;
     ref->uband_total = 0;
+    ref->virial_band = 0;
     for (int i = 0; i < n; i++) {
         double ri[3] = {s->r[i].x, s->r[i].y, s->r[i].z};
         for (int j = i + 1; j < n; j++) {
-            double d[3] = {ref_delta(ri[0], s->r[j].x, L), ref_delta(ri[1], s->r[j].y, L),
-                           ref_delta(ri[2], s->r[j].z, L)};
+            double d[3] = {pbc_delta_double(ri[0], s->r[j].x, L), pbc_delta_double(ri[1], s->r[j].y, L),
+                           pbc_delta_double(ri[2], s->r[j].z, L)};
             double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             if (r2 >= (rc + band) * (rc + band)) continue;
             double ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2, r = sqrt(r2);
@@ -44,6 +39,7 @@ void reference_compute(const Sim *s, double band, Reference *ref)
                 ref->fband[i] += fabs(fr) * r; ref->fband[j] += fabs(fr) * r;
                 ref->uband[i] += 0.5 * fabs(uij); ref->uband[j] += 0.5 * fabs(uij);
                 ref->uband_total += fabs(uij);
+                ref->virial_band += fabs(fr) * r2;
                 ref->border_pairs++;
             }
             if (r2 >= rc2) continue;
@@ -53,6 +49,8 @@ void reference_compute(const Sim *s, double band, Reference *ref)
             u[i] += 0.5L * uij;
             u[j] += 0.5L * uij;
             total += uij;
+            virial += fr * r2;   /* r_ij . f_ij */
+            virial_abs += fabs(fr) * r2;
         }
     }
     for (int i = 0; i < n; i++) {
@@ -60,6 +58,8 @@ void reference_compute(const Sim *s, double band, Reference *ref)
         ref->u[i] = (double)u[i];
     }
     ref->upot = (double)total;
+    ref->virial = (double)virial;
+    ref->virial_abs = (double)virial_abs;
     free(f);
     free(u);
 }

@@ -3,6 +3,7 @@
  * The CSV schema is defined here and only here: fill_row() lists every column in order,
  * so the header and the values cannot disagree. Appending to a file whose header differs
  * is refused (the schema changed: start a new file) rather than mixing meanings. */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "core.h"
 #include "real.h"
 
@@ -11,16 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <limits.h>
 #include <unistd.h>
 
-#ifndef NBR_GIT_REV
-#define NBR_GIT_REV "unknown"
-#endif
-#ifndef NBR_COMPILER
-#define NBR_COMPILER "unknown"
-#endif
-
-enum { MAX_COLS = 80, COL_LEN = 160 };
+enum { MAX_COLS = 100, COL_LEN = 160 };
 typedef struct {
     int n;
     const char *name[MAX_COLS];
@@ -58,77 +54,183 @@ static void cpu_model(char *out, size_t len)
     fclose(f);
 }
 
-static double total_time(const Sim *s)
+static void option_col(void *row, const char *name, const char *value) { col(row, name, "%s", value); }
+
+/* Stage fractions from kernel time x calls per step (the paper's t_n/t, t_f/t). */
+static double stage_share(const StageTimes *st, int k)
 {
-    double t = 0;
-    for (int k = 0; k < NSTAGES; k++) t += s->t_stage[k];
-    return t;
+    double sum = 0;
+    for (int j = 0; j < NSTAGES; j++) sum += st->us[j] * st->per_step[j];
+    return sum > 0 ? st->us[k] * st->per_step[k] / sum : 0;
 }
 
 static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *status)
 {
     const Params *p = &s->p;
     const Variant *v = s->variant;
-    unsigned kn = v->knobs;
     char text[COL_LEN], host[128] = "unknown", device[COL_LEN];
     time_t now = time(NULL);
     int prod = p->steps - p->equil;
-    double stage_sum = total_time(s);
 
     gethostname(host, sizeof host - 1);
-    if (v->device_name) snprintf(device, sizeof device, "%s", v->device_name((Sim *)s));
+    if (v->device_name && s->ctx) snprintf(device, sizeof device, "%s", v->device_name((Sim *)s));
     else cpu_model(device, sizeof device);
     strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 
     row->n = 0;
     col(row, "timestamp", "%s", text);
-    col(row, "git_rev", "%s", NBR_GIT_REV);
+    col(row, "git_rev", "%s", nbr_git_rev());
     col(row, "host", "%s", host);
     col(row, "device", "%s", device);
-    col(row, "compiler", "%s%s%s", NBR_COMPILER, v->compiler ? " + " : "", v->compiler ? v->compiler : "");
+    col(row, "compiler", "%s%s%s", nbr_host_compiler(), v->compiler ? " + " : "", v->compiler ? v->compiler : "");
     col(row, "variant", "%s", v->name);
     col(row, "tag", "%s", p->tag);
-    col(row, "system", "%s", system_names[p->system]);
-    col(row, "config", "%s", config_names[p->config]);
-    col(row, "ne", "%d", p->ne);
-    col(row, "n", "%d", s->n);
-    col(row, "rho", "%.6g", p->rho);
-    col(row, "temp", "%.6g", p->temp);
-    col(row, "rc", "%.6g", p->rc);
-    col(row, "delta", "%.6g", p->delta);
-    col(row, "dt", "%.6g", p->dt);
-    col(row, "steps", "%d", p->steps);
-    col(row, "equil", "%d", p->equil);
     col(row, "precision", "%s", NBR_PRECISION);
-    static const char *const knob_flags[] = {"threads", "read", "reorder", "reorder-at", "wlayout", "layers",
-                                             "reduce", "tp", "max-nbr", "max-layers", "max-pairs"};
-    static const char *const knob_cols[] = {"threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign",
-                                            "reduce", "tp", "max_nbr", "max_layers", "max_pairs"};
-    for (size_t k = 0; k < sizeof knob_cols / sizeof knob_cols[0]; k++) {
-        params_knob_text(p, kn, knob_flags[k], text, sizeof text);
-        col(row, knob_cols[k], "%s", text);
-    }
+    col(row, "n", "%d", s->n);
+    params_columns(p, v->knobs, option_col, row);   /* every option that has a column */
     col(row, "us_per_atom_step", "%.6g", res->step_median / s->n * 1e6);
     col(row, "us_per_atom_step_mean", "%.6g", prod > 0 ? res->wall / prod / s->n * 1e6 : 0.0);
+    col(row, "us_per_step", "%.6g", res->step_median * 1e6);
     col(row, "timing_blocks", "%d", res->nblocks);
     col(row, "total_s", "%.6g", res->wall);
-    for (int k = 0; k < NSTAGES; k++) {
-        static const char *const frac_cols[NSTAGES] = {"frac_list", "frac_force", "frac_integrate",
-                                                       "frac_transfer", "frac_reorder", "frac_other"};
-        col(row, frac_cols[k], "%.4f", stage_sum > 0 ? s->t_stage[k] / stage_sum : 0.0);
-    }
+    /* kernel level (stagetime.c): microseconds per call, GB/s, and the fractions they imply */
+    static const char *const us_cols[NSTAGES] = {"t_list_us", "t_force_us", "t_integrate_us", "t_reorder_us",
+                                                 "t_other_us"};
+    static const char *const gbs_cols[NSTAGES] = {"gbs_list", "gbs_force", "gbs_integrate", "gbs_reorder",
+                                                  "gbs_other"};
+    static const char *const frac_cols[NSTAGES] = {"frac_list", "frac_force", "frac_integrate", "frac_reorder",
+                                                   "frac_other"};
+    const StageTimes *st = &res->st;
+    for (int k = 0; k < NSTAGES; k++)
+        if (st->reps) col(row, us_cols[k], "%.4g", st->us[k]); else col(row, us_cols[k], "-");
+    for (int k = 0; k < NSTAGES; k++)
+        if (st->reps && st->gbs[k] >= 0) col(row, gbs_cols[k], "%.4g", st->gbs[k]); else col(row, gbs_cols[k], "-");
+    for (int k = 0; k < NSTAGES; k++)
+        if (st->reps) col(row, frac_cols[k], "%.4f", stage_share(st, k)); else col(row, frac_cols[k], "-");
     col(row, "nbr_per_atom", "%.4f", s->stats.builds ? s->stats.nbr_sum / s->stats.builds / s->n
                                                      : s->stats.nbr_entries / s->n);
     col(row, "cells_per_axis", "%d", s->stats.cells_per_axis);
     col(row, "layers", "%d", s->stats.layers_max);
+    col(row, "list_threads", "%d", s->stats.list_threads);
     col(row, "rebuilds", "%ld", s->stats.builds);
     col(row, "steps_per_rebuild", "%.4f", s->stats.builds ? (double)prod / s->stats.builds : 0.0);
+    col(row, "reorders", "%ld", s->stats.reorders);
     col(row, "bytes_per_atom", "%.1f", s->stats.bytes / s->n);
     col(row, "capacity_grows", "%ld", s->stats.grows);
     col(row, "e_start", "%.10g", res->e_start);
     col(row, "e_end", "%.10g", res->e_end);
     col(row, "drift", "%.4g", res->drift);
+    col(row, "e_rms", "%.4g", res->e_rms);
+    col(row, "pressure", "%.8g", res->pressure);
+    col(row, "lists_verified", "%ld", res->verified);
     col(row, "status", "%s", status);
+}
+
+/* The header a file must have: the row's column names. */
+static void header_of(const Row *row, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int k = 0; k < row->n; k++) {
+        strncat(out, k ? "," : "", len - strlen(out) - 1);
+        strncat(out, row->name[k], len - strlen(out) - 1);
+    }
+}
+
+/* Is `path` inside a directory named results (a committed results tree)? */
+static int under_results(const char *path)
+{
+    char dir[PATH_MAX], abs[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0'; else snprintf(dir, sizeof dir, ".");
+    if (!realpath(dir, abs)) return 0;
+    for (char *c = abs; (c = strstr(c, "/results")); c += 8)
+        if (c[8] == '/' || c[8] == '\0') return 1;
+    return 0;
+}
+
+/* Refuses now (one line, exit 2) what would be refused when the row is written. */
+static void open_check(const Sim *s, const char *path, const char *flag, const char *header)
+{
+    const char *who = s->variant->name;
+    if (under_results(path) && !nbr_rev_committed() && !s->p.allow_dirty)
+        nbr_fail(EXIT_INPUT, "%s: refusing to add rows to %s (under results/) from a build of revision %s, which is "
+                             "not a committed revision: commit and rebuild, or pass --allow-dirty",
+                 who, path, nbr_git_rev());
+    FILE *f = fopen(path, "a+");
+    if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
+    rewind(f);
+    static char first[MAX_COLS * 32];
+    first[0] = '\0';
+    if (fgets(first, sizeof first, f)) {
+        first[strcspn(first, "\n")] = '\0';
+        if (strcmp(first, header) != 0)
+            nbr_fail(EXIT_INPUT, "%s: --%s %s has another header (CSV schema changed): write to a new file", who,
+                     flag, path);
+    }
+    fclose(f);
+}
+
+static void append_row(const Sim *s, const char *path, const char *flag, const Row *row)
+{
+    static char header[MAX_COLS * 32];
+    header_of(row, header, sizeof header);
+    open_check(s, path, flag, header);
+    FILE *f = fopen(path, "a");
+    if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", s->variant->name, flag, path,
+                     strerror(errno));
+    if (ftell(f) == 0) fprintf(f, "%s\n", header);
+    for (int k = 0; k < row->n; k++) fprintf(f, "%s%s", k ? "," : "", row->value[k]);
+    fputc('\n', f);
+    fclose(f);
+}
+
+static void fill_block(Row *row, const Sim *s, const BlockRow *b)
+{
+    row->n = 0;
+    col(row, "git_rev", "%s", nbr_git_rev());
+    col(row, "variant", "%s", s->variant->name);
+    col(row, "tag", "%s", s->p.tag);
+    col(row, "system", "%s", system_names[s->p.system]);
+    col(row, "ne", "%d", s->p.ne);
+    col(row, "n", "%d", s->n);
+    col(row, "precision", "%s", NBR_PRECISION);
+    col(row, "block", "%d", b->block);
+    col(row, "step", "%d", b->step);
+    col(row, "steps_in_block", "%d", b->steps);
+    col(row, "timed_steps", "%d", b->timed_steps);
+    col(row, "e_mean", "%.10g", b->e_mean);
+    col(row, "temp_mean", "%.8g", b->temp_mean);
+    col(row, "e_end", "%.10g", b->e_end);
+    col(row, "u_end", "%.10g", b->u_end);
+    col(row, "builds_total", "%ld", b->builds_total);
+    col(row, "us_per_atom_step", "%.6g", b->us_per_atom_step);
+}
+
+void report_open(const Sim *s)
+{
+    static Row row;
+    static char header[MAX_COLS * 32];
+    static const RunResult none;
+    static const BlockRow no_block;
+    if (s->p.csv[0]) {
+        fill_row(&row, s, &none, "ok");
+        header_of(&row, header, sizeof header);
+        open_check(s, s->p.csv, "csv", header);
+    }
+    if (s->p.blocks_csv[0]) {
+        fill_block(&row, s, &no_block);
+        header_of(&row, header, sizeof header);
+        open_check(s, s->p.blocks_csv, "blocks-csv", header);
+    }
+}
+
+void report_block(const Sim *s, const BlockRow *b)
+{
+    if (!s->p.blocks_csv[0]) return;
+    static Row row;
+    fill_block(&row, s, b);
+    append_row(s, s->p.blocks_csv, "blocks-csv", &row);
 }
 
 void report_csv(const Sim *s, const RunResult *res, const char *status)
@@ -136,46 +238,42 @@ void report_csv(const Sim *s, const RunResult *res, const char *status)
     if (!s->p.csv[0]) return;
     static Row row;
     fill_row(&row, s, res, status);
-    char header[MAX_COLS * 32] = "";
-    for (int k = 0; k < row.n; k++) {
-        strcat(header, k ? "," : "");
-        strcat(header, row.name[k]);
-    }
-    FILE *f = fopen(s->p.csv, "a+");
-    if (!f) nbr_fail(2, "%s: cannot open --csv %s for appending", s->variant->name, s->p.csv);
-    rewind(f);
-    char first[MAX_COLS * 32] = "";
-    if (!fgets(first, sizeof first, f)) {
-        fprintf(f, "%s\n", header);
-    } else {
-        first[strcspn(first, "\n")] = '\0';
-        if (strcmp(first, header) != 0)
-            nbr_fail(2, "%s: %s has another header (CSV schema changed): write to a new file",
-                     s->variant->name, s->p.csv);
-    }
-    for (int k = 0; k < row.n; k++) fprintf(f, "%s%s", k ? "," : "", row.value[k]);
-    fputc('\n', f);
-    fclose(f);
+    append_row(s, s->p.csv, "csv", &row);
 }
 
 void report_summary(const Sim *s, const RunResult *res)
 {
     const Stats *st = &s->stats;
     int prod = s->p.steps - s->p.equil;
-    double stage_sum = total_time(s);
     printf("%s %s %s ne=%d N=%d: ", s->variant->name, NBR_PRECISION, system_names[s->p.system],
            s->p.ne, s->n);
     if (prod > 0)
-        printf("%.4g us/atom-step (median of %d blocks; mean %.4g), %d timed steps in %.3f s\n",
-               res->step_median / s->n * 1e6, res->nblocks, res->wall / prod / s->n * 1e6, prod, res->wall);
+        printf("%.4g us/atom-step (median of %d blocks; mean %.4g; %.4g us/step), %d timed steps in %.3f s\n",
+               res->step_median / s->n * 1e6, res->nblocks, res->wall / prod / s->n * 1e6, res->step_median * 1e6,
+               prod, res->wall);
     else
         printf("no timed steps\n");
-    printf("  time fractions:");
-    for (int k = 0; k < NSTAGES; k++)
-        if (s->t_stage[k] > 0) printf(" %s %.3f", stage_names[k], s->t_stage[k] / stage_sum);
-    printf("\n  N_p/N_a = %.2f  N_l = %d  N_u = %.2f  G = %d  bytes/atom = %.0f  grows = %ld\n",
+    if (res->st.reps) {
+        printf("  stages (us per call, %d replays each; share of a step):", res->st.reps);
+        for (int k = 0; k < NSTAGES; k++)
+            if (res->st.per_step[k] > 0)
+                printf(" %s %.4g (%.3f)", stage_names[k], res->st.us[k], stage_share(&res->st, k));
+        printf("\n");
+        int any = 0;
+        for (int k = 0; k < NSTAGES; k++)
+            if (res->st.gbs[k] >= 0) {
+                printf("%s %s %.0f GB/s", any ? "," : "  achieved bandwidth:", stage_names[k], res->st.gbs[k]);
+                any = 1;
+            }
+        if (any) printf("\n");
+    }
+    printf("  N_p/N_a = %.2f  N_l = %d  N_u = %.2f  G = %d  bytes/atom = %.0f  grows = %ld\n",
            st->builds ? st->nbr_sum / st->builds / s->n : st->nbr_entries / s->n, st->layers_max,
            st->builds ? (double)prod / st->builds : 0.0, st->cells_per_axis, st->bytes / s->n, st->grows);
     if (prod > 0)
-        printf("  energy E/N: start %.8f end %.8f drift %.3g\n", res->e_start, res->e_end, res->drift);
+        printf("  energy E/N: start %.8f end %.8f drift %.3g rms %.3g; pressure %.6g\n", res->e_start, res->e_end,
+               res->drift, res->e_rms, res->pressure);
+    if (s->p.verify_lists)
+        printf("verify-lists: %ld stale structures checked at their last use, no pair within r_c missing: ok\n",
+               res->verified);
 }

@@ -2,11 +2,14 @@
  *
  * A variant is a table of stage functions (struct Variant). The MD loop (md_loop.c) calls
  * them in the paper's order and owns the timers, so every program is timed the same way.
- * A NULL entry means "use the common CPU stage" (integrate.c): CPU variants supply only
- * build and forces; GPU variants supply everything that touches device memory. */
+ * Stages never call back into the loop (timers, rebuild bookkeeping): they do their work
+ * and report what they did. CPU variants take the shared CPU stages from
+ * kernels/cpu/stages.h (CPU_COMMON_STAGES) and supply build and forces; GPU variants supply
+ * everything that touches device memory (kernels/cuda/gpu_sim.cuh). */
 #ifndef NBR_SIM_H
 #define NBR_SIM_H
 
+#include "fail.h"
 #include "params.h"
 #include "potential.h"
 #include "real.h"
@@ -19,10 +22,10 @@ extern "C" {
 
 /* Timed stages. Fractions of the production time go to the CSV under these names. */
 typedef enum {
-    STAGE_LIST,       /* periodic wrap, cell/layer assignment, neighbour build */
+    STAGE_LIST,       /* periodic wrap, cell/layer assignment, neighbour build (with any
+                         host <-> device copies these need) */
     STAGE_FORCE,      /* forces and potential energy */
     STAGE_INTEGRATE,  /* both leapfrog half-kicks and the drift */
-    STAGE_TRANSFER,   /* host <-> device copies the algorithm needs every step or rebuild */
     STAGE_REORDER,    /* reordering atoms in cell order */
     STAGE_OTHER,      /* properties (reductions), rescaling, rebuild test */
     NSTAGES
@@ -33,6 +36,7 @@ extern const char *const stage_names[NSTAGES];
 typedef struct {
     double ukin_sum;   /* sum of v^2 (kinetic energy = ukin_sum / 2) */
     double upot_sum;   /* total potential energy U */
+    double virial_sum; /* sum over pairs of r_ij . f_ij (pressure P V = N T + virial / 3) */
     double vv_max;     /* largest v^2: drives the rebuild test */
 } Props;
 
@@ -42,15 +46,22 @@ typedef struct {
     double nbr_sum;       /* running sums over production builds, for means */
     long   builds;        /* rebuilds during production */
     long   builds_total;
+    long   reorders;      /* reorderings during production */
     int    layers;        /* N_l: largest cell occupancy at the last build */
     int    layers_max;
     int    cells_per_axis;/* G */
     double bytes;         /* storage of state + neighbour structures, bytes */
     long   grows;         /* automatic capacity increases */
+    int    list_threads;  /* threads per block of the list-build kernel (GPU; 0 = n/a): gpu-old
+                             sizes its blocks by N_l whatever --threads says */
 } Stats;
 
 struct Variant;
 
+/* Timer marks: a variant's timer_mark must hold TIMER_SLOTS of them (host clock readings or
+ * CUDA events); the loop brackets whole blocks of steps with them, and --stage-reps replays
+ * each stage between two of them. */
+enum { TIMER_SLOTS = 4 };
 typedef struct Sim {
     Params p;
     const struct Variant *variant;
@@ -68,7 +79,7 @@ typedef struct Sim {
     int rebuild_due;
     double disp_acc;      /* cumulative max displacement since the last build */
     void *ctx;            /* the variant's own data (device arrays, lists) */
-    double t_stage[NSTAGES]; /* seconds per stage, production only */
+    double host_marks[TIMER_SLOTS]; /* host clock marks (CPU variants) */
 } Sim;
 
 /* Directed pairs (i, j) of a neighbour structure, for the exactness tests. */
@@ -81,21 +92,31 @@ typedef struct Variant {
     int has_u;             /* forces() fills per-atom u */
     int pair_multiplicity; /* each unordered pair stored once (Newton 3) or twice (full) */
     double pair_cutoff;    /* for_each_pair holds r < this: 0 = r_n, < 0 = r_c (cpu-cells) */
+    long max_atoms;        /* largest N the algorithm can index (0 = no limit of its own) ... */
+    const char *max_atoms_why; /* ... and why, for the message */
 
     int  (*init)(Sim *s);      /* allocate and upload; host state is initialised */
     void (*finish)(Sim *s);
 
     /* MD stages; NULL = common CPU version */
+    /* MD stages; all but reorder, build, download and for_each_pair are required */
     void (*kick_drift)(Sim *s);         /* (a) v += a dt/2; r += v dt */
     void (*wrap)(Sim *s);               /* (b) periodic boundaries */
-    void (*reorder)(Sim *s);            /* (b) cell order; NULL = not supported */
+    int  (*reorder)(Sim *s);            /* (b) cell order; returns 1 if it reordered, 0 if it
+                                           could not (nothing built yet); NULL = not supported */
     void (*build)(Sim *s);              /* (b) neighbour structure; NULL = none */
-    void (*forces)(Sim *s);             /* (c) a, and u if has_u; props.upot_sum here or in props */
+    void (*forces)(Sim *s);             /* (c) a, and u if has_u; props.upot_sum and
+                                           props.virial_sum here or in props */
     void (*kick)(Sim *s);               /* (d) v += a dt/2 */
-    void (*props)(Sim *s);              /* (e) props.ukin_sum, props.vv_max (upot_sum for GPU) */
+    void (*props)(Sim *s);              /* (e) props.ukin_sum, props.vv_max (and the sums of
+                                           (c) for GPU variants) */
     void (*rescale)(Sim *s, double factor); /* (f) v *= factor */
     void (*download)(Sim *s);           /* make host r, v, a, u current; NULL for CPU */
     void (*for_each_pair)(Sim *s, PairFn fn, void *arg); /* NULL = no stored structure */
+
+    /* --stage-timing: the fewest bytes a stage must move through memory, for the GB/s
+     * columns (documented where defined); NULL = not stated. */
+    double (*stage_bytes)(Sim *s, Stage st);
 
     /* Timing: NULL = host clock. A GPU variant records a CUDA event into a slot (timer_mark)
      * and returns the seconds between two recorded slots (timer_seconds, which may wait
@@ -109,34 +130,6 @@ typedef struct Variant {
 /* The whole program of a variant: parse flags, build the initial state, run the paper's
  * loop, validate if asked, print the summary and append the CSV row. Returns the exit code. */
 int nbr_main(int argc, char **argv, const Variant *v);
-
-/* Fatal error with a one-line message, exit code 3 (capacity) or 2 (input). */
-void nbr_fail(int code, const char *fmt, ...)
-#ifdef __GNUC__
-    __attribute__((format(printf, 2, 3), noreturn))
-#endif
-    ;
-
-/* Common CPU stages (integrate.c), also used by the check. */
-void cpu_kick_drift(Sim *s);
-void cpu_wrap(Sim *s);
-void cpu_kick(Sim *s);
-void cpu_props(Sim *s);
-void cpu_rescale(Sim *s, double factor);
-
-/* Stage timers (timers.c). Stages nest: time inside an inner stage (a host transfer inside
- * the list build, say) is attributed to the inner stage only. Active in production only.
- * TIMER_SLOTS is the number of marks a variant's timer_mark must be able to hold. */
-enum { TIMER_SLOTS = 256 };
-void stage_enter(Sim *s, Stage st);
-void stage_leave(Sim *s);
-void timers_flush(Sim *s);   /* adds pending intervals into s->t_stage */
-
-/* Reorders r and v (and a) by the permutation order[new] = old. */
-void reorder_atoms(Sim *s, const int *order);
-
-/* Host allocation that dies with a message naming the size on failure. */
-void *nbr_alloc(size_t bytes, const char *what);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,5 @@
 /* state.c - the initial state: positions by --config, velocities of magnitude sqrt(3T) in
  * random directions with the centre of mass at rest (the paper's start). */
-#include "cells.h"
 #include "core.h"
 #include "pbc.h"
 #include "rng.h"

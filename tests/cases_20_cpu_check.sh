@@ -18,3 +18,16 @@ for v in $cpu_variants; do
         done
     done
 done
+# The rebuild rule under test (--verify-lists): at each stale structure's last use, every
+# pair within r_c must still be in it. SP and LJ over enough steps for ~60-120 rebuilds,
+# every CPU variant that keeps a structure between builds (cpu-cells rebuilds every step),
+# float and double.
+for v in $cpu_variants; do
+    [ "$v" = cpu-allpairs ] && continue
+    for prec in double float; do
+        t_grep "verify-lists-$v-$prec-sp" 'no pair within r_c missing: ok' \
+            "$BUILD/$prec/$v" --ne 10 --steps 1500 --equil 100 --verify-lists --stage-reps 0 --quiet
+        t_grep "verify-lists-$v-$prec-lj" 'no pair within r_c missing: ok' \
+            "$BUILD/$prec/$v" --system lj --ne 10 --steps 1200 --equil 100 --verify-lists --stage-reps 0 --quiet
+    done
+done

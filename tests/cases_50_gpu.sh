@@ -1,18 +1,29 @@
-# GPU variants (gpu-layer, gpu-old when built): tiers 1-3 of the design on the device.
+# GPU variants: tiers 1-3 of the design on the device, for every gpu-* program built (found
+# the way tests/cases_20_cpu_check.sh finds the CPU ones, so a new GPU variant gets these
+# tests without editing this file). A knob-specific case runs only where the program has
+# that flag (its --help, generated from the option table).
 #   check-*     --check after some MD steps: per-atom forces and energies against the O(N^2)
 #               double reference and W against the brute-force pair set, SP and LJ, several
 #               N, float and double, and every knob value that selects a different code path
 #               (read mode x W layout: each a kernel instantiation; layers, reduce and
 #               reorder-at host/device; 32, 128 and 1024 threads per block)
-#   grow-*      automatic capacities: a random start whose cell occupancy and neighbour
-#               counts exceed the initial estimates must grow (grows >= 1) and still check
+#   grow-*      automatic capacities, grown in the middle of a run: an LJ gas quenched to
+#               T 0.05 from the lattice condenses, so some atom outgrows the initial
+#               neighbour capacity and some cell the initial layer capacity (each isolated by
+#               making the other a large hard limit); grows >= 1 and the check still passes
+#   verify-*    the rebuild rule (--verify-lists): every stale W still holds every pair
+#               within r_c at its last use, SP and LJ over 2000 steps; and the check can
+#               fail: at --rebuild-frac 0.7 (unsafe) the LJ run stops with exit 5 and one
+#               line naming the missing pair, at 0.5 (the rule) the same run passes
 #   drift-*     energy drift over 10^4 steps of SP ne 16 within a bound (set from H200 runs
 #               with a margin, see DRIFT_BOUND_* below)
 #   err-gpu-*   planted capacity overflows exit 3 with one line naming the flag
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
 gpu_variants=""
-for v in gpu-layer gpu-old; do [ -x "$BUILD/double/$v" ] && gpu_variants="$gpu_variants $v"; done
-gpu_groups="check grow drift err"
+for f in "$BUILD"/double/gpu-*; do
+    [ -x "$f" ] && gpu_variants="$gpu_variants ${f##*/}"
+done
+gpu_groups="check grow verify drift err"
 
 if ! have_gpu || [ -z "$gpu_variants" ]; then
     why="no GPU found"
@@ -28,6 +39,13 @@ fi
 DRIFT_BOUND_float=3e-4
 DRIFT_BOUND_double=3e-4
 
+# gpu_has BIN FLAG: BIN takes --FLAG (BIN's --help, read once per program into gpu_help).
+gpu_help_of="" gpu_help=""
+gpu_has() {
+    [ "$gpu_help_of" = "$1" ] || { gpu_help=$("$1" --help 2>/dev/null); gpu_help_of=$1; }
+    grep -Eq -- "^  --$2( |\$)" <<<"$gpu_help"
+}
+
 # gpu_drift_within BOUND BIN ARGS...: runs BIN, then |drift| from the summary line < BOUND.
 gpu_drift_within() {
     local bound=$1 out; shift
@@ -38,9 +56,19 @@ gpu_drift_within() {
               if (d < 0) d = -d; printf "|drift| %.3g, bound %s\n", d, b; exit !(d < b) }'
 }
 
+# gpu_grows_and_passes BIN ARGS...: exit 0, some capacity grew, and the --check passed.
+gpu_grows_and_passes() {
+    local out
+    out=$("$@" 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    echo "$out" | grep -Eq 'grows = [1-9]' || { echo "no capacity grew"; return 1; }
+    echo "$out" | grep -Eq 'check .*: PASS' || { echo "the check did not pass"; return 1; }
+}
+
 for v in $gpu_variants; do
     for prec in double float; do
         b=$BUILD/$prec/$v
+        [ -x "$b" ] || { t_skip "gpu-$v-$prec" "$b not built"; continue; }
         pass="check $v: PASS"
         # sizes and systems, default knobs (the paper's: texture, row, host layers and reduce)
         for c in "sp 12 300" "sp 20 300" "sp 40 200" "lj 12 300" "lj 20 300"; do
@@ -49,50 +77,85 @@ for v in $gpu_variants; do
         done
         for c in "sp 16 boundary" "sp 10 random" "lj 10 random" "lj 12 jitter"; do
             set -- $c
-            t_grep "check-$v-$prec-$1-ne$2-$3" "$pass" $b --system $1 --ne $2 --config $3 --steps 0 --equil 0 --check --quiet
+            t_grep "check-$v-$prec-$1-ne$2-$3" "$pass" $b --system $1 --ne $2 --config $3 --steps 0 --equil 0 \
+                --check --quiet
         done
         # every read mode x layout (each its own kernel instantiation), SP and LJ
-        for read in texture ldg plain; do
-            for lay in row col; do
-                t_grep "check-$v-$prec-sp-$read-$lay" "$pass" $b --ne 20 --read $read --wlayout $lay \
-                    --steps 300 --equil 100 --reorder 50 --check --quiet
-                t_grep "check-$v-$prec-lj-$read-$lay" "$pass" $b --system lj --ne 12 --read $read --wlayout $lay \
-                    --steps 200 --equil 100 --check --quiet
+        if gpu_has $b read && gpu_has $b wlayout; then
+            for read in texture ldg plain; do
+                for lay in row col; do
+                    t_grep "check-$v-$prec-sp-$read-$lay" "$pass" $b --ne 20 --read $read --wlayout $lay \
+                        --steps 300 --equil 100 --reorder 50 --check --quiet
+                    t_grep "check-$v-$prec-lj-$read-$lay" "$pass" $b --system lj --ne 12 --read $read --wlayout $lay \
+                        --steps 200 --equil 100 --check --quiet
+                done
             done
-        done
+        fi
         # host / device alternatives; reordering every 20 steps so several happen
         for where in host device; do
             for sys in sp lj; do
-                t_grep "check-$v-$prec-$sys-layers-$where" "$pass" $b --system $sys --ne 14 --layers $where \
-                    --steps 300 --equil 100 --check --quiet
-                t_grep "check-$v-$prec-$sys-reduce-$where" "$pass" $b --system $sys --ne 14 --reduce $where \
-                    --steps 300 --equil 100 --check --quiet
-                t_grep "check-$v-$prec-$sys-reorder-at-$where" "$pass" $b --system $sys --ne 14 --reorder 20 \
-                    --reorder-at $where --steps 300 --equil 100 --check --quiet
+                for knob in layers reduce; do
+                    if gpu_has $b $knob; then
+                        t_grep "check-$v-$prec-$sys-$knob-$where" "$pass" $b --system $sys --ne 14 --$knob $where \
+                            --steps 300 --equil 100 --check --quiet
+                    fi
+                done
+                if gpu_has $b reorder-at; then
+                    t_grep "check-$v-$prec-$sys-reorder-at-$where" "$pass" $b --system $sys --ne 14 --reorder 20 \
+                        --reorder-at $where --steps 300 --equil 100 --check --quiet
+                fi
             done
         done
-        t_grep "check-$v-$prec-sp-no-reorder" "$pass" $b --ne 14 --reorder 0 --steps 300 --equil 100 --check --quiet
-        t_grep "check-$v-$prec-sp-all-device" "$pass" $b --ne 20 --layers device --reduce device --reorder-at device \
-            --reorder 20 --read ldg --steps 300 --equil 100 --check --quiet
-        for threads in 32 128 1024; do
-            t_grep "check-$v-$prec-sp-threads$threads" "$pass" $b --ne 20 --threads $threads --steps 300 --equil 100 \
-                --check --quiet
-            t_grep "check-$v-$prec-lj-threads$threads" "$pass" $b --system lj --ne 12 --threads $threads \
-                --steps 200 --equil 100 --check --quiet
-        done
-        # automatic growth (random start, delta 0.2: N_l 10 > 7 and max m_i 22 > 18 initially)
-        for where in host device; do
-            t_grep "grow-$v-$prec-layers-$where" 'grows = [1-9]' $b --ne 20 --config random --delta 0.2 \
-                --layers $where --steps 0 --equil 0 --check --quiet
-        done
+        if gpu_has $b reorder; then
+            t_grep "check-$v-$prec-sp-no-reorder" "$pass" $b --ne 14 --reorder 0 --steps 300 --equil 100 --check --quiet
+        fi
+        if gpu_has $b layers && gpu_has $b reduce && gpu_has $b reorder-at && gpu_has $b read; then
+            t_grep "check-$v-$prec-sp-all-device" "$pass" $b --ne 20 --layers device --reduce device \
+                --reorder-at device --reorder 20 --read ldg --steps 300 --equil 100 --check --quiet
+        fi
+        if gpu_has $b threads; then
+            for threads in 32 128 1024; do
+                t_grep "check-$v-$prec-sp-threads$threads" "$pass" $b --ne 20 --threads $threads --steps 300 \
+                    --equil 100 --check --quiet
+                t_grep "check-$v-$prec-lj-threads$threads" "$pass" $b --system lj --ne 12 --threads $threads \
+                    --steps 200 --equil 100 --check --quiet
+            done
+        fi
+        # automatic growth in the middle of a run. LJ ne 12 quenched to T 0.05 (cpu-layer, same
+        # capacity policy, 3 seeds in each precision): some atom outgrows the initial 147
+        # neighbours by step 2000; N_l reaches 73-78 by step 6000, over the initial 60 layers
+        quench="--system lj --ne 12 --temp 0.05 --steps 6000 --equil 6000 --stage-reps 0 --check --quiet"
+        if gpu_has $b max-layers && gpu_has $b max-nbr; then
+            for where in host device; do
+                gpu_has $b layers || [ $where = host ] || continue
+                t_ok "grow-$v-$prec-layers-$where" gpu_grows_and_passes $b $quench --max-nbr 600 \
+                    $(gpu_has $b layers && echo --layers $where)
+            done
+            t_ok "grow-$v-$prec-nbr" gpu_grows_and_passes $b $quench --max-layers 200
+        fi
+        # the rebuild rule under test: SP and LJ over 2000 steps (~100-150 rebuilds); then the
+        # planted unsafe rule on the same LJ run (cpu-layer and cpu-grouped, float and double,
+        # lose a pair at step 49 at 0.7 delta; SP at 0.7 loses none in 2000 steps, so LJ only)
+        verify="--steps 2000 --equil 100 --verify-lists --stage-reps 0 --quiet"
+        t_grep "verify-lists-$v-$prec-sp" 'no pair within r_c missing: ok' $b --ne 14 $verify
+        t_grep "verify-lists-$v-$prec-lj" 'no pair within r_c missing: ok' $b --system lj --ne 14 $verify \
+            --rebuild-frac 0.5
+        t_error "verify-lists-catches-unsafe-rule-$v-$prec" 5 \
+            'verify-lists: step [0-9]+: pair \([0-9]+, [0-9]+\) .* missing' $b --system lj --ne 14 $verify \
+            --rebuild-frac 0.7
         # drift (tier 3)
         bound_var=DRIFT_BOUND_$prec
         t_ok "drift-$v-$prec-sp-ne16" gpu_drift_within "${!bound_var}" $b --ne 16 --steps 10000 --equil 500 --quiet
         # capacity limits: one line naming the flag, exit 3
-        t_error "err-gpu-$v-$prec-nbr-capacity" 3 'max-nbr' $b --ne 8 --steps 0 --equil 0 --max-nbr 4
-        for where in host device; do
-            t_error "err-gpu-$v-$prec-layer-capacity-$where" 3 'max-layers' $b --ne 8 --layers $where \
-                --steps 0 --equil 0 --max-layers 2
-        done
+        if gpu_has $b max-nbr; then
+            t_error "err-gpu-$v-$prec-nbr-capacity" 3 'max-nbr' $b --ne 8 --steps 0 --equil 0 --max-nbr 4
+        fi
+        if gpu_has $b max-layers; then
+            for where in host device; do
+                gpu_has $b layers || [ $where = host ] || continue
+                t_error "err-gpu-$v-$prec-layer-capacity-$where" 3 'max-layers' $b --ne 8 \
+                    $(gpu_has $b layers && echo --layers $where) --steps 0 --equil 0 --max-layers 2
+            done
+        fi
     done
 done

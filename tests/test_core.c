@@ -1,7 +1,9 @@
 /* test_core.c - unit tests of the common core: exact invariants that need no variant.
  * Prints one line per check and ends with "N passed, M failed". */
-#include "../common/cells.h"
 #include "../common/core.h"
+#include "../kernels/capacity.h"
+#include "../kernels/cells.h"
+#include "../kernels/cpu/layers.h"
 #include "../common/pbc.h"
 #include "../common/potential.h"
 #include "../common/rng.h"
@@ -54,7 +56,22 @@ static void test_pbc(void)
     expect(pbc_wrap((real)5, L) == -5, "wrap(+L/2) = -L/2", pbc_wrap((real)5, L), -5);
     expect(pbc_wrap((real)-5, L) == -5, "wrap(-L/2) stays", pbc_wrap((real)-5, L), -5);
     expect(pbc_wrap((real)7.5, L) == (real)-2.5, "wrap(7.5) = -2.5", pbc_wrap((real)7.5, L), -2.5);
-    expect(pbc_nearest((real)6, L) == -4, "nearest image of 6 is -4", pbc_nearest((real)6, L), -4);
+    /* the one minimum image (host, device and, in double, the reference) */
+    expect(pbc_delta((real)1, (real)2, L) == -1, "delta inside the box is a - b", pbc_delta((real)1, (real)2, L), -1);
+    expect(fabs(pbc_delta((real)4.75, (real)-4.75, L) - -0.5) < 1e-6, "delta across +L/2 is the image",
+           pbc_delta((real)4.75, (real)-4.75, L), -0.5);
+    expect(fabs(pbc_delta((real)-4.75, (real)4.75, L) - 0.5) < 1e-6, "delta across -L/2 is the image",
+           pbc_delta((real)-4.75, (real)4.75, L), 0.5);
+    expect(pbc_delta_double(4.75, -4.75, 10.0) == -0.5, "double delta across the boundary",
+           pbc_delta_double(4.75, -4.75, 10.0), -0.5);
+    /* across the boundary the result carries one rounding: in the working precision, two
+     * coordinates near +-L/2 of a large box give the image separation to ~1 ulp of itself */
+    {
+        const real Lb = (real)41.3, a = (real)20.6431, b = (real)-20.5237;
+        const double exact = ((double)a - 0.5 * (double)Lb) - ((double)b + 0.5 * (double)Lb);
+        const double got = pbc_delta(a, b, Lb);
+        expect(fabs(got - exact) <= 2 * REAL_EPS * fabs(exact), "image separation rounded once", got, exact);
+    }
     int G = 5;
     real inv_w = G / L;
     expect(cell_coord((real)-5, L, inv_w, G) == 0, "cell of -L/2 is 0", cell_coord((real)-5, L, inv_w, G), 0);
@@ -62,6 +79,48 @@ static void test_pbc(void)
            cell_coord((real)(5 - 1e-6), L, inv_w, G), G - 1);
     expect(cell_coord((real)-3, L, inv_w, G) == 1, "atom on the face -3 belongs to cell 1",
            cell_coord((real)-3, L, inv_w, G), 1);
+}
+
+static void test_layers(void)
+{
+    /* 5 atoms in 3 cells: l_i counts the earlier atoms of the same cell */
+    const int cell_of[5] = {2, 0, 2, 2, 1};
+    int count[3], layer_of[5], H[3 * 4], order[5];
+    const int nl = layers_assign(cell_of, 5, 3, count, layer_of);
+    expect(nl == 3, "N_l is the largest occupancy", nl, 3);
+    expect(layer_of[0] == 0 && layer_of[2] == 1 && layer_of[3] == 2 && layer_of[1] == 0, "layers in index order",
+           layer_of[3], 2);
+    for (int i = 0; i < 5; i++) H[cell_of[i] * 4 + layer_of[i]] = i;
+    const int k = layers_cell_order(H, count, 3, 4, order);
+    const int want[5] = {1, 4, 0, 2, 3};
+    int same = k == 5;
+    for (int i = 0; i < 5 && same; i++) same = order[i] == want[i];
+    expect(same, "cell order: cells by index, then layers", order[0], 1);
+}
+
+static void test_capacity(void)
+{
+    Sim s;
+    memset(&s, 0, sizeof s);
+    Capacity c;
+    capacity_init(&c, "t", "list", "entries", "max-nbr", 0, 10, 4);
+    expect(c.cap % 4 == 0 && c.cap >= 11, "automatic capacity: estimate + margin, a multiple of the quantum",
+           (double)c.cap, 16);
+    expect(capacity_short(&s, &c, c.cap) == 0, "a build that fits does not grow", (double)s.stats.grows, 0);
+    const size_t before = c.cap;
+    expect(capacity_short(&s, &c, before + 1) == 1 && c.cap > before + 1 && s.stats.grows == 1,
+           "a build that needs more grows, with margin, and is counted", (double)c.cap, before + 2);
+}
+
+static void test_cells_bounded(void)
+{
+    /* a dilute box: 1728 atoms in an edge of 12 / 1e-6^(1/3) = 1200 would need 697^3 cells of
+     * width r_n; storage stays bounded by the atoms */
+    CellGrid g = cells_init((real)1200, 1.72, 1728, "t");
+    expect((double)g.ncells <= 8.0 * 1728 + 27 && g.G >= 3 && g.w >= 1.72, "cell storage bounded by the atoms",
+           g.ncells, 8 * 1728 + 27);
+    CellGrid d = cells_init((real)20, 1.72, 4096, "t");
+    expect(d.G == 11, "a dense box keeps cells of the minimum width", d.G, 11);
 }
 
 static void test_offsets(void)
@@ -190,6 +249,9 @@ int main(void)
     test_potential();
     test_pbc();
     test_offsets();
+    test_layers();
+    test_capacity();
+    test_cells_bounded();
     test_rng();
     test_lattice();
     test_configs();

@@ -2,7 +2,7 @@
  * No neighbour structure and no rebuilds: the baseline every other variant is checked
  * against (in double it is the reference algorithm; in float it shows float's error). */
 #include "../common/pbc.h"
-#include "../common/sim.h"
+#include "../kernels/cpu/stages.h"
 
 #include <string.h>
 
@@ -17,7 +17,7 @@ static void forces(Sim *s)
 {
     const real L = s->L;
     const PairPotential pot = s->pot;
-    double upot = 0;
+    double upot = 0, virial = 0;
     memset(s->a, 0, sizeof(vec3) * s->n);
     memset(s->u, 0, sizeof(real) * s->n);
     for (int i = 0; i < s->n; i++) {
@@ -33,10 +33,12 @@ static void forces(Sim *s)
             s->u[i] += (real)0.5 * u;
             s->u[j] += (real)0.5 * u;
             upot += u;
+            virial += fr * r2;
         }
         s->a[i].x += fi.x; s->a[i].y += fi.y; s->a[i].z += fi.z;
     }
     s->props.upot_sum = upot;
+    s->props.virial_sum = virial;
 }
 
 static const Variant variant = {
@@ -44,6 +46,7 @@ static const Variant variant = {
     .summary = "O(N^2) all-pairs forces, minimum image, Newton 3 (the reference)",
     .has_u = 1,
     .init = init,
+    CPU_COMMON_STAGES,
     .forces = forces,
 };
 

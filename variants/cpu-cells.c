@@ -8,10 +8,10 @@
  * its neighbours are scanned, each pair once, Newton 3.
  * Since cells are rebuilt every step, positions are wrapped into the box every step too
  * (between list rebuilds the loop lets them drift up to delta/2 outside, which would put an
- * atom in the wrong r_c cell); that wrap and the cell assignment are timed as "list".
+ * atom in the wrong r_c cell); that wrap and the cell assignment are part of the force stage.
  * The loop's rebuild (every delta/2 of displacement) only wraps and, every --reorder steps,
  * reorders atoms in cell order. */
-#include "../common/cpu_lists.h"
+#include "../kernels/cpu/cpu_lists.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +23,7 @@ typedef struct {
 typedef struct {
     vec3 *restrict a;
     PairPotential pot;
-    double upot;
+    double upot, virial;
 } ForceSum;
 
 static int init(Sim *s)
@@ -45,7 +45,7 @@ static void finish(Sim *s)
     free(c);
 }
 
-static void reorder(Sim *s) { lcells_reorder(&((Ctx *)s->ctx)->lc, s); }
+static int reorder(Sim *s) { return lcells_reorder(&((Ctx *)s->ctx)->lc, s); }
 
 static void add_pair_force(void *arg, int i, int j, real dx, real dy, real dz, real r2, int code,
                            int within)
@@ -54,6 +54,7 @@ static void add_pair_force(void *arg, int i, int j, real dx, real dy, real dz, r
     ForceSum *fs = arg;
     real fr;
     fs->upot += pair_lj(fs->pot, r2, &fr);
+    fs->virial += fr * r2;
     fs->a[i].x += fr * dx; fs->a[i].y += fr * dy; fs->a[i].z += fr * dz;
     fs->a[j].x -= fr * dx; fs->a[j].y -= fr * dy; fs->a[j].z -= fr * dz;
 }
@@ -61,14 +62,13 @@ static void add_pair_force(void *arg, int i, int j, real dx, real dy, real dz, r
 static void forces(Sim *s)
 {
     Ctx *c = s->ctx;
-    stage_enter(s, STAGE_LIST);
-    s->variant->wrap(s);
+    cpu_wrap(s);            /* cells of width r_c hold only atoms inside the box */
     lcells_assign(&c->lc, s);
-    stage_leave(s);
-    ForceSum fs = {.a = s->a, .pot = s->pot, .upot = 0};
+    ForceSum fs = {.a = s->a, .pot = s->pot};
     memset(s->a, 0, sizeof(vec3) * s->n);
     half_shell_pairs(&c->lc, s->r, s->pot.rc2, add_pair_force, &fs);
     s->props.upot_sum = fs.upot;
+    s->props.virial_sum = fs.virial;
 }
 
 /* The cells are this variant's neighbour structure: --check enumerates the pairs their walk
@@ -100,6 +100,7 @@ static const Variant variant = {
     .pair_cutoff = -1,
     .init = init,
     .finish = finish,
+    CPU_COMMON_STAGES,
     .reorder = reorder,
     .forces = forces,
     .for_each_pair = for_each_pair,

@@ -9,7 +9,7 @@
  * Deviations: as cpu-grouped (minimum image in the force loop instead of a stored image
  * code; the two-pass, vectorised pair arithmetic; cell-order reordering every --reorder
  * steps, --reorder 0 = the paper's CPU chain). */
-#include "../common/cpu_lists.h"
+#include "../kernels/cpu/cpu_lists.h"
 
 #include <stdlib.h>
 
@@ -19,20 +19,22 @@ static void forces(Sim *s)
 {
     const GroupedCtx *c = s->ctx;
     const int *restrict p = c->list.p, *restrict t = c->list.t;
-    double usum = 0;
+    double usum = 0, wsum = 0;
     PairChunk b;
     for (int i = 0; i < s->n; i++) {
-        real fx = 0, fy = 0, fz = 0, ui = 0;
+        real fx = 0, fy = 0, fz = 0, ui = 0, wi = 0;
         for (int m0 = p[i]; m0 < p[i + 1]; m0 += PAIR_CHUNK) {
             const int len = p[i + 1] - m0 < PAIR_CHUNK ? p[i + 1] - m0 : PAIR_CHUNK;
             pair_chunk(s->r[i], t + m0, len, s->r, s->L, s->pot, &b);
-            for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; }
+            for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; wi += b.w[k]; }
         }
         s->a[i] = (vec3){fx, fy, fz};
         s->u[i] = (real)0.5 * ui;
         usum += ui;
+        wsum += wi;
     }
     s->props.upot_sum = 0.5 * usum; /* every pair counted from both ends */
+    s->props.virial_sum = 0.5 * wsum;
 }
 
 static const Variant variant = {
@@ -43,6 +45,7 @@ static const Variant variant = {
     .pair_multiplicity = 2,
     .init = init,
     .finish = grouped_stage_finish,
+    CPU_COMMON_STAGES,
     .reorder = grouped_stage_reorder,
     .build = grouped_stage_build,
     .forces = forces,

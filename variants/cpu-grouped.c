@@ -13,7 +13,7 @@
  * the sums and the scattered -f), which keeps the paper's loop over atoms and over t_m;
  * atoms are reordered in cell order every --reorder steps (the paper does this on the GPU;
  * --reorder 0 gives its CPU chain as described). */
-#include "../common/cpu_lists.h"
+#include "../kernels/cpu/cpu_lists.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +25,26 @@ static void forces(Sim *s)
     const GroupedCtx *c = s->ctx;
     const int *restrict p = c->list.p, *restrict t = c->list.t;
     vec3 *restrict a = s->a;
-    double upot = 0;
+    double upot = 0, virial = 0;
     PairChunk b;
     memset(a, 0, sizeof(vec3) * s->n);
     for (int i = 0; i < s->n; i++) {
-        real fx = 0, fy = 0, fz = 0, ui = 0;
+        real fx = 0, fy = 0, fz = 0, ui = 0, wi = 0;
         for (int m0 = p[i]; m0 < p[i + 1]; m0 += PAIR_CHUNK) {
             const int len = p[i + 1] - m0 < PAIR_CHUNK ? p[i + 1] - m0 : PAIR_CHUNK;
             pair_chunk(s->r[i], t + m0, len, s->r, s->L, s->pot, &b);
             for (int k = 0; k < len; k++) {
                 const int j = t[m0 + k];
-                fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k];
+                fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; wi += b.w[k];
                 a[j].x -= b.x[k]; a[j].y -= b.y[k]; a[j].z -= b.z[k];
             }
         }
         a[i].x += fx; a[i].y += fy; a[i].z += fz;
         upot += ui;
+        virial += wi;
     }
     s->props.upot_sum = upot;
+    s->props.virial_sum = virial;
 }
 
 static const Variant variant = {
@@ -52,6 +54,7 @@ static const Variant variant = {
     .pair_multiplicity = 1,
     .init = init,
     .finish = grouped_stage_finish,
+    CPU_COMMON_STAGES,
     .reorder = grouped_stage_reorder,
     .build = grouped_stage_build,
     .forces = forces,

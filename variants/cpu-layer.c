@@ -18,7 +18,8 @@
  * atoms). That is the memory cost the paper measures for this step on the CPU; it is kept,
  * as is the one-atom-at-a-time force loop, with the same vectorised pair arithmetic as
  * cpu-full (pair_chunk) so that the comparison isolates the data layout. */
-#include "../common/cpu_lists.h"
+#include "../kernels/cpu/cpu_lists.h"
+#include "../kernels/cpu/layers.h"
 
 #include <stdlib.h>
 
@@ -53,16 +54,16 @@ static int init(Sim *s)
     Ctx *c = calloc(1, sizeof *c);
     if (!c) return 1;
     s->ctx = c;
-    c->g = cells_init(s->L, s->rn, s->variant->name);
+    c->g = cells_init(s->L, s->rn, s->n, s->variant->name);
     s->stats.cells_per_axis = c->g.G;
     c->cell_of = nbr_alloc(sizeof(int) * s->n, "atom cells");
     c->layer_of = nbr_alloc(sizeof(int) * s->n, "atom layers");
     c->count = nbr_alloc(sizeof(int) * c->g.ncells, "cell occupancies");
     c->nnbr = nbr_alloc(sizeof(int) * s->n, "neighbour counts");
     capacity_init(&c->lcap, s->variant->name, "layer matrix", "layers", "max-layers",
-                  s->p.max_layers, poisson_max(atoms_per_cell(s, &c->g)));
+                  s->p.max_layers, poisson_max(atoms_per_cell(s, &c->g)), 1);
     capacity_init(&c->wcap, s->variant->name, "neighbour matrix", "neighbours per atom",
-                  "max-nbr", s->p.max_nbr, poisson_max(neighbours_within(s, s->rn)));
+                  "max-nbr", s->p.max_nbr, poisson_max(neighbours_within(s, s->rn)), 1);
     alloc_H(c);
     alloc_W(c, s->n);
     return 0;
@@ -80,20 +81,14 @@ static void finish(Sim *s)
     free(c);
 }
 
-/* c_i, then l_i from the occupancy counters, then H. */
+/* c_i, then l_i from the occupancy counters (the paper's host loop, kernels/cpu/layers.c),
+ * then H. */
 static void assign_layers(Sim *s, Ctx *c)
 {
     cells_assign(&c->g, s->r, s->n, c->cell_of);
-    for (int k = 0; k < c->g.ncells; k++) c->count[k] = 0;
-    int nl = 0;
-    for (int i = 0; i < s->n; i++) {
-        int l = c->count[c->cell_of[i]]++;
-        c->layer_of[i] = l;
-        if (l + 1 > nl) nl = l + 1;
-    }
-    c->nl = nl;
-    s->stats.layers = nl;
-    if (capacity_short(s, &c->lcap, (size_t)nl)) alloc_H(c);
+    c->nl = layers_assign(c->cell_of, s->n, c->g.ncells, c->count, c->layer_of);
+    s->stats.layers = c->nl;
+    if (capacity_short(s, &c->lcap, (size_t)c->nl)) alloc_H(c);
     const size_t cap = c->lcap.cap;
     for (size_t k = 0; k < cap * c->g.ncells; k++) c->H[k] = -1;
     for (int i = 0; i < s->n; i++) c->H[c->cell_of[i] * cap + c->layer_of[i]] = i;
@@ -147,17 +142,14 @@ static void build(Sim *s)
 }
 
 /* Cell order from the most recent H (built at the last rebuild), as in the paper. */
-static void reorder(Sim *s)
+static int reorder(Sim *s)
 {
     Ctx *c = s->ctx;
     int *order = nbr_alloc(sizeof(int) * s->n, "reorder permutation");
-    int k = 0;
-    for (int cell = 0; cell < c->g.ncells; cell++) {
-        const int *h = c->H + cell * c->lcap.cap;
-        for (int l = 0; l < c->nl && h[l] >= 0; l++) order[k++] = h[l];
-    }
-    reorder_atoms(s, order);
+    const int k = layers_cell_order(c->H, c->count, c->g.ncells, (long)c->lcap.cap, order);
+    if (k == s->n) reorder_atoms(s, order);
     free(order);
+    return k == s->n;   /* H describes the atoms only after a build */
 }
 
 /* One atom at a time, as one GPU thread does, reading its column of W; the column is copied
@@ -167,22 +159,24 @@ static void forces(Sim *s)
     const Ctx *c = s->ctx;
     const int *restrict W = c->W, *restrict nnbr = c->nnbr;
     const size_t n = s->n;
-    double usum = 0;
+    double usum = 0, wsum = 0;
     PairChunk b;
     int col[PAIR_CHUNK];
     for (int i = 0; i < s->n; i++) {
-        real fx = 0, fy = 0, fz = 0, ui = 0;
+        real fx = 0, fy = 0, fz = 0, ui = 0, wi = 0;
         for (int m0 = 0; m0 < nnbr[i]; m0 += PAIR_CHUNK) {
             const int len = nnbr[i] - m0 < PAIR_CHUNK ? nnbr[i] - m0 : PAIR_CHUNK;
             for (int k = 0; k < len; k++) col[k] = W[(m0 + k) * n + i];
             pair_chunk(s->r[i], col, len, s->r, s->L, s->pot, &b);
-            for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; }
+            for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; wi += b.w[k]; }
         }
         s->a[i] = (vec3){fx, fy, fz};
         s->u[i] = (real)0.5 * ui;
         usum += ui;
+        wsum += wi;
     }
     s->props.upot_sum = 0.5 * usum; /* every pair counted from both ends */
+    s->props.virial_sum = 0.5 * wsum;
 }
 
 static void for_each_pair(Sim *s, PairFn fn, void *arg)
@@ -200,6 +194,7 @@ static const Variant variant = {
     .pair_multiplicity = 2,
     .init = init,
     .finish = finish,
+    CPU_COMMON_STAGES,
     .reorder = reorder,
     .build = build,
     .forces = forces,

@@ -17,7 +17,7 @@
  *     selects rather than skips) so the compiler vectorises it; then the scattered updates;
  *   - atoms are reordered in cell order every --reorder steps (the paper does this on the
  *     GPU; --reorder 0 gives the paper's CPU chain as described). */
-#include "../common/cpu_lists.h"
+#include "../kernels/cpu/cpu_lists.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,16 +48,12 @@ static void alloc_pairs(Ctx *c)
 static int init(Sim *s)
 {
     require_host_reorder(s);
-    if ((uint64_t)s->n > (uint64_t)INDEX_MASK + 1)
-        nbr_fail(2, "%s: N = %d atoms do not fit the 26 index bits left beside the 6-bit image "
-                    "code (limit N <= 2^26 = %lu): lower --ne",
-                 s->variant->name, s->n, (unsigned long)INDEX_MASK + 1);
     Ctx *c = calloc(1, sizeof *c);
     if (!c) return 1;
     s->ctx = c;
     lcells_init(&c->lc, s, s->rn);
     capacity_init(&c->cap, s->variant->name, "pair list", "pairs", "max-pairs", s->p.max_pairs,
-                  0.5 * neighbours_within(s, s->rn) * s->n);
+                  0.5 * neighbours_within(s, s->rn) * s->n, 1);
     alloc_pairs(c);
     image_half_shift_table(s->L, c->half);
     return 0;
@@ -71,7 +67,7 @@ static void finish(Sim *s)
     free(c);
 }
 
-static void reorder(Sim *s) { lcells_reorder(&((Ctx *)s->ctx)->lc, s); }
+static int reorder(Sim *s) { return lcells_reorder(&((Ctx *)s->ctx)->lc, s); }
 
 /* Stores every candidate (past the capacity into the spare slot) and advances only for a
  * neighbour: no branch to mispredict. Counting goes on past the capacity, so a build that
@@ -110,27 +106,28 @@ static void forces(Sim *s)
     const vec3 *restrict r = s->r, *restrict half = c->half;
     vec3 *restrict a = s->a;
     const PairPotential pot = s->pot;
-    double upot = 0;
+    double upot = 0, virial = 0;
     memset(a, 0, sizeof(vec3) * s->n);
     for (size_t m0 = 0; m0 < c->np; m0 += CHUNK) {
         const int len = c->np - m0 < CHUNK ? (int)(c->np - m0) : CHUNK;
         const Pair *restrict pc = pairs + m0;
-        real bx[CHUNK], by[CHUNK], bz[CHUNK], bu[CHUNK];
+        real bx[CHUNK], by[CHUNK], bz[CHUNK], bu[CHUNK], bw[CHUNK];
         for (int k = 0; k < len; k++) {
             const uint32_t i = pc[k].a & INDEX_MASK, j = pc[k].b, code = pc[k].a >> CODE_SHIFT;
-            const vec3 h = half[code]; /* (r_i - b/2) - (r_j + b/2), as min_image */
+            const vec3 h = half[code]; /* (r_i - b/2) - (r_j + b/2), as pbc_delta */
             const real dx = (r[i].x - h.x) - (r[j].x + h.x), dy = (r[i].y - h.y) - (r[j].y + h.y),
                        dz = (r[i].z - h.z) - (r[j].z + h.z);
             const real r2 = dx * dx + dy * dy + dz * dz;
             real f;
             const real u = pair_lj(pot, r2, &f), fr = r2 < pot.rc2 ? f : 0;
             bu[k] = r2 < pot.rc2 ? u : 0;
+            bw[k] = fr * r2;
             bx[k] = fr * dx; by[k] = fr * dy; bz[k] = fr * dz;
         }
         /* f_i is summed in registers while i repeats (the build emits an atom's pairs
          * together): read-modify-writes of one a[i] in a row would wait on each other */
         uint32_t cur = pc[0].a & INDEX_MASK;
-        real fx = 0, fy = 0, fz = 0, uc = 0;
+        real fx = 0, fy = 0, fz = 0, uc = 0, wc = 0;
         for (int k = 0; k < len; k++) {
             const uint32_t i = pc[k].a & INDEX_MASK, j = pc[k].b;
             if (i != cur) {
@@ -141,11 +138,14 @@ static void forces(Sim *s)
             fx += bx[k]; fy += by[k]; fz += bz[k];
             a[j].x -= bx[k]; a[j].y -= by[k]; a[j].z -= bz[k];
             uc += bu[k];
+            wc += bw[k];
         }
         a[cur].x += fx; a[cur].y += fy; a[cur].z += fz;
         upot += uc;
+        virial += wc;
     }
     s->props.upot_sum = upot;
+    s->props.virial_sum = virial;
 }
 
 static void for_each_pair(Sim *s, PairFn fn, void *arg)
@@ -159,8 +159,11 @@ static const Variant variant = {
     .summary = "linked-list cells -> unordered pair list (14 cells, Newton 3, image code in 6 high bits)",
     .knobs = KNOB_PAIRCAP | KNOB_REORDER,
     .pair_multiplicity = 1,
+    .max_atoms = (long)INDEX_MASK + 1,
+    .max_atoms_why = "2^26: the index bits left beside the 6-bit image code",
     .init = init,
     .finish = finish,
+    CPU_COMMON_STAGES,
     .reorder = reorder,
     .build = build,
     .forces = forces,

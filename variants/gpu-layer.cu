@@ -4,11 +4,12 @@
  * The paper's point: the earlier method (gpu-old, Anderson et al. 2008) gives each cell a
  * thread block with one thread per layer, so its parallelism is capped by the cell
  * occupancy N_l, which is small when r_c is short. Here each thread takes one atom i,
- * loops over the 27 cells around c_i and over each cell's layers l < k_c, and records
- * every j = H(c,l) within r_n; the thread count is N_a whatever the cutoff. Everything
+ * loops over the 27 cells around c_i (walk_27_cells, shared with gpu-old) and over each
+ * cell's layers l < k_c, and records every j = H(c,l) within r_n; the thread count is N_a
+ * whatever the cutoff, in blocks of --threads (recorded in stats.list_threads). Everything
  * else -- cells, layers, H, forces, leapfrog, reductions, reordering -- is shared with the
- * other GPU variants (kernels/). */
-#include "../kernels/gpu_sim.cuh"
+ * other GPU variants (kernels/cuda/). */
+#include "../kernels/cuda/gpu_sim.cuh"
 
 /* The rows of H are read four entries at a time (one int4, rows padded to a multiple of 4),
  * and the four positions are fetched before any is tested, so a thread has several loads
@@ -24,40 +25,23 @@ __global__ void __launch_bounds__(1024) build_w_layer_kernel(PosSource pos, IntS
     int m = 0;
     if (i < n) {
         const real4 ri = fetch_pos<Mode>(pos, i);
-        const int c = cell_of[i];
-        const int cx = c % G, cy = (c / G) % G, cz = c / (G * G);
         int *w = W + w_index<Layout>(0, i, n, nbr_cap);
         const size_t w_step = w_index<Layout>(1, i, n, nbr_cap) - w_index<Layout>(0, i, n, nbr_cap);
-        real4 rs = ri;
-        for (int dz = -1; dz <= 1; dz++) {
-            real sz;
-            const int nz = wrap_cell(cz, dz, G, L, sz);
-            rs.z = ri.z - sz;
-            for (int dy = -1; dy <= 1; dy++) {
-                real sy;
-                const int ny = wrap_cell(cy, dy, G, L, sy);
-                rs.y = ri.y - sy;
-                for (int dx = -1; dx <= 1; dx++) {
-                    real sx;
-                    const int nx = wrap_cell(cx, dx, G, L, sx);
-                    rs.x = ri.x - sx;
-                    const int cell = cell_index(nx, ny, nz, G);
-                    const int occupancy = min(fetch_int<Mode>(counts, cell), layer_cap);
-                    const size_t row4 = (size_t)cell * (layer_cap / 4);
-                    for (int l = 0; l < occupancy; l += 4) {
-                        const int4 q = fetch_int4<Mode>(H, row4 + l / 4);
-                        const int j0 = q.x, j1 = l + 1 < occupancy ? q.y : i, j2 = l + 2 < occupancy ? q.z : i,
-                                  j3 = l + 3 < occupancy ? q.w : i;
-                        const real4 r0 = fetch_pos<Mode>(pos, j0), r1 = fetch_pos<Mode>(pos, j1),
-                                    r2 = fetch_pos<Mode>(pos, j2), r3 = fetch_pos<Mode>(pos, j3);
-                        record_candidate(i, j0, r0, rs, rn2, w, w_step, m, nbr_cap);
-                        record_candidate(i, j1, r1, rs, rn2, w, w_step, m, nbr_cap);
-                        record_candidate(i, j2, r2, rs, rn2, w, w_step, m, nbr_cap);
-                        record_candidate(i, j3, r3, rs, rn2, w, w_step, m, nbr_cap);
-                    }
-                }
+        walk_27_cells(cell_of[i], G, L, ri, [&](int cell, const real4 &rs) {
+            const int occupancy = min(fetch_int<Mode>(counts, cell), layer_cap);
+            const size_t row4 = (size_t)cell * (layer_cap / 4);
+            for (int l = 0; l < occupancy; l += 4) {
+                const int4 q = fetch_int4<Mode>(H, row4 + l / 4);
+                const int j0 = q.x, j1 = l + 1 < occupancy ? q.y : i, j2 = l + 2 < occupancy ? q.z : i,
+                          j3 = l + 3 < occupancy ? q.w : i;
+                const real4 r0 = fetch_pos<Mode>(pos, j0), r1 = fetch_pos<Mode>(pos, j1),
+                            r2 = fetch_pos<Mode>(pos, j2), r3 = fetch_pos<Mode>(pos, j3);
+                record_candidate(i, j0, r0, rs, rn2, w, w_step, m, nbr_cap);
+                record_candidate(i, j1, r1, rs, rn2, w, w_step, m, nbr_cap);
+                record_candidate(i, j2, r2, rs, rn2, w, w_step, m, nbr_cap);
+                record_candidate(i, j3, r3, rs, rn2, w, w_step, m, nbr_cap);
             }
-        }
+        });
         nbr_count[i] = m;
     }
     record_nbr_stats(m, status);
@@ -74,6 +58,7 @@ static void launch_w_layer(Sim *s, GpuSim *g)
             g->status);
     });
     LAUNCH_CHECK("build_w_layer_kernel");
+    s->stats.list_threads = g->threads;   /* one thread per atom in blocks of --threads */
 }
 
 static void build(Sim *s) { gpu_build(s, WBuilder{launch_w_layer, 0}); }

@@ -1,6 +1,6 @@
 /* gpu-old - the neighbour-matrix build of Anderson, Lorenz & Travesset, J. Comput. Phys. 227
  * (2008) 5342 (Rapaport 2011's ref. [6], "the old method"), with everything else shared
- * with gpu-layer (kernels/): cells, layers and H, the force kernel, leapfrog, reductions.
+ * with gpu-layer (kernels/cuda/): cells, layers and H, the force kernel, leapfrog, reductions.
  *
  * One thread block per cell, one thread per layer of that cell: the block size is the
  * largest cell occupancy N_l rounded up to a warp. For each of the 27 neighbour cells in
@@ -8,8 +8,15 @@
  * synchronises, and each thread tests its own atom against all of them, appending to its
  * row of the same W. Rapaport's criticism, which Table 3 measures: the parallelism per
  * block is N_l, small when r_c is short (SP: ~10 layers in 32-thread blocks, most threads
- * idle), while gpu-layer's thread count is N_a whatever the cutoff. */
-#include "../kernels/gpu_sim.cuh"
+ * idle), while gpu-layer's thread count is N_a whatever the cutoff.
+ *
+ * --threads: every per-atom kernel (cells, layers, H, forces, leapfrog, reductions,
+ * reordering) runs in blocks of --threads, as in gpu-layer. The list kernel cannot: its
+ * block size is the method itself (one thread per layer of the block's cell, N_l rounded
+ * up to a warp, recomputed at every build), so --threads does not apply to it; the size it
+ * really used is recorded in stats.list_threads (the CSV's list-kernel threads), never
+ * --threads. The 27-cell walk is gpu-layer's (walk_27_cells, kernels/cuda/gpu_sim.cuh). */
+#include "../kernels/cuda/gpu_sim.cuh"
 
 template <int Mode, int Layout>
 __global__ void __launch_bounds__(1024) build_w_old_kernel(PosSource pos, IntSource H, IntSource counts, int n,
@@ -27,36 +34,20 @@ __global__ void __launch_bounds__(1024) build_w_old_kernel(PosSource pos, IntSou
     const real4 ri = active ? fetch_pos<Mode>(pos, i) : make_real4(0, 0, 0, 0);
     int *w = active ? W + w_index<Layout>(0, i, n, nbr_cap) : W;
     const size_t w_step = Layout == WLAYOUT_ROW ? (size_t)n : 1;
-    const int cx = c % G, cy = (c / G) % G, cz = c / (G * G);
     int m = 0;
-    real4 rs = ri;
-    for (int dz = -1; dz <= 1; dz++) {
-        real sz;
-        const int nz = wrap_cell(cz, dz, G, L, sz);
-        rs.z = ri.z - sz;
-        for (int dy = -1; dy <= 1; dy++) {
-            real sy;
-            const int ny = wrap_cell(cy, dy, G, L, sy);
-            rs.y = ri.y - sy;
-            for (int dx = -1; dx <= 1; dx++) {
-                real sx;
-                const int nx = wrap_cell(cx, dx, G, L, sx);
-                rs.x = ri.x - sx;
-                const int cell = cell_index(nx, ny, nz, G);
-                const int occupancy = min(fetch_int<Mode>(counts, cell), layer_cap);
-                __syncthreads();   /* the previous cell's occupants are no longer read */
-                if (t < occupancy) {
-                    const int j = fetch_int_of4<Mode>(H, (size_t)cell * layer_cap + t);
-                    shared_j[t] = j;
-                    shared_r[t] = fetch_pos<Mode>(pos, j);
-                }
-                __syncthreads();
-                if (active)
-                    for (int k = 0; k < occupancy; k++)
-                        record_candidate(i, shared_j[k], shared_r[k], rs, rn2, w, w_step, m, nbr_cap);
-            }
+    walk_27_cells(c, G, L, ri, [&](int cell, const real4 &rs) {
+        const int occupancy = min(fetch_int<Mode>(counts, cell), layer_cap);
+        __syncthreads();   /* the previous cell's occupants are no longer read */
+        if (t < occupancy) {
+            const int j = fetch_int_of4<Mode>(H, (size_t)cell * layer_cap + t);
+            shared_j[t] = j;
+            shared_r[t] = fetch_pos<Mode>(pos, j);
         }
-    }
+        __syncthreads();
+        if (active)
+            for (int k = 0; k < occupancy; k++)
+                record_candidate(i, shared_j[k], shared_r[k], rs, rn2, w, w_step, m, nbr_cap);
+    });
     if (active) nbr_count[i] = m;
     record_nbr_stats(m, status);
 }
@@ -64,8 +55,10 @@ __global__ void __launch_bounds__(1024) build_w_old_kernel(PosSource pos, IntSou
 static void launch_w_old(Sim *s, GpuSim *g)
 {
     if (g->layers > 1024)
-        nbr_fail(3, "%s: a cell holds %d atoms, more than the 1024 threads of a block that the old method "
-                    "gives each cell: lower --delta or --rho", s->variant->name, g->layers);
+        nbr_fail(EXIT_CAPACITY,
+                 "%s: a cell holds %d atoms, more than the 1024 threads of a block that the old method "
+                 "gives each cell: lower --delta or --rho",
+                 s->variant->name, g->layers);
     const int threads = (g->layers + 31) / 32 * 32;
     const size_t shared = threads * (sizeof(real4) + sizeof(int));
     const PosSource pos = gpu_pos(g);
@@ -77,6 +70,7 @@ static void launch_w_old(Sim *s, GpuSim *g)
                                                              g->nbr_cap, s->L, rn2, g->W, g->nbr_count, g->status);
     });
     LAUNCH_CHECK("build_w_old_kernel");
+    s->stats.list_threads = threads;   /* what the list kernel used, not --threads */
 }
 
 /* needs_layers: the block size is N_l, known before the launch. */

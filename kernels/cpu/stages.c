@@ -1,7 +1,8 @@
-/* integrate.c - the common CPU stages: leapfrog, periodic wrap, properties, rescaling,
- * reordering. */
-#include "pbc.h"
-#include "sim.h"
+/* stages.c - the common CPU stages: leapfrog, periodic wrap, properties, rescaling,
+ * reordering (see stages.h). */
+#include "stages.h"
+
+#include "../../common/pbc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,13 +51,6 @@ void cpu_rescale(Sim *s, double factor)
 {
     const real f = (real)factor;
     for (int i = 0; i < s->n; i++) { s->v[i].x *= f; s->v[i].y *= f; s->v[i].z *= f; }
-}
-
-void *nbr_alloc(size_t bytes, const char *what)
-{
-    void *ptr = bytes ? malloc(bytes) : NULL;
-    if (bytes && !ptr) nbr_fail(3, "cannot allocate %.3g MB for %s: not enough host memory", bytes / 1e6, what);
-    return ptr;
 }
 
 void reorder_atoms(Sim *s, const int *order)

@@ -4,12 +4,16 @@
  * the loop every N_R steps at the next rebuild, after the periodic wrap and before the
  * build; the new order is the scan of the most recent H(c,l) in cell order, as in the
  * paper. Only r and v move: forces are recomputed after the build that follows.
- *   --reorder-at host    the paper: r, v, k_c and H copied down, permuted there through
- *                        a temporary array, copied back.
+ *   --reorder-at host    the paper: r, v, k_c and H copied down, the cell order read from H
+ *                        there (layers_cell_order, kernels/cpu/layers.h, shared with
+ *                        cpu-layer), r and v permuted through a temporary array, copied
+ *                        back. The copies are part of the reorder stage.
  *   --reorder-at device  new index of atom i = (exclusive prefix sum of k over cells
  *                        before c_i) + l_i, scattered into second arrays that are then
  *                        swapped in (the scan is CUB's DeviceScan). */
 #include "gpu_sim.cuh"
+
+#include "../cpu/layers.h"
 
 #include <cub/device/device_scan.cuh>
 #include <utility>
@@ -52,40 +56,37 @@ static void reorder_on_host(Sim *s, GpuSim *g)
         g->stage_v2 = (real4 *)gpu_pinned(sizeof(real4) * n, "reordering");
     }
     gpu_ensure_stage(g, n);
+    if (!g->host_order) g->host_order = (int *)nbr_alloc(sizeof(int) * n, "the cell order");
     if (!g->host_counts) g->host_counts = (int *)gpu_pinned(sizeof(int) * nc, "cell occupancies");
     if (g->host_H_len < hlen) {
         if (g->host_H) CUDA_CHECK(cudaFreeHost(g->host_H));
         g->host_H = (int *)gpu_pinned(sizeof(int) * hlen, "the cell-layer matrix H");
         g->host_H_len = hlen;
     }
-    stage_enter(s, STAGE_TRANSFER);
     CUDA_CHECK(cudaMemcpyAsync(g->stage_r, g->r, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(g->stage_v, g->v, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(g->host_counts, g->cell_count, sizeof(int) * nc, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(g->host_H, g->H, sizeof(int) * hlen, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
-    stage_leave(s);
-    int k = 0;
-    for (int c = 0; c < nc; c++)
-        for (int l = 0; l < g->host_counts[c]; l++) {
-            const int j = g->host_H[(size_t)c * cap + l];
-            g->stage_r2[k] = g->stage_r[j];
-            g->stage_v2[k] = g->stage_v[j];
-            k++;
-        }
-    if (k != n) nbr_fail(1, "%s: internal: the cell-layer matrix holds %d atoms, not %d", s->variant->name, k, n);
-    stage_enter(s, STAGE_TRANSFER);
+    const int held = layers_cell_order(g->host_H, g->host_counts, nc, cap, g->host_order);
+    if (held != n)
+        nbr_fail(EXIT_INTERNAL, "%s: internal: the cell-layer matrix holds %d atoms, not %d", s->variant->name, held,
+                 n);
+    for (int k = 0; k < n; k++) {
+        g->stage_r2[k] = g->stage_r[g->host_order[k]];
+        g->stage_v2[k] = g->stage_v[g->host_order[k]];
+    }
     CUDA_CHECK(cudaMemcpyAsync(g->r, g->stage_r2, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(g->v, g->stage_v2, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
-    stage_leave(s);
 }
 
-void gpu_reorder(Sim *s)
+int gpu_reorder(Sim *s)
 {
     GpuSim *g = gpu_of(s);
-    if (!g->built) return;   /* no H describes the current atoms yet */
+    if (!g->built) return 0;   /* no H describes the current atoms yet: nothing done */
     if (s->p.reorder_at == WHERE_DEVICE) reorder_on_device(s, g);
     else reorder_on_host(s, g);
-    g->built = 0;            /* H, c_i, l_i refer to the old order until the next build */
-    g->u_parts_valid = g->v_parts_valid = 0;
+    g->built = 0;              /* H, c_i, l_i refer to the old order until the next build */
+    g->v_parts_valid = 0;
+    return 1;
 }

@@ -4,13 +4,17 @@
  * Reductions (paper: EvalPropsGPU, partial sums per block on the GPU, final sum on the
  * host). The per-block partials are produced where the data already passes through
  * registers, so no extra pass over memory is needed: the force kernel leaves the block
- * sums of u_i, the second half-kick leaves the block sums and maxima of v_i^2. props()
+ * sums of u_i and of the per-atom virial w_i = (1/2) sum_j r_ij . f_ij, the second
+ * half-kick leaves the block sums and maxima of v_i^2 (gpu_sim.cuh: PART_*). props()
  * then finishes them: --reduce host copies the partials down and sums them in double
  * (the paper), --reduce device sums them in one more single-block kernel that writes the
- * three numbers into mapped (zero-copy) host memory, so no copy has to be started and
- * waited for each step. When the fused partials are stale (step 0, the check, after a rescale) props()
- * recomputes them from v and u. Partials are kept in double in both precisions. */
+ * four numbers into mapped (zero-copy) host memory, so no copy has to be started and
+ * waited for each step. U and the virial are those of the last force evaluation (zero
+ * before the first); when the v partials are stale (step 0, the check, after a rescale)
+ * props() recomputes them from v. Partials are kept in double in both precisions. */
 #include "gpu_sim.cuh"
+
+#include <math.h>
 
 __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt)
 {
@@ -49,29 +53,25 @@ __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt,
     }
 }
 
-__global__ void upot_parts_kernel(const real *u, int n, double *part_upot)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const double sum = block_reduce(i < n ? (double)u[i] : 0.0, SumOp(), 0.0);
-    if (threadIdx.x == 0) part_upot[blockIdx.x] = sum;
-}
-
-/* parts = upot[nb], ukin[nb], vvmax[nb] -> out = {upot, ukin, vvmax}; one block. */
+/* parts (NPARTS arrays of nb) -> out[PART_*] = the sums (the maximum for VVMAX); one block. */
 __global__ void final_reduce_kernel(const double *parts, int nb, double *out)
 {
-    double upot = 0, ukin = 0, most = 0;
+    double upot = 0, ukin = 0, most = 0, virial = 0;
     for (int k = threadIdx.x; k < nb; k += blockDim.x) {
-        upot += parts[k];
-        ukin += parts[nb + k];
-        most = fmax(most, parts[2 * nb + k]);
+        upot += parts[PART_UPOT * nb + k];
+        ukin += parts[PART_UKIN * nb + k];
+        most = fmax(most, parts[PART_VVMAX * nb + k]);
+        virial += parts[PART_VIRIAL * nb + k];
     }
     upot = block_reduce(upot, SumOp(), 0.0);
     ukin = block_reduce(ukin, SumOp(), 0.0);
     most = block_reduce(most, MaxOp(), 0.0);
+    virial = block_reduce(virial, SumOp(), 0.0);
     if (threadIdx.x == 0) {
-        out[0] = upot;
-        out[1] = ukin;
-        out[2] = most;
+        out[PART_UPOT] = upot;
+        out[PART_UKIN] = ukin;
+        out[PART_VVMAX] = most;
+        out[PART_VIRIAL] = virial;
     }
 }
 
@@ -99,14 +99,14 @@ void gpu_kick_drift(Sim *s)
     kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
                                                                (real)s->p.dt);
     LAUNCH_CHECK("kick_drift_kernel");
-    g->u_parts_valid = g->v_parts_valid = 0;
+    g->v_parts_valid = 0;
 }
 
 void gpu_kick(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     kick_props_kernel<true><<<g->blocks, g->threads, 0, g->stream>>>(
-        g->v, g->a, s->n, (real)(0.5 * s->p.dt), g->parts + g->blocks, g->parts + 2 * g->blocks);
+        g->v, g->a, s->n, (real)(0.5 * s->p.dt), g->parts + PART_UKIN * g->blocks, g->parts + PART_VVMAX * g->blocks);
     LAUNCH_CHECK("kick_props_kernel");
     g->v_parts_valid = 1;
 }
@@ -131,37 +131,35 @@ void gpu_props(Sim *s)
     GpuSim *g = gpu_of(s);
     const int nb = g->blocks;
     if (!g->v_parts_valid) {
-        kick_props_kernel<false><<<nb, g->threads, 0, g->stream>>>(g->v, g->a, s->n, 0, g->parts + nb,
-                                                                   g->parts + 2 * nb);
+        kick_props_kernel<false><<<nb, g->threads, 0, g->stream>>>(g->v, g->a, s->n, 0, g->parts + PART_UKIN * nb,
+                                                                   g->parts + PART_VVMAX * nb);
         LAUNCH_CHECK("kick_props_kernel");
+        g->v_parts_valid = 1;
     }
-    if (!g->u_parts_valid) {
-        upot_parts_kernel<<<nb, g->threads, 0, g->stream>>>(g->u, s->n, g->parts);
-        LAUNCH_CHECK("upot_parts_kernel");
-    }
-    double upot = 0, ukin = 0, most = 0;
+    double upot = 0, ukin = 0, most = 0, virial = 0;
     if (s->p.reduce == WHERE_DEVICE) {
-        /* writes the three numbers straight into mapped host memory: no copy to wait for */
+        /* writes the four numbers straight into mapped host memory: no copy to wait for */
         final_reduce_kernel<<<1, 1024, 0, g->stream>>>(g->parts, nb, g->props_dev);
         LAUNCH_CHECK("final_reduce_kernel");
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        upot = g->props_host[0];
-        ukin = g->props_host[1];
-        most = g->props_host[2];
+        upot = g->props_host[PART_UPOT];
+        ukin = g->props_host[PART_UKIN];
+        most = g->props_host[PART_VVMAX];
+        virial = g->props_host[PART_VIRIAL];
     } else {
-        stage_enter(s, STAGE_TRANSFER);
-        CUDA_CHECK(cudaMemcpyAsync(g->parts_host, g->parts, 3 * sizeof(double) * nb, cudaMemcpyDeviceToHost,
+        CUDA_CHECK(cudaMemcpyAsync(g->parts_host, g->parts, NPARTS * sizeof(double) * nb, cudaMemcpyDeviceToHost,
                                    g->stream));
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        stage_leave(s);
+        const double *part = g->parts_host;
         for (int k = 0; k < nb; k++) {
-            upot += g->parts_host[k];
-            ukin += g->parts_host[nb + k];
-            if (g->parts_host[2 * nb + k] > most) most = g->parts_host[2 * nb + k];
+            upot += part[PART_UPOT * nb + k];
+            ukin += part[PART_UKIN * nb + k];
+            most = fmax(most, part[PART_VVMAX * nb + k]);
+            virial += part[PART_VIRIAL * nb + k];
         }
     }
     s->props.upot_sum = upot;
     s->props.ukin_sum = ukin;
     s->props.vv_max = most;
-    g->u_parts_valid = g->v_parts_valid = 0;
+    s->props.virial_sum = virial;
 }

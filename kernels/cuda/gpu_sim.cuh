@@ -16,15 +16,20 @@
  *   W            neighbour matrix: row layout W[m * n + i] (the paper: the m-th neighbours
  *                of consecutive atoms are adjacent, so the force kernel's reads coalesce)
  *                or col layout W[i * nbr_cap + m]; nbr_count[i] = m_i
- * Capacities (layer_cap, nbr_cap) grow automatically when the knob is 0; a kernel that
- * finds one too small records what it needed, the host grows the array and redoes the
- * build. A non-zero knob is a hard limit: the run stops with a message. */
+ * Capacities (layer_cap, nbr_cap) follow the one capacity policy (kernels/capacity.h):
+ * --max-layers / --max-nbr 0 start from an estimate and grow; a kernel that finds one too
+ * small records what it needed, the host grows the array (and its texture) and redoes the
+ * build. A non-zero knob is a hard limit: the run stops with one line naming the flag.
+ *
+ * Stages never call back into the loop: host <-> device copies a stage needs are timed as
+ * part of that stage, by the loop. */
 #ifndef NBR_GPU_SIM_CUH
 #define NBR_GPU_SIM_CUH
 
-#include "../common/cells.h"
-#include "../common/pbc.h"
-#include "../common/sim.h"
+#include "../../common/pbc.h"
+#include "../../common/sim.h"
+#include "../capacity.h"
+#include "../cells.h"
 #include "cuda_check.cuh"
 #include "fetch.cuh"
 #include "real4.cuh"
@@ -32,6 +37,10 @@
 
 #include <cuda_runtime.h>
 #include <type_traits>
+
+/* The block partials of the reductions: parts + PART_X * blocks is the array of quantity X.
+ * UPOT and VIRIAL are left by the force kernel, UKIN and VVMAX by the second half-kick. */
+enum { PART_UPOT, PART_UKIN, PART_VVMAX, PART_VIRIAL, NPARTS };
 
 /* What the list build found; zeroed before each attempt, read back once per build. */
 struct BuildStatus {
@@ -70,19 +79,22 @@ struct GpuSim {
     int *H, layer_cap, layers;       /* layers = N_l at the last build; layer_cap a multiple of 4 */
     cudaTextureObject_t tex_H, tex_count;
     int *W, *nbr_count, nbr_cap;
+    Capacity layer_capacity;         /* the policy behind layer_cap (quantum 4: H rows read as int4) */
+    Capacity nbr_capacity;           /* the policy behind nbr_cap */
 
     BuildStatus *status, *status_host;
-    double *parts;                   /* block partials: upot[blocks], ukin[blocks], vvmax[blocks] */
+    double *parts;                   /* block partials, NPARTS arrays of `blocks` doubles (PART_*) */
     double *parts_host;
     volatile double *props_host;     /* mapped pinned memory: the final reduction writes it directly */
     double *props_dev;               /* device address of props_host */
-    int u_parts_valid, v_parts_valid;
+    int v_parts_valid;               /* PART_UKIN/PART_VVMAX describe the current v (integrate.cu) */
 
     /* pinned host buffers, allocated on first use */
     real4 *stage_r, *stage_v, *stage_r2, *stage_v2, *stage_a;
     real *stage_u;
     int *host_cells, *host_layers, *host_counts, *host_H;
     size_t host_H_len;
+    int *host_order;                 /* host reordering: atoms in cell order (malloc) */
 
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */
@@ -140,23 +152,13 @@ void dispatch_read_layout(int read, int layout, F f)
     }
 }
 
-/* Minimum-image separation of one coordinate, rounded once. The obvious (a - b) - L
- * rounds a - b ~ L first, an error of ulp(L) ~ 4e-6 at L ~ 40 in float that the r^-14 of
- * SP amplifies 14-fold; (a - h) - (b + h) with h = L/2 is exact up to the last
- * subtraction of two small numbers (Sterbenz: a ~ h, b ~ -h for a wrapped pair). */
-__device__ __forceinline__ real image_delta(real a, real b, real h)
-{
-    const real d = a - b;
-    return d >= h ? (a - h) - (b + h) : (d < -h ? (a + h) - (b - h) : d);
-}
-
-/* Squared minimum-image distance (valid for G >= 3, r < L/2). */
+/* Squared minimum-image distance (valid for G >= 3, r < L/2), through the one minimum
+ * image of host and device code (common/pbc.h). */
 __device__ __forceinline__ real min_image_r2(const real4 &a, const real4 &b, real L, real &dx, real &dy, real &dz)
 {
-    const real h = (real)0.5 * L;
-    dx = image_delta(a.x, b.x, h);
-    dy = image_delta(a.y, b.y, h);
-    dz = image_delta(a.z, b.z, h);
+    dx = pbc_delta(a.x, b.x, L);
+    dy = pbc_delta(a.y, b.y, L);
+    dz = pbc_delta(a.z, b.z, L);
     return dx * dx + dy * dy + dz * dz;
 }
 
@@ -168,6 +170,36 @@ __device__ __forceinline__ int wrap_cell(int c, int d, int G, real L, real &shif
     c += d;
     shift = c < 0 ? -L : (c >= G ? L : (real)0);
     return c < 0 ? c + G : (c >= G ? c - G : c);
+}
+
+/* The 27-cell walk of every list build, written once: calls visit(cell, rs) for each of the
+ * 27 cells around cell c (c itself included), z outermost, each offset from -1 to +1, with
+ * rs = r_i shifted next to that periodic image of the cell (rs = r_i - shift, wrap_cell),
+ * so a candidate j of the cell is tested as rs - r_j without minimum-image code. The
+ * shifts are formed per axis in the loop that owns the axis (three per cell at most).
+ * Threads that walk the same c (gpu-old's block) visit the same cells in the same order,
+ * so the visitor may synchronise the block. */
+template <class Visit>
+__device__ __forceinline__ void walk_27_cells(int c, int G, real L, const real4 &ri, Visit &&visit)
+{
+    const int cx = c % G, cy = (c / G) % G, cz = c / (G * G);
+    real4 rs = ri;
+    for (int dz = -1; dz <= 1; dz++) {
+        real sz;
+        const int nz = wrap_cell(cz, dz, G, L, sz);
+        rs.z = ri.z - sz;
+        for (int dy = -1; dy <= 1; dy++) {
+            real sy;
+            const int ny = wrap_cell(cy, dy, G, L, sy);
+            rs.y = ri.y - sy;
+            for (int dx = -1; dx <= 1; dx++) {
+                real sx;
+                const int nx = wrap_cell(cx, dx, G, L, sx);
+                rs.x = ri.x - sx;
+                visit(cell_index(nx, ny, nz, G), (const real4 &)rs);
+            }
+        }
+    }
 }
 
 /* One candidate j of atom i in a list build: recorded in W (through the running pointer w,
@@ -201,7 +233,7 @@ int  gpu_init(Sim *s);
 void gpu_finish(Sim *s);
 void gpu_kick_drift(Sim *s);
 void gpu_wrap(Sim *s);
-void gpu_reorder(Sim *s);
+int  gpu_reorder(Sim *s);        /* 1 = reordered; 0 = nothing built yet, nothing done */
 void gpu_forces(Sim *s);
 void gpu_kick(Sim *s);
 void gpu_props(Sim *s);
@@ -215,8 +247,9 @@ const char *gpu_device_name(Sim *s);
 
 /* Layer assignment (cells.cu) and its capacity, used by gpu_build and the reordering. */
 void gpu_assign_layers(Sim *s, GpuSim *g);
-/* Capacity for N_l layers or m_i neighbours: stops at a hard limit (knob non-zero) with a
- * message, else grows the array if needed (stats.grows); returns 1 if it grew. */
+/* Capacity for N_l layers or m_i neighbours (kernels/capacity.h): stops at a hard limit
+ * (knob non-zero) with a message naming --max-layers / --max-nbr, else grows the array
+ * (and re-creates its texture) if needed, counted in stats.grows; returns 1 if it grew. */
 int gpu_fit_layers(Sim *s, GpuSim *g, int needed);
 int gpu_fit_nbr(Sim *s, GpuSim *g, int needed);
 void gpu_fill_H(GpuSim *g, int n);
@@ -225,7 +258,11 @@ void gpu_fill_H(GpuSim *g, int n);
 cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormatDesc desc, const GpuSim *g,
                                 const char *what);
 
-/* Time per call of the force kernel and the list build (finish), for the bandwidth report. */
-void gpu_report_bandwidth(Sim *s);
+/* stage_bytes.cu: the Variant's stage_bytes hook (--stage-timing GB/s): the fewest bytes a
+ * stage moves through device memory, per occurrence of the stage in the loop. */
+double gpu_stage_bytes(Sim *s, Stage st);
+/* GB/s of a 256 MB device-to-device copy (bytes read + written), a ceiling to compare those
+ * with; 0 if the buffers cannot be had. Not called by any stage. */
+double gpu_copy_ceiling(Sim *s);
 
 #endif

@@ -1,6 +1,6 @@
 /* cells.c - cell grid set-up and the host cell assignments. */
-#include "cells.h"
-#include "sim.h"
+#include "../cells.h"
+#include "../../common/fail.h"
 
 #include <math.h>
 
@@ -12,11 +12,16 @@ const int cell_offsets[27][3] = {
     {-1, 0, 0},  {-1, -1, 0}, {0, -1, 0}, {1, -1, 0}, {0, 0, -1}, {-1, 0, -1}, {-1, -1, -1},
     {0, -1, -1}, {1, -1, -1}, {1, 0, -1}, {1, 1, -1}, {0, 1, -1}, {-1, 1, -1}};
 
-CellGrid cells_init(real L, double min_width, const char *who)
+CellGrid cells_init(real L, double min_width, long natoms, const char *who)
 {
     CellGrid g;
     g.L = L;
     g.G = (int)floor((double)L / min_width);
+    const double most = 8.0 * natoms + 27;   /* cells beyond this would be nearly all empty */
+    if (g.G >= 3 && (double)g.G * g.G * g.G > most) {
+        g.G = (int)floor(cbrt(most));
+        if (g.G < 3) g.G = 3;
+    }
     if (g.G < 3)
         nbr_fail(2, "%s: box edge L = %.4g holds only %d cell(s) of width >= %.4g per axis; "
                     "cells need at least 3 per axis (L >= %.4g): raise --ne, lower --rho or --delta",

@@ -3,10 +3,11 @@
  * stage timers, pair enumeration for --check, and the Variant table every GPU variant
  * starts from.
  *
- * Initial capacities, when the knobs are 0 (automatic), come from the density: the
- * neighbour count expected within r_n, 4/3 pi r_n^3 rho, with 30% headroom, and twice the
- * mean cell occupancy w^3 rho for the layers. Fluctuations beyond that are met by growing
- * (counted in stats.grows), never by truncating. */
+ * Capacities follow the one policy of kernels/capacity.h. Estimates when the knobs are 0
+ * (automatic): the largest of many Poisson counts (poisson_max) around the mean number of
+ * neighbours within r_n, 4/3 pi r_n^3 rho, and around the mean cell occupancy N / G^3 for the
+ * layers (quantum 4: rows of H are read as int4). Fluctuations beyond that are met by
+ * growing (counted in stats.grows), never by truncating. */
 #include "gpu_sim.cuh"
 
 #include <math.h>
@@ -21,8 +22,9 @@ void *gpu_alloc(GpuSim *g, size_t bytes, const char *what)
     cudaError_t err = cudaMalloc(&ptr, bytes);
     if (err == cudaErrorMemoryAllocation) {
         cudaGetLastError();
-        nbr_fail(3, "gpu: cannot allocate %.4g MB of device memory for %s (%.4g MB already allocated, "
-                    "device has %.4g MB): lower --ne or the capacities",
+        nbr_fail(EXIT_CAPACITY,
+                 "gpu: cannot allocate %.4g MB of device memory for %s (%.4g MB already allocated, "
+                 "device has %.4g MB): lower --ne or the capacities",
                  bytes / 1e6, what, g->bytes / 1e6, g->prop.totalGlobalMem / 1e6);
     }
     cuda_check(err, what, __FILE__, __LINE__);
@@ -44,8 +46,10 @@ cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormat
     int limit = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxTexture1DLinearWidth, 0));
     if (bytes / elem > (size_t)limit)
-        nbr_fail(2, "gpu: --read texture: %s needs %zu texture elements, over this device's 1D limit of %d: "
-                    "use --read ldg", what, bytes / elem, limit);
+        nbr_fail(EXIT_INPUT,
+                 "gpu: --read texture: %s needs %zu texture elements, over this device's 1D limit of %d: "
+                 "use --read ldg",
+                 what, bytes / elem, limit);
     cudaResourceDesc res;
     memset(&res, 0, sizeof res);
     res.resType = cudaResourceTypeLinear;
@@ -58,21 +62,6 @@ cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormat
     cudaTextureObject_t t = 0;
     CUDA_CHECK(cudaCreateTextureObject(&t, &res, &tex, NULL));
     return t;
-}
-
-static int initial_nbr_cap(const Sim *s)
-{
-    if (s->p.max_nbr > 0) return (int)s->p.max_nbr;
-    double rn = s->rn, expect = 4.0 / 3.0 * 3.14159265358979 * rn * rn * rn * s->p.rho;
-    return (int)(1.3 * expect) + 8;
-}
-
-/* A multiple of 4: rows of H are read as int4 (gpu-layer). */
-static int initial_layer_cap(const Sim *s, const CellGrid *grid)
-{
-    double w = grid->w;
-    long cap = s->p.max_layers > 0 ? s->p.max_layers : (long)(2 * w * w * w * s->p.rho) + 4;
-    return (int)((cap + 3) / 4 * 4);
 }
 
 /* (Re)creates the textures that follow reallocated arrays. */
@@ -91,35 +80,23 @@ static void make_textures(GpuSim *g, const Sim *s)
                            g, "the cell-layer matrix H");
 }
 
-static int round_up4(long x) { return (int)((x + 3) / 4 * 4); }
-
 int gpu_fit_layers(Sim *s, GpuSim *g, int needed)
 {
-    if (s->p.max_layers > 0 && needed > s->p.max_layers)
-        nbr_fail(3, "%s: a cell holds %d atoms, over the layer capacity --max-layers %ld: raise --max-layers "
-                    "to at least %d (or 0 to grow automatically)",
-                 s->variant->name, needed, s->p.max_layers, needed);
-    if (needed <= g->layer_cap) return 0;
+    if (!capacity_short(s, &g->layer_capacity, (size_t)needed)) return 0;
     gpu_free(g, g->H, sizeof(int) * (size_t)g->grid.ncells * g->layer_cap);
-    g->layer_cap = round_up4(needed + needed / 4 + 2);
+    g->layer_cap = (int)g->layer_capacity.cap;
     g->H = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->grid.ncells * g->layer_cap, "the cell-layer matrix H");
     make_textures(g, s);
-    s->stats.grows++;
     s->stats.bytes = g->bytes;
     return 1;
 }
 
 int gpu_fit_nbr(Sim *s, GpuSim *g, int needed)
 {
-    if (needed <= g->nbr_cap) return 0;
-    if (s->p.max_nbr > 0)
-        nbr_fail(3, "%s: an atom has %d neighbours within r_n = %.4g, over the neighbour capacity --max-nbr %ld: "
-                    "raise --max-nbr to at least %d (or 0 to grow automatically)",
-                 s->variant->name, needed, (double)s->rn, s->p.max_nbr, needed);
+    if (!capacity_short(s, &g->nbr_capacity, (size_t)needed)) return 0;
     gpu_free(g, g->W, sizeof(int) * (size_t)g->nbr_cap * s->n);
-    g->nbr_cap = needed + needed / 8 + 4;
+    g->nbr_cap = (int)g->nbr_capacity.cap;
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * s->n, "the neighbour matrix W");
-    s->stats.grows++;
     s->stats.bytes = g->bytes;
     return 1;
 }
@@ -130,7 +107,8 @@ void *gpu_pinned(size_t bytes, const char *what)
     cudaError_t err = cudaMallocHost(&ptr, bytes ? bytes : 1);
     if (err != cudaSuccess) {
         cudaGetLastError();
-        nbr_fail(3, "gpu: cannot allocate %.4g MB of pinned host memory for %s: lower --ne", bytes / 1e6, what);
+        nbr_fail(EXIT_CAPACITY, "gpu: cannot allocate %.4g MB of pinned host memory for %s: lower --ne", bytes / 1e6,
+                 what);
     }
     return ptr;
 }
@@ -152,14 +130,14 @@ int gpu_init(Sim *s)
     int ndev = 0;
     cudaError_t err = cudaGetDeviceCount(&ndev);
     if (err != cudaSuccess || ndev == 0)
-        nbr_fail(1, "%s: no usable CUDA device (%s)", s->variant->name,
+        nbr_fail(EXIT_INTERNAL, "%s: no usable CUDA device (%s)", s->variant->name,
                  err != cudaSuccess ? cudaGetErrorString(err) : "none found");
     CUDA_CHECK(cudaGetDeviceProperties(&g->prop, 0));
     snprintf(g->device_name, sizeof g->device_name, "%s", g->prop.name);
     CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventCreate(&g->marks[k]));
 
-    g->grid = cells_init(s->L, s->rn, s->variant->name);
+    g->grid = cells_init(s->L, s->rn, s->n, s->variant->name);
     s->stats.cells_per_axis = g->grid.G;
     g->threads = s->p.threads;
     g->blocks = blocks_for(n, g->threads);
@@ -176,17 +154,23 @@ int gpu_init(Sim *s)
     g->cell_count = (int *)gpu_alloc(g, sizeof(int) * nc, "cell occupancies");
     g->cell_start = (int *)gpu_alloc(g, sizeof(int) * nc, "cell starts");
     g->nbr_count = (int *)gpu_alloc(g, sizeof(int) * n, "neighbour counts");
-    g->layer_cap = initial_layer_cap(s, &g->grid);
+    capacity_init(&g->layer_capacity, s->variant->name, "cell-layer matrix H", "layers", "max-layers",
+                  s->p.max_layers, poisson_max((double)n / g->grid.ncells), 4);
+    capacity_init(&g->nbr_capacity, s->variant->name, "neighbour matrix W", "neighbours per atom", "max-nbr",
+                  s->p.max_nbr, poisson_max(neighbours_within(s, s->rn)), 1);
+    g->layer_cap = (int)g->layer_capacity.cap;
+    g->nbr_cap = (int)g->nbr_capacity.cap;
     g->H = (int *)gpu_alloc(g, sizeof(int) * nc * g->layer_cap, "the cell-layer matrix H");
-    g->nbr_cap = initial_nbr_cap(s);
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * n, "the neighbour matrix W");
     g->status = (BuildStatus *)gpu_alloc(g, sizeof(BuildStatus), "build status");
-    g->parts = (double *)gpu_alloc(g, sizeof(double) * 3 * g->blocks, "reduction partials");
+    g->parts = (double *)gpu_alloc(g, sizeof(double) * NPARTS * g->blocks, "reduction partials");
     g->status_host = (BuildStatus *)gpu_pinned(sizeof(BuildStatus), "build status");
-    g->parts_host = (double *)gpu_pinned(sizeof(double) * 3 * g->blocks, "reduction partials");
-    CUDA_CHECK(cudaHostAlloc((void **)&g->props_host, sizeof(double) * 3, cudaHostAllocMapped));
+    g->parts_host = (double *)gpu_pinned(sizeof(double) * NPARTS * g->blocks, "reduction partials");
+    CUDA_CHECK(cudaHostAlloc((void **)&g->props_host, sizeof(double) * NPARTS, cudaHostAllocMapped));
     CUDA_CHECK(cudaHostGetDevicePointer((void **)&g->props_dev, (void *)g->props_host, 0));
     CUDA_CHECK(cudaMemset(g->cell_count, 0, sizeof(int) * nc));
+    /* U and the virial are those of the last force evaluation: zero before the first */
+    CUDA_CHECK(cudaMemset(g->parts, 0, sizeof(double) * NPARTS * g->blocks));
     make_textures(g, s);
 
     gpu_upload(s);
@@ -201,7 +185,6 @@ void gpu_finish(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     if (!g) return;
-    gpu_report_bandwidth(s);
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     cudaTextureObject_t texs[] = {g->tex_r, g->tex_r_alt, g->tex_H, g->tex_count};
     for (cudaTextureObject_t t : texs)
@@ -214,6 +197,7 @@ void gpu_finish(Sim *s)
                     g->stage_v2, g->stage_a, g->stage_u, g->host_cells, g->host_layers, g->host_counts, g->host_H};
     for (void *p : host)
         if (p) CUDA_CHECK(cudaFreeHost(p));
+    free(g->host_order);
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));
     CUDA_CHECK(cudaStreamDestroy(g->stream));
     delete g;
@@ -250,7 +234,7 @@ void gpu_upload(Sim *s)
     CUDA_CHECK(cudaMemcpyAsync(g->r, g->stage_r, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(g->v, g->stage_v, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
-    g->u_parts_valid = g->v_parts_valid = 0;
+    g->v_parts_valid = 0;
     g->built = 0;
 }
 
@@ -309,6 +293,7 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.rescale = gpu_rescale;
     v.download = gpu_download;
     v.for_each_pair = gpu_for_each_pair;
+    v.stage_bytes = gpu_stage_bytes;
     v.timer_mark = gpu_timer_mark;
     v.timer_seconds = gpu_timer_seconds;
     v.device_name = gpu_device_name;

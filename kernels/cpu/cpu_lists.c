@@ -7,39 +7,12 @@
 
 /* ---- capacities ------------------------------------------------------------------------ */
 
-/* Automatic sizing: 10% over the need (or the estimate, which already includes the
- * fluctuations of maxima), so that growing is the exception, not the rule. */
-static size_t with_margin(double need) { return (size_t)ceil(1.1 * need + 2); }
-
-double poisson_max(double mean) { return mean + 4.5 * sqrt(mean) + 2; }
-
 void require_host_reorder(const Sim *s)
 {
     if (s->p.reorder_at != WHERE_HOST)
         nbr_fail(2, "%s: --reorder-at %s needs a GPU variant; a CPU program reorders on the host",
                  s->variant->name, where_names[s->p.reorder_at]);
 }
-
-void capacity_init(Capacity *c, const char *who, const char *what, const char *unit,
-                   const char *flag, long limit, double estimate)
-{
-    *c = (Capacity){.who = who, .what = what, .unit = unit, .flag = flag, .limit = limit};
-    c->cap = limit > 0 ? (size_t)limit : with_margin(estimate);
-}
-
-int capacity_short(Sim *s, Capacity *c, size_t need)
-{
-    if (need <= c->cap) return 0;
-    if (c->limit > 0)
-        nbr_fail(3, "%s: the %s needs %zu %s, over the limit --%s %ld: raise --%s to at least "
-                    "%zu (0 = automatic)",
-                 c->who, c->what, need, c->unit, c->flag, c->limit, c->flag, need);
-    c->cap = with_margin((double)need);
-    s->stats.grows++;
-    return 1;
-}
-
-double neighbours_within(const Sim *s, double r) { return 4.0 / 3.0 * 3.14159265358979 * r * r * r * s->p.rho; }
 
 double atoms_per_cell(const Sim *s, const CellGrid *g) { return (double)s->n / g->ncells; }
 
@@ -56,7 +29,7 @@ void image_half_shift_table(real L, vec3 table[64])
 
 void lcells_init(LinkedCells *lc, Sim *s, double min_width)
 {
-    lc->g = cells_init(s->L, min_width, s->variant->name);
+    lc->g = cells_init(s->L, min_width, s->n, s->variant->name);
     lc->head = nbr_alloc(sizeof(int) * lc->g.ncells, "cell heads");
     lc->next = nbr_alloc(sizeof(int) * s->n, "cell links");
     s->stats.cells_per_axis = lc->g.G;
@@ -82,7 +55,7 @@ void lcells_assign(LinkedCells *lc, Sim *s)
     s->stats.layers = most;
 }
 
-void lcells_reorder(LinkedCells *lc, Sim *s)
+int lcells_reorder(LinkedCells *lc, Sim *s)
 {
     cells_link(&lc->g, s->r, s->n, lc->head, lc->next);
     int *order = nbr_alloc(sizeof(int) * s->n, "reorder permutation");
@@ -92,6 +65,7 @@ void lcells_reorder(LinkedCells *lc, Sim *s)
     reorder_atoms(s, order);
     free(order);
     /* the links now name old indices; the build that follows relinks */
+    return 1;
 }
 
 /* ---- neighbours grouped by atom --------------------------------------------------------- */
@@ -106,7 +80,7 @@ void grouped_init(GroupedList *gl, Sim *s, int newton)
 {
     const double full = neighbours_within(s, s->rn);
     capacity_init(&gl->cap, s->variant->name, "neighbour list", "neighbours per atom (mean)",
-                  "max-nbr", s->p.max_nbr, newton ? full / 2 : full);
+                  "max-nbr", s->p.max_nbr, newton ? full / 2 : full, 1);
     gl->newton = newton;
     gl->p = nbr_alloc(sizeof(int) * (s->n + 1), "neighbour list offsets");
     gl->t = NULL;
@@ -190,7 +164,7 @@ void grouped_stage_finish(Sim *s)
     free(c);
 }
 
-void grouped_stage_reorder(Sim *s) { lcells_reorder(&((GroupedCtx *)s->ctx)->lc, s); }
+int grouped_stage_reorder(Sim *s) { return lcells_reorder(&((GroupedCtx *)s->ctx)->lc, s); }
 
 void grouped_stage_build(Sim *s)
 {

@@ -5,19 +5,26 @@
  *
  * Row layout W[m * n + i]: at each m the threads of a warp read consecutive words, so the
  * reads of W coalesce; the positions r_j are gathered through the --read path. The entries
- * hold every atom within r_n = r_c + delta; pairs beyond r_c are skipped here. The block
- * sum of u_i is left in the reduction partials (see integrate.cu). */
+ * hold every atom within r_n = r_c + delta; pairs beyond r_c are skipped here.
+ *
+ * Alongside u_i = (1/2) sum_j u(r_ij) the thread accumulates the virial of its atom,
+ * w_i = (1/2) sum_j r_ij . f_ij = (1/2) sum_j fr r_ij^2 (pair_lj's fr; each pair is seen
+ * from both ends of the full list, hence the halves). The block sums of u_i and w_i are
+ * left in the reduction partials (PART_UPOT, PART_VIRIAL; see integrate.cu); w_i itself is
+ * not stored. */
 #include "gpu_sim.cuh"
 
 template <int Mode, int Layout>
-__global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *__restrict__ W, const int *__restrict__ nbr_count, int n,
-                             int nbr_cap, real L, PairPotential pot, real4 *a, real *u, double *part_upot)
+__global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *__restrict__ W,
+                                                     const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
+                                                     PairPotential pot, real4 *a, real *u, double *part_upot,
+                                                     double *part_virial)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    real ui = 0;
+    real ui = 0, wi = 0;
     if (i < n) {
         const real4 ri = fetch_pos<Mode>(pos, i);
-        real fx = 0, fy = 0, fz = 0, usum = 0;
+        real fx = 0, fy = 0, fz = 0, usum = 0, wsum = 0;
         const int count = min(nbr_count[i], nbr_cap);
 #pragma unroll 4   /* several W reads, then several gathers, in flight per thread */
         for (int m = 0; m < count; m++) {
@@ -29,14 +36,20 @@ __global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *_
                 real fr;
                 usum += pair_lj(pot, r2, &fr);
                 fx += fr * dx; fy += fr * dy; fz += fr * dz;
+                wsum += fr * r2;
             }
         }
         ui = (real)0.5 * usum;
+        wi = (real)0.5 * wsum;
         a[i] = make_real4(fx, fy, fz, 0);
         u[i] = ui;
     }
-    const double sum = block_reduce((double)ui, SumOp(), 0.0);
-    if (threadIdx.x == 0) part_upot[blockIdx.x] = sum;
+    const double usum_block = block_reduce((double)ui, SumOp(), 0.0);
+    const double wsum_block = block_reduce((double)wi, SumOp(), 0.0);
+    if (threadIdx.x == 0) {
+        part_upot[blockIdx.x] = usum_block;
+        part_virial[blockIdx.x] = wsum_block;
+    }
 }
 
 void gpu_forces(Sim *s)
@@ -45,8 +58,8 @@ void gpu_forces(Sim *s)
     const PosSource pos = gpu_pos(g);
     dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
         force_kernel<decltype(read)::value, decltype(layout)::value><<<g->blocks, g->threads, 0, g->stream>>>(
-            pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, g->parts);
+            pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, g->parts + PART_UPOT * g->blocks,
+            g->parts + PART_VIRIAL * g->blocks);
     });
     LAUNCH_CHECK("force_kernel");
-    g->u_parts_valid = 1;
 }

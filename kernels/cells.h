@@ -7,7 +7,7 @@
 #ifndef NBR_CELLS_H
 #define NBR_CELLS_H
 
-#include "real.h"
+#include "../common/real.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,8 +26,9 @@ extern const int cell_offsets[27][3];
 enum { HALF_OFFSETS = 14, FULL_OFFSETS = 27 };
 
 /* Sets up the grid for cells at least min_width wide; exits with a message if G < 3.
- * `who` names the program for the message. */
-CellGrid cells_init(real L, double min_width, const char *who);
+ * Cells are made wider than min_width where more than 8 N + 27 cells would be needed (a
+ * dilute system): storage stays bounded by the number of atoms. `who` names the program. */
+CellGrid cells_init(real L, double min_width, long natoms, const char *who);
 
 /* Cell coordinate of x in [-L/2, L/2): clamped so rounding at x -> L/2 stays inside. */
 NBR_HD int cell_coord(real x, real L, real inv_w, int G)

@@ -13,7 +13,7 @@
 #ifndef NBR_FETCH_CUH
 #define NBR_FETCH_CUH
 
-#include "../common/params.h"
+#include "../../common/params.h"
 #include "real4.cuh"
 
 #include <cuda_runtime.h>

@@ -4,9 +4,11 @@
  *
  * Cell assignment: one thread per atom computes c_i (the paper's CellAtomAssignGPU).
  * Layer assignment, l_i = k_{c_i}++ with N_l = max k_c:
- *   --layers host    the paper's choice: c_i copied to the host, the sequential loop there,
- *                    l_i (and, here, the occupancies k_c, which the kernels use to stop at
- *                    the last layer of a cell) copied back; H filled on the device.
+ *   --layers host    the paper's choice: c_i copied to the host, the sequential loop there
+ *                    (layers_assign, kernels/cpu/layers.h, shared with cpu-layer), l_i (and,
+ *                    here, the occupancies k_c, which the kernels use to stop at the last
+ *                    layer of a cell) copied back; H filled on the device. The copies are
+ *                    part of the list stage (the loop times the stage as a whole).
  *   --layers device  one atomicAdd per atom on k_{c_i} returns l_i and H is written in the
  *                    same kernel; N_l by a block maximum and one atomicMax per block. The
  *                    order of atoms within a cell then varies from run to run.
@@ -18,7 +20,7 @@
  * the build redone (automatic capacities) or the run stops with a message (hard limits). */
 #include "gpu_sim.cuh"
 
-#include <string.h>
+#include "../cpu/layers.h"
 
 __device__ __forceinline__ int cell_of_position(const real4 &r, const CellGrid &grid)
 {
@@ -61,19 +63,6 @@ void gpu_fill_H(GpuSim *g, int n)
     LAUNCH_CHECK("fill_H_kernel");
 }
 
-/* The paper's host loop; returns N_l. */
-static int host_layers(const int *cell_of, int n, int ncells, int *count, int *layer_of)
-{
-    memset(count, 0, sizeof(int) * ncells);
-    int most = 0;
-    for (int i = 0; i < n; i++) {
-        const int l = count[cell_of[i]]++;
-        layer_of[i] = l;
-        if (l + 1 > most) most = l + 1;
-    }
-    return most;
-}
-
 void gpu_assign_layers(Sim *s, GpuSim *g)
 {
     const int n = s->n, nc = g->grid.ncells;
@@ -91,15 +80,11 @@ void gpu_assign_layers(Sim *s, GpuSim *g)
         g->host_layers = (int *)gpu_pinned(sizeof(int) * n, "layer of each atom");
     }
     if (!g->host_counts) g->host_counts = (int *)gpu_pinned(sizeof(int) * nc, "cell occupancies");
-    stage_enter(s, STAGE_TRANSFER);
     CUDA_CHECK(cudaMemcpyAsync(g->host_cells, g->cell_of, sizeof(int) * n, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
-    stage_leave(s);
-    g->layers = host_layers(g->host_cells, n, nc, g->host_counts, g->host_layers);
-    stage_enter(s, STAGE_TRANSFER);
+    g->layers = layers_assign(g->host_cells, n, nc, g->host_counts, g->host_layers);
     CUDA_CHECK(cudaMemcpyAsync(g->layer_of, g->host_layers, sizeof(int) * n, cudaMemcpyHostToDevice, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(g->cell_count, g->host_counts, sizeof(int) * nc, cudaMemcpyHostToDevice, g->stream));
-    stage_leave(s);
     gpu_fit_layers(s, g, g->layers);
     gpu_fill_H(g, n);
 }

@@ -5,14 +5,14 @@
 #ifndef NBR_CUDA_CHECK_CUH
 #define NBR_CUDA_CHECK_CUH
 
-#include "../common/sim.h"
+#include "../../common/sim.h"
 
 #include <cuda_runtime.h>
 
 static inline void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 {
     if (err != cudaSuccess)
-        nbr_fail(1, "%s:%d: CUDA error in %s: %s", file, line, what, cudaGetErrorString(err));
+        nbr_fail(EXIT_INTERNAL, "%s:%d: CUDA error in %s: %s", file, line, what, cudaGetErrorString(err));
 }
 
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)

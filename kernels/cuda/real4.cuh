@@ -5,7 +5,7 @@
 #ifndef NBR_REAL4_CUH
 #define NBR_REAL4_CUH
 
-#include "../common/real.h"
+#include "../../common/real.h"
 
 #include <cuda_runtime.h>
 #include <type_traits>

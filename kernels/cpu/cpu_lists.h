@@ -12,45 +12,22 @@
  *     or without (27 cells, i' != i'');
  *   - the pair arithmetic of the by-atom force loops, branch-free so that it vectorises;
  *   - capacities that grow on demand or, when set by a flag, stop with one line;
- *   - the cell-order permutation used to reorder atoms, and the minimum image.
+ *   - the cell-order permutation used to reorder atoms.
  * Everything is in `real`; totals are accumulated in double by the callers. */
 #ifndef NBR_CPU_LISTS_H
 #define NBR_CPU_LISTS_H
 
-#include "cells.h"
-#include "sim.h"
+#include "../capacity.h"
+#include "../cells.h"
+#include "stages.h"
+#include "../../common/pbc.h"
 
 #include <stddef.h>
 
-/* ---- capacities ------------------------------------------------------------------------ */
+/* ---- capacities: kernels/capacity.h ------------------------------------------------- */
 
-/* One growable structure. `limit` is the flag's value: > 0 is a hard limit (exceeding it
- * stops the run), 0 means automatic (start from an estimate, grow when a build needs more). */
-typedef struct {
-    const char *who;   /* program name, for the message */
-    const char *what;  /* "pair list", "neighbour matrix", ... */
-    const char *unit;  /* what cap counts: "pairs", "neighbours per atom", "layers" */
-    const char *flag;  /* the option that sets the limit, without dashes */
-    long limit;
-    size_t cap;
-} Capacity;
-
-/* Sets cap to the hard limit, or to the estimate with a margin for fluctuations. */
-void capacity_init(Capacity *c, const char *who, const char *what, const char *unit,
-                   const char *flag, long limit, double estimate);
-
-/* After a build that needed `need` units: returns 0 when it fitted. Otherwise, automatic:
- * raises cap (with margin), counts s->stats.grows and returns 1 (the caller reallocates and
- * builds again); hard limit: exits 3 with one line naming the limit, the need and the flag. */
-int capacity_short(Sim *s, Capacity *c, size_t need);
-
-/* Estimates from the mean density: neighbours within r of an atom, atoms per cell. */
-double neighbours_within(const Sim *s, double r);
+/* Atoms per cell at the mean density. */
 double atoms_per_cell(const Sim *s, const CellGrid *g);
-
-/* The largest of ~1e5 Poisson counts of this mean (cell occupancy, neighbours of one atom):
- * mean + 4.5 sd, the estimate for a capacity that must hold the maximum, not the mean. */
-double poisson_max(double mean);
 
 /* Bytes of the state every variant holds: r, v, a, u. */
 double state_bytes(const Sim *s);
@@ -76,7 +53,7 @@ void lcells_assign(LinkedCells *lc, Sim *s);
 
 /* Reorders the atoms in cell order (cells in index order, atoms in index order within a
  * cell), from their current positions: neighbours then sit close together in memory. */
-void lcells_reorder(LinkedCells *lc, Sim *s);
+int lcells_reorder(LinkedCells *lc, Sim *s);
 
 /* The neighbour cell of (cx,cy,cz) at cell_offsets[k], its shift b (added to its atoms'
  * positions to bring them next to the first cell) and b's 6-bit code: 2 bits per axis,
@@ -98,12 +75,12 @@ static inline CellImage cell_image(const CellGrid *g, int cx, int cy, int cz, in
 }
 
 /* Half the periodic correction of each code (the inverse of cell_image's packing, halved
- * for min_image's form), for all 64 codes so the force loops look it up, not branch. */
+ * for pbc_delta's form), for all 64 codes so the force loops look it up, not branch. */
 void image_half_shift_table(real L, vec3 table[64]);
 
 /* Visits every candidate pair once, `within` = closer than sqrt(cut2) (the visitor tests it,
  * with a branch or without): the cell itself (pairs i < j in list order) and the 13 other
- * half-shell cells. d = r_i - r_j - b (formed as min_image forms it), b the image shift
+ * half-shell cells. d = r_i - r_j - b (formed as pbc_delta forms it), b the image shift
  * of j's cell, code its packed form. The loops run cells, then the atoms i of the cell, then the
  * 14 cells, then their atoms j (the paper puts the offsets outside i; with i outside, all of
  * an atom's pairs come out together, so a consumer can keep f_i in registers).
@@ -127,7 +104,7 @@ static inline void half_shell_pairs(const LinkedCells *lc, const vec3 *restrict 
                 for (int i = head[c]; i >= 0; i = next[i]) {
                     const vec3 ri = r[i];
                     for (int k = 0; k < HALF_OFFSETS; k++) {
-                        /* the image formed as min_image does: (r_i - b/2) - (r_j + b/2) */
+                        /* the image formed as pbc_delta does: (r_i - b/2) - (r_j + b/2) */
                         const vec3 h = {(real)0.5 * im[k].shift.x, (real)0.5 * im[k].shift.y,
                                         (real)0.5 * im[k].shift.z};
                         const vec3 rih = {ri.x - h.x, ri.y - h.y, ri.z - h.z};
@@ -143,17 +120,6 @@ static inline void half_shell_pairs(const LinkedCells *lc, const vec3 *restrict 
             }
 }
 
-/* Minimum-image separation a - b, without branches. Across the boundary it is formed as
- * (a - s) - (b + s) with s = +-L/2, not (a - b) -+ L: each half carries one rounding at the
- * atoms' own magnitudes, instead of the rounding of |a - b| ~ L that the subtraction of L
- * then exposes (in float, up to ~1e-4 relative force error on image pairs at ne 40). */
-static inline real min_image(real a, real b, real L)
-{
-    const real h = (real)0.5 * L, d = a - b;
-    const real s = d >= h ? h : (d < -h ? -h : (real)0);
-    return (a - s) - (b + s);
-}
-
 /* The force loops of the by-atom lists (grouped, full, layer) in two passes per chunk of an
  * atom's neighbours: this one is the arithmetic, written without branches (the cutoff selects
  * instead of skipping) so the compiler vectorises it, gathering the neighbours' positions;
@@ -164,6 +130,7 @@ enum { PAIR_CHUNK = 64 };
 typedef struct {
     real x[PAIR_CHUNK], y[PAIR_CHUNK], z[PAIR_CHUNK]; /* force on i from each neighbour */
     real u[PAIR_CHUNK];                               /* pair energy, 0 beyond r_c */
+    real w[PAIR_CHUNK];                               /* pair virial r.f, 0 beyond r_c */
 } PairChunk;
 
 static inline void pair_chunk(vec3 ri, const int *restrict nbr, int len, const vec3 *restrict r,
@@ -171,12 +138,13 @@ static inline void pair_chunk(vec3 ri, const int *restrict nbr, int len, const v
 {
     for (int k = 0; k < len; k++) {
         const int j = nbr[k];
-        const real dx = min_image(ri.x, r[j].x, L), dy = min_image(ri.y, r[j].y, L),
-                   dz = min_image(ri.z, r[j].z, L);
+        const real dx = pbc_delta(ri.x, r[j].x, L), dy = pbc_delta(ri.y, r[j].y, L),
+                   dz = pbc_delta(ri.z, r[j].z, L);
         const real r2 = dx * dx + dy * dy + dz * dz;
         real f;
         const real u = pair_lj(pot, r2, &f), fr = r2 < pot.rc2 ? f : 0;
         out->u[k] = r2 < pot.rc2 ? u : 0;
+        out->w[k] = fr * r2;
         out->x[k] = fr * dx; out->y[k] = fr * dy; out->z[k] = fr * dz;
     }
 }
@@ -208,7 +176,7 @@ typedef struct {
 
 int grouped_stage_init(Sim *s, int newton);
 void grouped_stage_finish(Sim *s);
-void grouped_stage_reorder(Sim *s);
+int grouped_stage_reorder(Sim *s);
 void grouped_stage_build(Sim *s);
 void grouped_stage_pairs(Sim *s, PairFn fn, void *arg); /* every entry as a pair (i, t_m) */
 

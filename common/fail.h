@@ -1,0 +1,29 @@
+/* fail.h - the lowest layer: fatal errors and checked allocation. Everything else may call
+ * these; they call nothing of nbrlab's, so no module depends back on the loop. */
+#ifndef NBR_FAIL_H
+#define NBR_FAIL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes: 1 internal or device error (and a failed --check), 2 bad input, 3 capacity or
+ * memory, 4 an unstable run, 5 a neighbour structure that lost a pair (--verify-lists). */
+enum { EXIT_INTERNAL = 1, EXIT_INPUT = 2, EXIT_CAPACITY = 3, EXIT_UNSTABLE = 4, EXIT_VERIFY = 5 };
+
+/* Fatal error with a one-line message on stderr. */
+void nbr_fail(int code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3), noreturn))
+#endif
+    ;
+
+/* Host allocation that dies with a message naming the size on failure. */
+void *nbr_alloc(size_t bytes, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
