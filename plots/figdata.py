@@ -1,27 +1,32 @@
-"""figdata.py - the numbers of each figure, from the committed CSVs and plots/tables.py.
+"""figdata.py - the numbers of each figure, from the committed CSVs and plots/tables.py, with
+pandas.
 
-table_data(table) -> the panels of one table, each with its series (points x, y and the CSV
-row each point came from), the paper's reference marks, and notes on what is missing.  Both
-plotting tools and the report use it, so they show the same numbers.  Standard library only.
+table_data(table) -> the panels of one table, each with its series (points x, y, their range
+and revision, and the CSV rows each point came from), the paper's reference marks, and notes
+on what is missing.  Both plotting tools and the report use it, so they show the same numbers.
 
 As a program it writes what gnuplot needs (plots/gp/render.gp draws it):
     python3 plots/figdata.py --gnuplot DIR [ID...]
         DIR/ID/p<k>_<j>.dat   one file per series or reference mark ("x y label" lines)
         DIR/ID/spec.gp        title, layout and, per panel, the set-up and plot commands
 Environment: NBR_RESULTS (results directory, default results/ of this repository),
-NBR_GPU_MACHINE / NBR_CPU_MACHINE (default h200 / cpu-amd-epyc).
+NBR_GPU_MACHINE / NBR_CPU_MACHINE (default h200 / cpu-amd-epyc), BUILD (where the programs
+that state the knob defaults are: build/).
 """
-import math
 import os
 import re
+import subprocess
 import sys
 import textwrap
+
+import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import nbrcsv  # noqa: E402
 import tables  # noqa: E402
+from nbrcsv import num, text  # noqa: E402
 
 REFERENCE = os.path.join(ROOT, "reference", "paper.csv")
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"]
@@ -45,24 +50,32 @@ _cache = {}
 
 
 def load(path):
-    """The ok rows of a CSV (cached); None when the file does not exist."""
+    """The ok rows of a CSV (cached; a file without a status column: all rows); None when the
+    file does not exist."""
     if path not in _cache:
-        t = nbrcsv.read_optional(path)
-        _cache[path] = None if t is None else (t.header, [r for r in t if r.get("status", "ok") == "ok"])
+        df = nbrcsv.read_optional(path)
+        if df is not None and "status" in df.columns:
+            df = df[df["status"] == "ok"]
+        _cache[path] = df
     return _cache[path]
 
 
+def refnum(r, col):
+    """A number of a reference/paper.csv row (dict), None when empty."""
+    v = r.get(col, "")
+    return float(v) if v not in nbrcsv.MISSING else None
+
+
 def reference():
-    """reference/paper.csv by id."""
-    t = nbrcsv.read(REFERENCE, need=["id", "value", "lo", "hi", "x", "sentence"])
-    out = {}
-    for r in t:
-        out[r["id"]] = r
-    return out
+    """reference/paper.csv by id: dicts of text."""
+    df = nbrcsv.read(REFERENCE, need=["id", "value", "lo", "hi", "x", "sentence"])
+    for col in ("value", "lo", "hi"):
+        num(df, col)   # a bad number stops here, with its line
+    return {r["id"]: r for r in df.to_dict("records")}
 
 
 def fmt(v):
-    if v is None:
+    if v is None or v != v:
         return "-"
     if v == 0:
         return "0"
@@ -81,71 +94,138 @@ def paths(spec_paths):
     return [os.path.join(d, p.format(gpu=tables.GPU, cpu=tables.CPU)) for p in spec_paths]
 
 
-def matches(row, where):
+def revs_text(revs):
+    return ", ".join(sorted(revs)) if revs else "-"
+
+
+# ------------------------------------------------------------------------ knob defaults
+
+_defaults = {}
+
+
+def program_defaults():
+    """(knob column -> value, where from) as the GPU program's --print-config states them;
+    (None, None) when no GPU program is built here."""
+    if "prog" not in _defaults:
+        _defaults["prog"] = (None, None)
+        build = os.environ.get("BUILD", "build")
+        for p in tables.DEFAULTS_FROM:
+            prog = os.path.join(build if os.path.isabs(build) else os.path.join(ROOT, build), p)
+            if not os.access(prog, os.X_OK):
+                continue
+            try:
+                out = subprocess.run([prog, "--print-config"], capture_output=True, text=True, timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if out.returncode != 0:
+                continue
+            conf = {}
+            for line in out.stdout.splitlines():
+                k, sep, v = line.partition("=")
+                if sep:
+                    conf[tables.FLAG_COLUMN.get(k.strip(), k.strip().replace("-", "_"))] = v.strip()
+            got = {k: conf[k] for k in tables.KNOB_COLUMNS if k in conf}
+            if got:
+                _defaults["prog"] = (got, f"{rel(prog)} --print-config")
+                break
+    return _defaults["prog"]
+
+
+def resolve(where, df):
+    """where with DEFAULT replaced by the paper's setting: the program's, else the value most
+    of the rows df have (they carry every knob column). Returns (where, note or None)."""
+    if tables.DEFAULT not in where.values():
+        return where, None
+    prog, src = program_defaults()
+    out, from_rows = {}, []
     for k, v in where.items():
-        val = row.get(k)
-        if val is None:
-            return False
-        if isinstance(v, (list, tuple)):
-            if val not in v:
-                return False
+        if v != tables.DEFAULT:
+            out[k] = v
+        elif prog and k in prog:
+            out[k] = prog[k]
+        else:
+            vals = text(df, k)
+            out[k] = vals.mode().iloc[0] if len(vals) and vals.ne("").any() else ""
+            from_rows.append(k)
+    note = (f"paper settings of {', '.join(from_rows)}: the value most rows share (no GPU program "
+            "built to ask)" if from_rows else None)
+    return out, note
+
+
+def select(df, where):
+    """The rows of df where every column has the wanted value (a list: one of them; "!v": not
+    v). A column the rows lack matches nothing."""
+    mask = pd.Series(True, index=df.index)
+    for k, v in where.items():
+        col = text(df, k)
+        if k not in df.columns:
+            mask &= False
+        elif isinstance(v, (list, tuple)):
+            mask &= col.isin(v)
         elif v.startswith("!"):
-            if val == v[1:]:
-                return False
-        elif val != v:
-            return False
-    return True
+            mask &= col != v[1:]
+        else:
+            mask &= col == v
+    return df[mask]
 
 
-def steps_of(row):
-    try:
-        return float(row.get("steps", "0"))
-    except ValueError:
-        return 0.0
+# ------------------------------------------------------------------------ rows of a series
+
+def run_rows(csvs):
+    """(the ok rows of the CSVs, in file order, with _order; the files that do not exist)."""
+    frames, missing = [], []
+    for p in paths(csvs):
+        df = load(p)
+        if df is None:
+            missing.append(p)
+        else:
+            frames.append(df)
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["_file", "_line"])
+    df["_order"] = range(len(df))
+    return df, missing
 
 
-class Source:
-    """The rows a series draws from: run rows of its CSVs, or block rows joined to them."""
+def last_runs(b):
+    """Per (tag, git_rev) only the blocks of the last run: a rerun (REDO=1) appends its blocks
+    again, starting from block 1."""
+    if b.empty:
+        return b
+    key = text(b, "tag") + "\x00" + text(b, "git_rev")
+    blk = num(b, "block") if "block" in b.columns else num(b, "step")
+    start = (blk <= blk.groupby(key).shift()).astype(int)
+    run = start.groupby(key).cumsum()
+    return b[run == run.groupby(key).transform("max")]
 
-    def __init__(self, csvs, blocks):
-        self.missing, self.rows = [], []
-        runs = []
-        for p in paths(csvs):
-            got = load(p)
-            if got is None:
-                self.missing.append(p)
-            else:
-                runs += got[1]
-        self.run_rows = runs
-        if not blocks:
-            self.rows = runs
-            return
-        bpath = paths([blocks])[0]
-        got = load(bpath)
-        if got is None:
-            self.missing.append(bpath)
-            return
-        by_tag = {}
-        for r in runs:
-            by_tag[r["tag"]] = r  # the last ok row of a tag is the current one
-        for b in got[1]:
-            run = by_tag.get(b.get("tag"))
-            if run is not None:
-                merged = dict(run)
-                merged.update(b)
-                self.rows.append(nbrcsv.Row(merged, b.path, b.line))
+
+def block_rows(runs, bpath):
+    """Block rows (--blocks-csv) joined to their run's row by tag and revision: the run row
+    gives the columns the blocks lack (knobs, steps, delta...)."""
+    b = load(bpath)
+    if b is None:
+        return None
+    b = last_runs(b.copy())
+    keys = [k for k in ("tag", "git_rev") if k in b.columns and k in runs.columns]
+    r = runs.drop_duplicates(keys, keep="last") if keys else runs
+    r = r[[c for c in r.columns if c not in b.columns or c in keys]]
+    m = b.merge(r, on=keys, how="inner") if keys else b.iloc[0:0]
+    ts, sb = num(m, "timed_steps"), num(m, "steps_in_block")
+    m["timed"] = (ts > 0).map({True: "1", False: "0"})
+    m["full"] = ((ts == sb) & (ts > 0)).map({True: "1", False: "0"})
+    m["_order"] = range(len(m))
+    return m
 
 
 class Point:
-    """One plotted point: y is the median over the runs of that point (repeats, reruns of
-    the same length), lo/hi their range, row the run whose value is the median; iterates as
-    (x, y, row)."""
-    __slots__ = ("x", "y", "row", "rows", "lo", "hi")
+    """One plotted point: y is the median over the runs of that point (repeats, reruns of the
+    same length and revision), lo/hi their range, row the run whose value is the median (a
+    dict), rows all of them (a DataFrame), revs the revisions behind it; iterates as (x, y, row)."""
+    __slots__ = ("x", "y", "row", "rows", "lo", "hi", "revs")
 
-    def __init__(self, x, y, row, rows=None, lo=None, hi=None):
+    def __init__(self, x, y, row, rows=None, lo=None, hi=None, revs=None):
         self.x, self.y, self.row = x, y, row
-        self.rows = rows or [row]
+        self.rows = rows
         self.lo, self.hi = (y if lo is None else lo), (y if hi is None else hi)
+        self.revs = set(revs or [])
 
     def __iter__(self):
         return iter((self.x, self.y, self.row))
@@ -153,82 +233,89 @@ class Point:
     def __getitem__(self, k):
         return (self.x, self.y, self.row)[k]
 
-    def mapped(self, g):
-        """The point with g applied to its value and to its range."""
+    def mapped(self, g, other=None):
+        """The point with g applied to its value and range (other: a point it was combined with,
+        whose revisions it now also rests on)."""
         a, b = sorted((g(self.lo), g(self.hi)))
-        return Point(self.x, g(self.y), self.row, self.rows, a, b)
+        return Point(self.x, g(self.y), self.row, self.rows, a, b, self.revs | (other.revs if other else set()))
 
 
-def best_per_x(rows, xcol, categories, prefer=None):
-    """The rows that make each x's point: those of the table's own experiment (tag matching
-    prefer) if any, of them the longest runs, of them those of the newest row's git revision;
-    all of these are kept (repeats, reruns) for the median."""
-    best = {}
-    for r in rows:
-        if categories is not None:
-            x = r.get(xcol)
-            if x not in categories:
-                continue
-            key = categories.index(x) + 1
-        else:
-            key = r.num(xcol)
-            if key is None:
-                continue
-        rank = (bool(prefer and re.search(prefer, r.get("tag", ""))), steps_of(r))
-        if key not in best or rank > best[key][0]:
-            best[key] = (rank, [r])
-        elif rank == best[key][0]:
-            best[key][1].append(r)
+def points(df, xcol, ycol, cats, prefer):
+    """One Point per x: the rows of the table's own experiment (tag matching prefer) if any, of
+    them the longest runs, of them those of the newest row's git revision (repeats of one
+    build: rows of older code are not mixed in); the median of their y."""
+    if df.empty:
+        return []
+    d = df.copy()
+    if cats is not None:
+        x = text(d, xcol)
+        d = d[x.isin(cats)]
+        d["_x"] = [float(cats.index(v) + 1) for v in text(d, xcol)]
+    else:
+        d["_x"] = num(d, xcol)
+        d = d[d["_x"].notna()]
+    d["_y"] = num(d, ycol)
+    d["_pref"] = text(d, "tag").map(lambda t: bool(prefer and re.search(prefer, t)))
+    d["_steps"] = num(d, "steps").fillna(0)
+    d["_rev"] = text(d, "git_rev")
+    d["_ts"] = text(d, "timestamp")
     out = []
-    for x in sorted(best):
-        rows = best[x][1]
-        # repeats of one build only: rows of an older git revision measured other code
-        rev = rows[-1].get("git_rev")
-        out.append((x, [r for r in rows if r.get("git_rev") == rev]))
+    for x, g in d.groupby("_x", sort=True):
+        g = g[g["_pref"] == g["_pref"].max()]
+        g = g[g["_steps"] == g["_steps"].max()]
+        newest = g.sort_values(["_ts", "_order"]).iloc[-1]
+        g = g[(g["_rev"] == newest["_rev"]) & g["_y"].notna()]
+        if g.empty:
+            continue
+        g = g.sort_values(["_y", "_order"], kind="stable")
+        ys = g["_y"].tolist()
+        n = len(ys)
+        y = ys[n // 2] if n % 2 else 0.5 * (ys[n // 2 - 1] + ys[n // 2])
+        row = g.iloc[(n - 1) // 2].to_dict()
+        out.append(Point(float(x), y, row, g, ys[0], ys[-1], {newest["_rev"] or "-"}))
     return out
 
 
-def median_point(x, rows, ycol):
-    vals = sorted(((y, k) for k, r in enumerate(rows) for y in [r.num(ycol)] if y is not None))
-    if not vals:
-        return None
-    n = len(vals)
-    y = vals[n // 2][0] if n % 2 else 0.5 * (vals[n // 2 - 1][0] + vals[n // 2][0])
-    row = rows[vals[(n - 1) // 2][1]]
-    return Point(x, y, row, [rows[k] for _, k in vals], vals[0][0], vals[-1][0])
-
-
-def series_points(t, panel, s):
+def series_points(t, panel, s, td_notes):
     """(points, note, missing files) of one plain (not ratio) series."""
-    src = Source(s.get("csv", t["csv"]), s.get("blocks", t.get("blocks")))
+    runs, missing = run_rows(s.get("csv", t["csv"]))
+    blocks = s.get("blocks", t.get("blocks"))
+    rows = runs
+    if blocks:
+        bpath = paths([blocks])[0]
+        rows = block_rows(runs, bpath)
+        if rows is None:
+            missing.append(bpath)
+            rows = runs.iloc[0:0]
     where = dict(t.get("where", {}))
     where.update(s.get("where", {}))
+    where, dnote = resolve(where, select(rows, {k: v for k, v in where.items() if k not in tables.KNOB_COLUMNS}))
+    if dnote and dnote not in td_notes:
+        td_notes.append(dnote)
     cats = panel.get("categories")
     ycol = s.get("y", panel["y"])
-    rows = [r for r in src.rows if matches(r, where)]
-    pts = [p for p in (median_point(x, rs, ycol) for x, rs in best_per_x(rows, panel["x"], cats, t.get("prefer")))
-           if p is not None]
+    pts = points(select(rows, where), panel["x"], ycol, cats, t.get("prefer"))
     note = None
-    if src.missing and not src.rows:
-        note = "no " + ", ".join(rel(p) for p in src.missing)
+    if missing and rows.empty:
+        note = "no " + ", ".join(rel(p) for p in missing)
     elif not pts:
         note = "no rows with " + ", ".join(f"{k}={v}" for k, v in where.items())
     if pts and s.get("norm") is not None:
         key = cats.index(s["norm"]) + 1 if cats else float(s["norm"])
-        base = next((p.y for p in pts if p.x == key), None)
-        if base in (None, 0):
+        base = next((p for p in pts if p.x == key), None)
+        if base is None or base.y == 0:
             pts, note = [], f"no {panel['x']}={s['norm']} point to compare with"
         else:
-            pts = [p.mapped(lambda v: v / base) for p in pts]
+            pts = [p.mapped(lambda v, b=base.y: v / b, base) for p in pts]
     if pts and s.get("step_ratio"):
-        pts = [p.mapped(lambda v, d=prev.y: v / d) for prev, p in zip(pts, pts[1:])
+        pts = [p.mapped(lambda v, d=prev.y: v / d, prev) for prev, p in zip(pts, pts[1:])
                if p.x == prev.x + 1 and prev.y != 0]
     if pts and s.get("rel_first"):
         y0 = pts[0].y
-        pts = [p.mapped(lambda v: (v - y0) / abs(y0)) for p in pts] if y0 else []
+        pts = [p.mapped(lambda v: (v - y0) / abs(y0), pts[0]) for p in pts] if y0 else []
     if pts and s.get("hline"):
-        pts = [max(pts, key=lambda p: steps_of(p.row))]
-    return pts, note, src.missing
+        pts = [max(pts, key=lambda p: p.row.get("_steps", 0))]
+    return pts, note, missing
 
 
 def ref_marks(panel, refs):
@@ -238,7 +325,7 @@ def ref_marks(panel, refs):
         r = refs.get(spec["id"])
         if r is None:
             raise nbrcsv.CsvError(f"{rel(REFERENCE)}: no reference id '{spec['id']}' (named in plots/tables.py)")
-        value, lo, hi = r.num("value"), r.num("lo"), r.num("hi")
+        value, lo, hi = refnum(r, "value"), refnum(r, "lo"), refnum(r, "hi")
         x = spec.get("x", r.get("x") or None)
         if x is not None:
             if cats:
@@ -250,30 +337,30 @@ def ref_marks(panel, refs):
             x = value
         who = f" {r['system'].upper()}" if r.get("system") else ""
         if lo is not None:
-            text = f"paper{who}: {fmt(lo)}-{fmt(hi)}"
+            label = f"paper{who}: {fmt(lo)}-{fmt(hi)}"
         elif kind == "pm":
-            text = f"paper{who}: +-{fmt(value)}"
+            label = f"paper{who}: +-{fmt(value)}"
         else:
-            text = f"paper{who}: {fmt(value)}"
+            label = f"paper{who}: {fmt(value)}"
         if spec.get("label"):
-            text = spec["label"]
+            label = spec["label"]
         if kind == "point" and lo is not None:
             value = 0.5 * (lo + hi)
-        out.append(dict(id=spec["id"], kind=kind, value=value, lo=lo, hi=hi, x=x, label=text))
+        out.append(dict(id=spec["id"], kind=kind, value=value, lo=lo, hi=hi, x=x, label=label))
     return out
 
 
 def table_data(t, refs=None):
     """Everything the figure and the report show for table t (a tables.TABLES entry)."""
     refs = refs if refs is not None else reference()
-    panels, by_label, absent = [], {}, []
+    panels, by_label, absent, dnotes = [], {}, [], []
     for panel in t["panels"]:
         out = []
         for s in panel["series"]:
             if "ratio" in s:
                 out.append(dict(spec=s, label=s["label"], points=[], note=None))
                 continue
-            pts, note, gone = series_points(t, panel, s)
+            pts, note, gone = series_points(t, panel, s, dnotes)
             d = dict(spec=s, label=s["label"], points=pts, note=note)
             if not s.get("optional"):
                 absent += [rel(g) for g in gone if rel(g) not in absent]
@@ -284,18 +371,19 @@ def table_data(t, refs=None):
         for d in p["series"]:
             if "ratio" not in d["spec"]:
                 continue
-            num, den = (by_label.get(lbl) for lbl in d["spec"]["ratio"])
-            if num is None or den is None:
+            num_, den = (by_label.get(lbl) for lbl in d["spec"]["ratio"])
+            if num_ is None or den is None:
                 raise ValueError(f"tables.py: {t['id']}: ratio of unknown series {d['spec']['ratio']}")
-            dy = {q.x: q.y for q in den["points"]}
-            d["points"] = [q.mapped(lambda v, b=dy[q.x]: v / b) for q in num["points"] if dy.get(q.x)]
+            dq = {q.x: q for q in den["points"]}
+            d["points"] = [q.mapped(lambda v, b=dq[q.x].y: v / b, dq[q.x]) for q in num_["points"]
+                           if q.x in dq and dq[q.x].y]
             if not d["points"]:
-                d["note"] = f"needs both '{num['label']}' and '{den['label']}' at the same {p['spec']['x']}"
+                d["note"] = f"needs both '{num_['label']}' and '{den['label']}' at the same {p['spec']['x']}"
     for p in panels:
         p["refs"] = ref_marks(p["spec"], refs)
         p["series"] = [d for d in p["series"] if not d["spec"].get("hidden")]
         p["has_data"] = any(d["points"] for d in p["series"])
-    # what is missing, once per file: "not yet in results/: a.csv, b.csv", then other gaps
+    # what is missing, once per file: "not in the results yet: a.csv, b.csv", then other gaps
     missing, notes = [], []
     for p in panels:
         for d in p["series"]:
@@ -310,11 +398,14 @@ def table_data(t, refs=None):
     missing += [m for m in absent if m not in missing]  # files missing beside others that exist
     if missing:
         notes.insert(0, "not in the results yet: " + ", ".join(missing))
-    # the run rows the report lists: every row of the table's CSVs that some series uses
-    src = Source(t["csv"], None)
-    listed = [r for r in src.run_rows if matches(r, {k: v for k, v in t.get("where", {}).items() if k in r})]
+    notes += dnotes
+    # the run rows the report lists: every row of the table's CSVs that the table's filter keeps
+    runs, gone = run_rows(t["csv"])
+    where, _ = resolve(t.get("where", {}), runs)
+    listed = select(runs, {k: v for k, v in where.items() if k in runs.columns})
+    revs = sorted({r for p in panels for d in p["series"] for q in d["points"] for r in q.revs})
     return dict(table=t, panels=panels, notes=notes, rows=listed, has_data=any(p["has_data"] for p in panels),
-                missing=[rel(p) for p in src.missing])
+                missing=[rel(p) for p in gone], revs=revs)
 
 
 def run_hint(t):
@@ -324,6 +415,15 @@ def run_hint(t):
 
 def not_run_text(t):
     return f"no data yet: {run_hint(t)}"
+
+
+def figure_note(td):
+    """The line under a figure's title: gaps, or that nothing was run; and the revisions."""
+    if not td["has_data"]:
+        return not_run_text(td["table"])
+    notes = list(td["notes"])
+    notes.append(("revision " if len(td["revs"]) == 1 else "revisions ") + ", ".join(td["revs"]))
+    return "; ".join(notes)
 
 
 # ---------------------------------------------------------------------------- gnuplot output
@@ -348,8 +448,7 @@ def write_gnuplot(td, outdir):
     rows, cols = layout(len(td["panels"]))
     lines = [f"# {t['id']}: written by plots/figdata.py from plots/tables.py and the CSVs; do not edit",
              f"fig_title = {gp_str(t['title'])}",
-             "fig_note = \"" + "\\n".join(textwrap.wrap(('; '.join(td['notes']) if td['has_data'] else not_run_text(t))
-                                                     .replace('"', "'"), 40 * cols + 20)) + "\"",
+             "fig_note = \"" + "\\n".join(textwrap.wrap(figure_note(td).replace('"', "'"), 40 * cols + 20)) + "\"",
              f"npanels = {len(td['panels'])}", f"rows = {rows}", f"cols = {cols}",
              f"array setup[{len(td['panels'])}]", f"array plotcmd[{len(td['panels'])}]"]
     for k, p in enumerate(td["panels"], start=1):
@@ -444,7 +543,7 @@ def main(argv):
             write_gnuplot(td, outdir)
             print(f"  {i}: {'data' if td['has_data'] else 'no data yet'}"
                   + (f" ({'; '.join(td['notes'])})" if td["notes"] and td["has_data"] else ""))
-    except nbrcsv.CsvError as e:
+    except (nbrcsv.CsvError, OSError) as e:
         print(f"figdata.py: {e}", file=sys.stderr)
         return 2
     return 0

@@ -1,5 +1,5 @@
 """mpl_render.py - draws one table's figure with matplotlib (PNG and SVG), from the data that
-plots/figdata.py takes out of the CSVs as plots/tables.py defines; plots/mpl/<table>.py
+plots/figdata.py takes out of the CSVs (pandas) as plots/tables.py defines; plots/mpl/<table>.py
 call main().  The same panels, series and reference marks as the gnuplot figure.
 """
 import os
@@ -83,7 +83,7 @@ def figure(td):
         draw_panel(axes[k // cols][k % cols], p, p["spec"].get("categories"))
     for k in range(len(td["panels"]), rows * cols):
         axes[k // cols][k % cols].set_visible(False)
-    note = "; ".join(td["notes"]) if td["has_data"] else figdata.not_run_text(t)
+    note = figdata.figure_note(td)
     fig.suptitle(t["title"] + ("\n" + textwrap.fill(note, 40 * cols + 20) if note else ""), fontsize=10)
     fig.tight_layout()
     return fig
@@ -96,7 +96,7 @@ def main(table_id, argv):
         return 2
     try:
         td = figdata.table_data(tables.BY_ID[table_id])
-    except nbrcsv.CsvError as e:
+    except (nbrcsv.CsvError, OSError) as e:
         print(f"mpl_render: {e}", file=sys.stderr)
         return 2
     try:

@@ -1,99 +1,45 @@
-"""nbrcsv - the one CSV reader of nbrlab's python scripts (plots, report, drivers, tests).
-
-Every results CSV is read through read(): it checks the file as a whole before any number
-is used, so a damaged file stops the script with one line that names the file and the line:
+"""nbrcsv - how the plot and report layer reads a results CSV: runs/csvq.py checks the file
+(python's csv module), pandas holds it.  A damaged CSV stops the script with one line that
+names the file and the line:
 
     results/h200/table1.csv line 7: 12 fields, the header has 51 (truncated or malformed row)
 
-Checks: a header line; every row has as many fields as the header; the last line ends with a
-newline (the programs write whole lines, so a missing one means the file was cut short); no
-empty lines; the columns a caller needs exist.  Numbers are converted on demand by
-Row.num(), which names file, line and column when a value is not a number.  "-" (the
-schema's "not applicable") and "" read as None.
+Checks (runs/csvq.py): a header line; every row has as many fields as the header; the file
+ends with a newline (the programs write whole lines, so a missing one means a cut file); no
+empty lines; the columns a caller needs exist.
 
-Standard library only: the report and the tests run where matplotlib is not installed.
+read(path) gives a DataFrame of text, exactly as written, with two more columns: _file and
+_line (the row's line in the file, for messages).  num(df, col) converts a column to numbers:
+"-" (the schema's "not applicable") and "" read as NaN, other text that is not a finite
+number stops with file, line and column.  A column an older file lacks reads as all NaN
+(num) or "" (text): columns are always found by name.
+
 Command line:  python3 plots/nbrcsv.py [--need COL,..] [--numeric COL,..] FILE...
                checks each FILE; exit 0, or exit 2 with one line on stderr.
 """
-import csv
 import math
 import os
 import sys
 
-MISSING = ("-", "")
+import pandas as pd
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "runs"))
+import csvq  # noqa: E402
 
-class CsvError(Exception):
-    """A CSV that cannot be used; str() is 'FILE line N: what is wrong'."""
-
-
-class Row(dict):
-    """One data row: a dict column -> text, plus where it came from."""
-
-    def __init__(self, values, path, line):
-        super().__init__(values)
-        self.path, self.line = path, line
-
-    def num(self, col):
-        """The value of col as a float; None for '-' or empty; CsvError if not a number."""
-        if col not in self:
-            raise CsvError(f"{self.path} line {self.line}: no column '{col}'")
-        text = self[col].strip()
-        if text in MISSING:
-            return None
-        try:
-            value = float(text)
-        except ValueError:
-            raise CsvError(f"{self.path} line {self.line}: column '{col}' = '{text}' is not a number") from None
-        if math.isnan(value) or math.isinf(value):
-            raise CsvError(f"{self.path} line {self.line}: column '{col}' = '{text}' is not a finite number")
-        return value
-
-
-class Table:
-    def __init__(self, path, header, rows):
-        self.path, self.header, self.rows = path, header, rows
-
-    def __iter__(self):
-        return iter(self.rows)
-
-    def __len__(self):
-        return len(self.rows)
+CsvError = csvq.CsvError
+MISSING = csvq.MISSING
 
 
 def read(path, need=(), numeric=()):
-    """Read and check path; need: columns that must exist; numeric: columns that must hold
-    numbers (or '-') in every row.  Raises CsvError (or FileNotFoundError)."""
-    with open(path, newline="") as f:
-        text = f.read()
-    if not text:
-        raise CsvError(f"{path} line 1: empty file (no header)")
-    lines = text.split("\n")
-    if lines[-1] != "":
-        raise CsvError(f"{path} line {len(lines)}: the last line has no end of line (file truncated?)")
-    lines.pop()
-    header = None
-    rows = []
-    for lineno, fields in enumerate(csv.reader(lines), start=1):
-        if not fields:
-            raise CsvError(f"{path} line {lineno}: empty line")
-        if header is None:
-            header = [h.strip() for h in fields]
-            if len(set(header)) != len(header):
-                dup = sorted({h for h in header if header.count(h) > 1})
-                raise CsvError(f"{path} line 1: column {dup[0]} appears twice in the header")
-            continue
-        if len(fields) != len(header):
-            raise CsvError(f"{path} line {lineno}: {len(fields)} fields, the header has {len(header)}"
-                           " (truncated or malformed row)")
-        rows.append(Row(zip(header, fields), path, lineno))
-    for col in list(need) + list(numeric):
-        if col not in header:
-            raise CsvError(f"{path} line 1: no column '{col}' in the header")
-    for row in rows:
-        for col in numeric:
-            row.num(col)
-    return Table(path, header, rows)
+    """The checked CSV as a DataFrame of text (plus _file, _line). CsvError or OSError."""
+    csvq.read(path, need=list(need) + list(numeric))   # the checks and their messages
+    df = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=False)
+    df["_file"] = path
+    df["_line"] = range(2, len(df) + 2)   # checked: one line per row, no empty lines
+    for col in numeric:
+        num(df, col)
+    return df
 
 
 def read_optional(path, **kw):
@@ -101,6 +47,29 @@ def read_optional(path, **kw):
     if not os.path.exists(path):
         return None
     return read(path, **kw)
+
+
+def text(df, col):
+    """Column col as text; "" where a file lacked it."""
+    if col not in df.columns:
+        return pd.Series("", index=df.index, dtype=object)
+    return df[col].fillna("").astype(str)
+
+
+def num(df, col):
+    """Column col as floats; NaN for '-', '' and a column the file lacks; CsvError naming file,
+    line and column for anything else that is not a finite number."""
+    if col not in df.columns:
+        return pd.Series(float("nan"), index=df.index)
+    raw = text(df, col).str.strip()
+    val = pd.to_numeric(raw.where(~raw.isin(MISSING)), errors="coerce")
+    bad = (val.isna() & ~raw.isin(MISSING)) | val.isin([math.inf, -math.inf])
+    if bad.any():
+        i = bad.idxmax()
+        where = f"{df.at[i, '_file']} line {df.at[i, '_line']}" if "_file" in df.columns else "row"
+        what = "a finite number" if raw[i] and not pd.isna(val[i]) else "a number"
+        raise CsvError(f"{where}: column '{col}' = '{raw[i]}' is not {what}")
+    return val.astype(float)
 
 
 def main(argv):
@@ -117,11 +86,11 @@ def main(argv):
         return 2
     for path in files:
         try:
-            t = read(path, need=need, numeric=numeric)
+            df = read(path, need=need, numeric=numeric)
         except (CsvError, OSError) as e:
             print(f"nbrcsv: {e}", file=sys.stderr)
             return 2
-        print(f"{path}: {len(t)} rows, {len(t.header)} columns")
+        print(f"{path}: {len(df)} rows, {len(df.columns) - 2} columns")
     return 0
 
 

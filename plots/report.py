@@ -1,8 +1,9 @@
 """report.py OUT.md - the reproduction report: every table of plots/tables.py, measured
 against the paper, with the figure, the numbers, the paper's sentences and the hand-written
 explanations of reference/report_text.md.  Generated only from the CSVs under results/,
-reference/paper.csv and that text: every number about our runs comes from a CSV row.
-Standard library only (runs where matplotlib does not).  Run by runs/report.sh (make report).
+reference/paper.csv and that text: every number about our runs comes from a CSV row, and
+the report names the git revision of each.  Reads the CSVs with pandas (plots/figdata.py);
+run by runs/report.sh (make report) in the project's virtual environment (plots/venv.sh).
 """
 import os
 import re
@@ -14,7 +15,8 @@ sys.path.insert(0, HERE)
 import figdata  # noqa: E402
 import nbrcsv  # noqa: E402
 import tables  # noqa: E402
-from figdata import fmt, rel  # noqa: E402
+from figdata import fmt, refnum, rel, revs_text  # noqa: E402
+from nbrcsv import num, text  # noqa: E402
 
 TEXT = os.path.join(figdata.ROOT, "reference", "report_text.md")
 
@@ -40,7 +42,8 @@ def md_table(head, rows):
 
 
 def cell(row, col):
-    v = row.get(col, "")
+    v = row.get(col)
+    v = "-" if v is None or v != v or v == "" else str(v)   # a column an older file lacks: "-"
     try:
         # energies keep every digit the program wrote: their differences are the result
         return fmt(float(v)) if v not in ("-", "") and col not in ("ne", "n", "steps", "equil", "tag",
@@ -70,8 +73,10 @@ def pivot(td, k):
     xs = thin(sorted({pt[0] for s in ser for pt in s["points"]}))
     rows = []
     for x in xs:
-        rows.append([xtext(p, x)] + [next((fmt(y) for px, y, r in s["points"] if px == x), "-") for s in ser])
-    head = [p["spec"]["xlabel"]] + [s["label"] for s in ser]
+        at = [q for s in ser for q in s["points"] if q.x == x]
+        rows.append([xtext(p, x)] + [next((fmt(q.y) for q in s["points"] if q.x == x), "-") for s in ser]
+                    + [revs_text(set().union(*(q.revs for q in at)))])
+    head = [p["spec"]["xlabel"]] + [s["label"] for s in ser] + ["revision"]
     return f"*{p['spec'].get('title', '')}* ({p['spec']['ylabel']}):\n\n" + md_table(head, rows)
 
 
@@ -81,20 +86,19 @@ def listing(td):
     t = td["table"]
     seen, rows = set(), []
     if t.get("blocks"):
-        last = {}
-        for r in td["rows"]:
-            last[r["tag"]] = r
-        rows = list(last.values())
+        keys = [k for k in ("tag", "git_rev") if k in td["rows"].columns]
+        rows = td["rows"].drop_duplicates(keys, keep="last").to_dict("records") if keys else []
     else:
         for p in td["panels"]:
             for s in p["series"]:
                 if "ratio" in s["spec"]:
                     continue
                 for x, y, r in s["points"]:
-                    if id(r) not in seen:
-                        seen.add(id(r))
+                    k = (r.get("_file"), r.get("_line"))
+                    if k not in seen:
+                        seen.add(k)
                         rows.append(r)
-    cols = t.get("columns", [])
+    cols = t.get("columns", []) + ["git_rev"]
     if not rows:
         return ""
     return md_table(cols, [[cell(r, c) for c in cols] for r in rows])
@@ -106,37 +110,44 @@ def hyperfine(td):
     if not spec:
         return ""
     path = figdata.paths([spec])[0]
-    t = nbrcsv.read_optional(path, need=["tag", "runs", "mean_s", "stddev_s", "us_per_atom_step_whole"],
+    h = nbrcsv.read_optional(path, need=["tag", "runs", "mean_s", "stddev_s", "us_per_atom_step_whole"],
                              numeric=["mean_s", "stddev_s", "us_per_atom_step_whole"])
-    if t is None or not len(t):
+    if h is None or h.empty:
         return ""
-    runs = {r["tag"]: r for r in td["rows"]}
-    last = {h["tag"]: h for h in t}  # a rerun (REDO=1) replaces the earlier timing
+    h = h.assign(git_rev=text(h, "git_rev").replace("", "-"), mean=num(h, "mean_s"), sd=num(h, "stddev_s"),
+                 whole=num(h, "us_per_atom_step_whole"))
+    h = h.drop_duplicates("tag", keep="last")   # a rerun replaces the earlier timing
+    runs = td["rows"].assign(us=num(td["rows"], "us_per_atom_step"), rev=text(td["rows"], "git_rev"))
     rows = []
-    for h in last.values():
-        r = runs.get(h["tag"])
-        inprog = r.num("us_per_atom_step") if r else None
-        whole = h.num("us_per_atom_step_whole")
-        rows.append([h["tag"], h["runs"], f"{fmt(h.num('mean_s'))} ± {fmt(h.num('stddev_s'))}", fmt(whole),
-                     fmt(inprog), fmt(whole / inprog) if inprog else "-"])
+    for r in h.itertuples():
+        # the in-program time of the same point at the same revision (old hyperfine rows
+        # name none: then the newest run row of that tag)
+        same = runs[(runs["tag"] == r.tag) & ((runs["rev"] == r.git_rev) | (r.git_rev == "-"))]
+        inprog = same["us"].iloc[-1] if len(same) else None
+        rows.append([r.tag, r.runs, f"{fmt(r.mean)} ± {fmt(r.sd)}", fmt(r.whole), r.git_rev, fmt(inprog),
+                     same["rev"].iloc[-1] if len(same) else "-", fmt(r.whole / inprog) if inprog else "-"])
     return ("Whole-program wall time by hyperfine (start-up, set-up and the equilibration steps "
             "included, divided by N x all steps) beside the in-program median over timed blocks "
             f"(`{rel(path)}`):\n\n"
-            + md_table(["point", "runs", "whole run (s)", "whole: µs/atom-step", "in-program: µs/atom-step",
-                        "whole / in-program"], rows))
+            + md_table(["point", "runs", "whole run (s)", "whole: µs/atom-step", "its revision",
+                        "in-program: µs/atom-step", "its revision", "whole / in-program"], rows))
 
 
 def spread():
     """Every run of one configuration (tables.SPREAD): how much the same measurement varies."""
     sp = tables.SPREAD
-    src = figdata.Source(sp["csv"], None)
-    rows = [r for r in src.run_rows if figdata.matches(r, sp["where"])]
-    ys = sorted(y for y in (r.num(sp["column"]) for r in rows) if y is not None)
-    if len(ys) < 3:
+    runs, _ = figdata.run_rows(sp["csv"])
+    where, _ = figdata.resolve(sp["where"], figdata.select(runs, {"variant": "gpu-layer"}))
+    rows = figdata.select(runs, where)
+    rows = rows.assign(y=num(rows, sp["column"]), rev=text(rows, "git_rev"))
+    rows = rows[rows["y"].notna()]
+    if len(rows) < 3:
         return ""
-    med = ys[len(ys) // 2] if len(ys) % 2 else 0.5 * (ys[len(ys) // 2 - 1] + ys[len(ys) // 2])
-    files = sorted({os.path.basename(r.path) for r in rows})
-    return (f"## {sp['title']}\n\n{len(ys)} runs of the same configuration ({', '.join(files)}): "
+    ys = sorted(rows["y"])
+    med = rows["y"].median()
+    files = sorted({os.path.basename(f) for f in rows["_file"]})
+    revs = ", ".join(f"{rev} ({n} runs)" for rev, n in rows["rev"].value_counts().sort_index().items())
+    return (f"## {sp['title']}\n\n{len(ys)} runs of the same configuration ({', '.join(files)}; revisions: {revs}): "
             f"{sp['column']} from {fmt(ys[0])} to {fmt(ys[-1])}, median {fmt(med)}; the fastest and slowest "
             f"differ by {(ys[-1] - ys[0]) / ys[0]:.0%}, and half of the runs lie within "
             f"{fmt(ys[len(ys) // 4])}..{fmt(ys[(3 * len(ys)) // 4])}. Differences between table entries smaller "
@@ -145,38 +156,43 @@ def spread():
 
 def paper_text(r):
     """The paper's number as reference/paper.csv writes it."""
-    if r.num("lo") is not None:
+    if refnum(r, "lo") is not None:
         return f"{r['lo']}-{r['hi']}"
     return r["value"]
 
 
 def compare_line(td, c, refs):
-    """[quantity, paper, measured, verdict] for one compare entry, or None without data."""
+    """[quantity, paper, measured, verdict, revision] for one compare entry, or None without data."""
     r = refs[c["ref"]]
-    t = td["table"]
-    lo, hi, value = r.num("lo"), r.num("hi"), r.num("value")
+    lo, hi, value = refnum(r, "lo"), refnum(r, "hi"), refnum(r, "value")
     if "column" in c:
-        rows = [x for x in td["rows"] if figdata.matches(x, c.get("where", {}))]
-        if not rows:
+        rows = figdata.select(td["rows"], c.get("where", {}))
+        rows = rows.assign(_v=num(rows, c["column"]), _s=num(rows, "steps").fillna(0), _e=num(rows, "equil").fillna(0))
+        rows = rows[rows["_v"].notna()]
+        if rows.empty:
             return None
-        best = max(enumerate(rows), key=lambda e: (figdata.steps_of(e[1]), e[0]))[1]
-        v = best.num(c["column"])
-        if v is None:
-            return None
-        v = abs(v) if c.get("abs") else v
+        best = rows[rows["_s"] == rows["_s"].max()].iloc[-1]   # the longest run, the newest of those
+        v = abs(best["_v"]) if c.get("abs") else best["_v"]
         what = f"{c['column']} ({', '.join(f'{k} {w}' for k, w in c.get('where', {}).items())}, " \
-               f"{int(figdata.steps_of(best)) - int(best.num('equil') or 0)} timed steps)"
-        return [what, paper_text(r), fmt(v), verdict(v, v, value, lo, hi)]
+               f"{int(best['_s'] - best['_e'])} timed steps)"
+        return [what, paper_text(r), fmt(v), verdict(v, v, value, lo, hi), best.get("git_rev", "-") or "-"]
     p = td["panels"][c["panel"]]
     s = next((s for s in p["series"] if s["label"] == c["series"]), None)
     if s is None or not s["points"]:
         return None
+    line = measured(p, s, c["at"], r)
+    return line and line + [revs_text(line.pop())]
+
+
+def measured(p, s, at, r):
+    """[quantity, paper, measured, verdict, revisions] of series s at `at` (see tables.py)."""
+    lo, hi, value = refnum(r, "lo"), refnum(r, "hi"), refnum(r, "value")
     pts = s["points"]
-    at = c["at"]
     name = f"{p['spec'].get('title', '')}: {s['label']}"
     if at == "all":
         ys = [y for x, y, row in pts]
-        return [name + " (all sizes)", paper_text(r), f"{fmt(min(ys))}-{fmt(max(ys))}", verdict(min(ys), max(ys), value, lo, hi)]
+        return [name + " (all sizes)", paper_text(r), f"{fmt(min(ys))}-{fmt(max(ys))}",
+                verdict(min(ys), max(ys), value, lo, hi), set().union(*(q.revs for q in pts))]
     if at in ("min", "max"):
         x, y, row = (min if at == "min" else max)(pts, key=lambda pt: pt[1])
         if r.get("quantity") == p["spec"]["x"]:
@@ -186,17 +202,19 @@ def compare_line(td, c, refs):
             v = "same" if value is not None and abs(x - value) <= 1e-9 * max(1, abs(value)) else "elsewhere"
             return [f"{name}: {p['spec']['xlabel']} of the {'least' if at == 'min' else 'most'} time",
                     paper_text(r), f"{xtext(p, x)} ({fmt(y)})",
-                    f"{v}; all {len(pts)} points within {spread:.0%} of each other"]
+                    f"{v}; all {len(pts)} points within {spread:.0%} of each other", set().union(*(q.revs for q in pts))]
+        q = next(q for q in pts if q.x == x)
         return [f"{name}: largest value (at {p['spec']['xlabel']} {xtext(p, x)})" if at == "max"
                 else f"{name}: smallest value (at {p['spec']['xlabel']} {xtext(p, x)})",
-                paper_text(r), fmt(y), verdict(y, y, value, lo, hi)]
+                paper_text(r), fmt(y), verdict(y, y, value, lo, hi), q.revs]
     if at == "tail":
         # the end of a time series, robust to a stray block: the median of its last quarter
-        tail = sorted(pt[1] for pt in pts[-max(1, len(pts) // 4):])
+        tailp = pts[-max(1, len(pts) // 4):]
+        tail = sorted(pt[1] for pt in tailp)
         y = tail[len(tail) // 2]
         return [f"{name}: median of the last {len(tail)} points ({p['spec']['xlabel']} "
                 f"{xtext(p, pts[-len(tail)][0])}-{xtext(p, pts[-1][0])})", paper_text(r), fmt(y),
-                verdict(y, y, value, lo, hi)]
+                verdict(y, y, value, lo, hi), set().union(*(q.revs for q in tailp))]
     if at in ("first", "last"):
         x, y, row = pts[0] if at == "first" else pts[-1]
     else:
@@ -206,7 +224,34 @@ def compare_line(td, c, refs):
         if not hit:
             return None
         x, y, row = hit[0]
-    return [f"{name} at {p['spec']['xlabel']} {xtext(p, x)}", paper_text(r), fmt(y), verdict(y, y, value, lo, hi)]
+    q = next(q for q in pts if q.x == x)
+    return [f"{name} at {p['spec']['xlabel']} {xtext(p, x)}", paper_text(r), fmt(y), verdict(y, y, value, lo, hi),
+            q.revs]
+
+
+def grid(td, refs):
+    """tables.py grid: the paper's numbers down, each column's measurement and its ratio to the
+    paper across (e.g. the CPU chain with and without reordering)."""
+    g = td["table"].get("grid")
+    if not g:
+        return ""
+    head, rows, any_data = ["quantity", "paper"], [], False
+    for name, _ in g["columns"]:
+        head += [f"{name}: measured", f"{name}: measured / paper", f"{name}: revision"]
+    for ref, k, at, label in g["rows"]:
+        r, p = refs[ref], td["panels"][k]
+        row = [label, paper_text(r)]
+        for _, label in g["columns"]:
+            s = next((s for s in p["series"] if s["label"] == label), None)
+            q = next((q for q in s["points"] if xtext(p, q.x) == at), None) if s else None
+            value = refnum(r, "value")
+            if q is None:
+                row += ["-", "-", "-"]
+                continue
+            any_data = True
+            row += [fmt(q.y), f"{q.y / value:.2f}" if value else "-", revs_text(q.revs)]
+        rows.append(row)
+    return f"*{g['title']}*:\n\n" + md_table(head, rows) if any_data else ""
 
 
 def verdict(vmin, vmax, value, lo, hi):
@@ -226,13 +271,13 @@ def machines(tds):
     """The machines the rows come from: device, host, compiler, revision, dates."""
     seen = {}
     for td in tds:
-        for r in td["rows"]:
-            d = os.path.basename(os.path.dirname(r.path))
-            key = (d, r.get("device", "?"), r.get("compiler", "?"))
+        for r in td["rows"].to_dict("records"):
+            d = os.path.basename(os.path.dirname(r["_file"]))
+            key = (d, r.get("device") or "?", r.get("compiler") or "?")
             e = seen.setdefault(key, dict(revs=set(), dates=[], files=set()))
-            e["revs"].add(r.get("git_rev", "?"))
-            e["dates"].append(r.get("timestamp", "")[:10])
-            e["files"].add(os.path.basename(r.path))
+            e["revs"].add(r.get("git_rev") or "?")
+            e["dates"].append((r.get("timestamp") or "")[:10])
+            e["files"].add(os.path.basename(r["_file"]))
     rows = []
     for (d, dev, comp), e in sorted(seen.items()):
         dates = sorted(x for x in e["dates"] if x)
@@ -274,7 +319,7 @@ def render(outmd):
             if line:
                 summary.append([td["table"]["id"]] + line)
     if summary:
-        out.append(md_table(["table", "quantity", "paper", "measured", "verdict"], summary))
+        out.append(md_table(["table", "quantity", "paper", "measured", "verdict", "revision"], summary))
     else:
         out.append("Nothing measured yet that the paper gives a number for.")
     not_run = [td["table"] for td in tds if not td["has_data"]]
@@ -301,10 +346,13 @@ def render(outmd):
             out += [figure_link(t["id"], outmd), ""]
             if td["notes"]:
                 out += ["Gaps: " + "; ".join(td["notes"]) + ".", ""]
+            gr = grid(td, refs)
+            if gr:
+                out += [gr, ""]
             lines = [compare_line(td, c, refs) for c in t.get("compare", [])]
             lines = [x for x in lines if x]
             if lines:
-                out += [md_table(["quantity", "paper", "measured", "verdict"], lines), ""]
+                out += [md_table(["quantity", "paper", "measured", "verdict", "revision"], lines), ""]
             for k in t.get("pivot", []):
                 pv = pivot(td, k)
                 if pv:
@@ -334,7 +382,7 @@ def main(argv):
         return 2
     try:
         tds = render(argv[0])
-    except nbrcsv.CsvError as e:
+    except (nbrcsv.CsvError, OSError) as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
     done = [td["table"]["id"] for td in tds if td["has_data"]]

@@ -1,11 +1,13 @@
 """tables.py - every table of the reproduction, defined once: which CSV, which rows, which
-columns, which of the paper's numbers (reference/paper.csv ids) to mark.  Read by
-plots/figdata.py (data for both plotting tools), plots/mpl_render.py (matplotlib),
+columns, which of the paper's numbers (reference/paper.csv ids) to mark.  Plain data: read by
+plots/figdata.py (pandas: the data of both plotting tools), plots/mpl_render.py (matplotlib),
 plots/gp/render.gp (through figdata's generated spec) and plots/report.py.
 
 A table:   id, title, driver (what fills it), machine ("gpu" or "cpu": where the driver runs),
            csv (list of paths under results/, {gpu}/{cpu} = the machine directories),
-           blocks (optional: a per-block CSV of runs/blocks.py, joined to csv rows by tag),
+           blocks (optional: a per-block CSV the programs write with --blocks-csv, joined to
+           the csv rows by tag and git_rev; derived columns timed = some step of the block is
+           timed, full = all are),
            where (a filter every series starts from), panels, compare, columns (report).
 A panel:   title, x, xlabel, y, ylabel, logx, logy, categories (categorical x, in this order),
            series, refs.
@@ -22,14 +24,22 @@ compare:   report lines "paper vs measured": ref, panel, series, at ("first"/"la
            largest (its x for a paper x, its y otherwise), or an x / category); or ref, column,
            where, abs: a column of the table's run rows (|value| with abs).
 pivot:     panels the report shows as a table (x down, one column per series).
+grid:      a verdict table of the report: rows (ref, panel, at, label) against columns (name, series),
+           each measured number beside the paper's and its ratio to it.
 hyperfine: a CSV of runs/tables_lib.sh's hyperfine_point (whole-program times), shown beside
            the in-program time of the run row with the same tag.
 prefer:    a regular expression: rows whose tag matches it are the table's own experiment and
            win a point over other rows of the same configuration (the paper's S at default
            settings is in many sweeps; their run-to-run spread should not pick the minimum).
 When a point has several rows: after prefer, the longest runs win (a QUICK run never stands in
-for a full one), of them the rows of the newest row's git revision (the same code), and the
-point is the median of those runs (repeats, reruns), drawn with their range as an error bar.
+for a full one), of them the rows of the newest row's git revision (the same code: rows of
+other revisions are never mixed into a point), and the point is the median of those runs
+(repeats, reruns), drawn with their range as an error bar; each point knows its revision.
+
+Knob values written DEFAULT are the paper's settings, which are defined once, in the programs
+(common/params.c): figdata asks the GPU program (`gpu-layer --print-config`) and, where none
+is built, takes for each knob the value most of the table's rows share (the rows carry every
+knob column).
 """
 import os
 
@@ -37,16 +47,20 @@ GPU = os.environ.get("NBR_GPU_MACHINE", "h200")
 CPU = os.environ.get("NBR_CPU_MACHINE", "cpu-amd-epyc")
 
 US = "time per atom-step (µs)"
-# The paper's settings of every GPU knob; a table that varies one knob pins the others, so a
-# row from another sweep (runs/gpu_layer.sh's gpu_layer.csv holds S with every knob varied)
-# lands in a table only when it is the table's experiment.
-KNOBS = {"threads": "128", "read": "texture", "reorder": "100", "reorder_at": "host", "wlayout": "row",
-         "layer_assign": "host", "reduce": "host"}
+# The GPU knobs (CSV columns); a table that varies one knob pins the others to the paper's
+# settings, so a row from another sweep (runs/gpu_layer.sh's gpu_layer.csv holds S with every
+# knob varied) lands in a table only when it is the table's experiment.
+KNOB_COLUMNS = ["threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign", "reduce"]
+# --print-config names options by flag; the CSV column where it is not the flag with _ for -
+FLAG_COLUMN = {"layers": "layer_assign"}
+# the GPU program whose --print-config states the defaults (under $BUILD, default build/)
+DEFAULTS_FROM = ["float/gpu-layer", "double/gpu-layer"]
+DEFAULT = "<default>"
 
 
 def knobs(*but, **extra):
-    """The paper's GPU settings except the knobs named, plus extra column filters."""
-    out = {k: v for k, v in KNOBS.items() if k not in but}
+    """The paper's GPU settings (DEFAULT) except the knobs named, plus extra column filters."""
+    out = {k: DEFAULT for k in KNOB_COLUMNS if k not in but}
     out.update(extra)
     return out
 
@@ -57,36 +71,54 @@ GPU_LAYER = "{gpu}/gpu_layer.csv"
 SP = {"system": "sp", "delta": "0.6"}
 LJ = {"system": "lj", "delta": "0.8"}
 S48 = {"system": "sp", "ne": "48", "delta": "0.6"}
+LJ32 = {"system": "lj", "ne": "32"}
+S_R0 = "SP Ne=48 (S), no reordering"
+S_R100 = "SP Ne=48 (S), reorder every 100"
 
 TABLES = [
     dict(
         id="chain", title="CPU algorithm chain on one core (paper: Section 3, system S)",
-        driver="runs/cpu_chain.sh", machine="cpu",
-        csv=["{cpu}/cpu_chain.csv"], where={"precision": "double"},
+        driver="runs/cpu_chain.sh (REORDER=0 for the paper's likely setting)", machine="cpu",
+        # the paper's CPU chain does not say that it reordered: REORDER=0 (cpu_chain_reorder0.csv)
+        # is the closer reading, reordering every 100 steps (cpu_chain.csv) the programs' default
+        csv=["{cpu}/cpu_chain.csv", "{cpu}/cpu_chain_reorder0.csv"], where={"precision": "double"},
         panels=[
             dict(title="(a) time per atom-step", x="variant", xlabel="program",
                  categories=["cpu-pairlist", "cpu-grouped", "cpu-full", "cpu-layer", "cpu-cells"],
                  y="us_per_atom_step", ylabel=US,
-                 series=[dict(label="SP Ne=48 (S)", where=S48),
-                         dict(label="LJ Ne=32", where={"system": "lj", "ne": "32"})]),
+                 series=[dict(label=S_R0, where={**S48, "reorder": "0"}),
+                         dict(label=S_R100, where={**S48, "reorder": "100"}),
+                         dict(label="LJ Ne=32, no reordering", where={**LJ32, "reorder": "0"}, optional=True),
+                         dict(label="LJ Ne=32, reorder every 100", where={**LJ32, "reorder": "100"})]),
             dict(title="(b) each step of the chain", x="variant", xlabel="program (ratio to the one before)",
                  categories=["cpu-pairlist", "cpu-grouped", "cpu-full", "cpu-layer"],
                  y="us_per_atom_step", ylabel="time ratio to the previous program",
-                 series=[dict(label="SP Ne=48 (S)", where=S48, step_ratio=True),
-                         dict(label="LJ Ne=32", where={"system": "lj", "ne": "32"}, step_ratio=True)],
+                 series=[dict(label=S_R0, where={**S48, "reorder": "0"}, step_ratio=True),
+                         dict(label=S_R100, where={**S48, "reorder": "100"}, step_ratio=True),
+                         dict(label="LJ Ne=32, no reordering", where={**LJ32, "reorder": "0"}, step_ratio=True,
+                              optional=True),
+                         dict(label="LJ Ne=32, reorder every 100", where={**LJ32, "reorder": "100"},
+                              step_ratio=True)],
                  refs=[dict(id="chain_grouped"), dict(id="chain_full"), dict(id="chain_layer")]),
             dict(title="(c) cumulative", x="variant", xlabel="program",
                  categories=["cpu-pairlist", "cpu-grouped", "cpu-full", "cpu-layer"],
                  y="us_per_atom_step", ylabel="time / pair-list time",
-                 series=[dict(label="SP Ne=48 (S)", where=S48, norm="cpu-pairlist"),
-                         dict(label="LJ Ne=32", where={"system": "lj", "ne": "32"}, norm="cpu-pairlist")],
+                 series=[dict(label=S_R0, where={**S48, "reorder": "0"}, norm="cpu-pairlist"),
+                         dict(label=S_R100, where={**S48, "reorder": "100"}, norm="cpu-pairlist")],
                  refs=[dict(id="chain_total")]),
         ],
-        compare=[dict(ref="chain_grouped", panel=1, series="SP Ne=48 (S)", at="cpu-grouped"),
-                 dict(ref="chain_full", panel=1, series="SP Ne=48 (S)", at="cpu-full"),
-                 dict(ref="chain_layer", panel=1, series="SP Ne=48 (S)", at="cpu-layer"),
-                 dict(ref="chain_total", panel=2, series="SP Ne=48 (S)", at="cpu-layer")],
-        columns=["variant", "system", "ne", "us_per_atom_step", "frac_list", "frac_force",
+        compare=[dict(ref=r, panel=p, series=ser, at=at)
+                 for ser in (S_R0, S_R100)
+                 for r, p, at in (("chain_grouped", 1, "cpu-grouped"), ("chain_full", 1, "cpu-full"),
+                                  ("chain_layer", 1, "cpu-layer"), ("chain_total", 2, "cpu-layer"))],
+        grid=dict(title="The chain on system S: without reordering (the paper's likely setting) beside "
+                        "reordering every 100 steps",
+                  columns=[("reorder=0", S_R0), ("reorder=100", S_R100)],
+                  rows=[("chain_grouped", 1, "cpu-grouped", "grouped / pair list"),
+                        ("chain_full", 1, "cpu-full", "no Newton 3 / grouped"),
+                        ("chain_layer", 1, "cpu-layer", "layer matrix / no Newton 3"),
+                        ("chain_total", 2, "cpu-layer", "layer matrix / pair list (cumulative)")]),
+        columns=["variant", "system", "ne", "reorder", "us_per_atom_step", "frac_list", "frac_force",
                  "nbr_per_atom", "layers", "steps_per_rebuild", "bytes_per_atom"],
     ),
     dict(
@@ -198,7 +230,7 @@ TABLES = [
         id="table4", title="Table 4: energy conservation of system S over 10^5 steps (GPU)",
         driver="runs/table4.sh", machine="gpu",
         csv=["{gpu}/table4.csv"], blocks="{gpu}/table4_blocks.csv",
-        where=knobs(variant="gpu-layer", full="1", **S48),
+        where=knobs(variant="gpu-layer", full="1", **S48),   # blocks with every step timed
         panels=[
             dict(title="(a) energy per atom relative to the first timed block", x="step", xlabel="step",
                  y="e_mean", ylabel="(<E/N> - <E/N>_first) / |<E/N>_first|",
@@ -264,13 +296,13 @@ TABLES = [
         csv=["{gpu}/table8.csv"], blocks="{gpu}/table8_blocks.csv",
         where=knobs("reorder", variant="gpu-layer", precision="float", timed="1"),
         panels=[
-            dict(title="(a) time of each 1000-step block", x="step", xlabel="step", y="block_us_per_atom_step",
+            dict(title="(a) time of each 1000-step block", x="step", xlabel="step", y="us_per_atom_step",
                  ylabel=US,
                  series=[dict(label="S, reorder every 100", where={**S48, "reorder": "100"}),
                          dict(label="S, never reordered", where={**S48, "reorder": "0"}),
                          dict(label="Ne=160, reorder every 100", where={"system": "sp", "ne": "160", "reorder": "100"}, optional=True),
                          dict(label="Ne=160, never reordered", where={"system": "sp", "ne": "160", "reorder": "0"}, optional=True)]),
-            dict(title="(b) slow-down without reordering", x="step", xlabel="step", y="block_us_per_atom_step",
+            dict(title="(b) slow-down without reordering", x="step", xlabel="step", y="us_per_atom_step",
                  ylabel="time never / time every 100",
                  series=[dict(label="S", ratio=("S, never reordered", "S, reorder every 100")),
                          dict(label="Ne=160", ratio=("Ne=160, never reordered", "Ne=160, reorder every 100"),

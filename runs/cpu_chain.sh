@@ -9,12 +9,14 @@
 # REORDER (default 100, the programs' default) sets --reorder; the paper's CPU chain does not
 # say that it reordered, so REORDER=0 is the closer reading: its rows go to
 # cpu_chain_reorder0.csv, apart from the default ones.
-#   env: STEPS (2500) EQUIL (500) PRECISIONS ("double") SHORT_STEPS (3) REORDER (100) REDO
-cd "$(dirname "$0")/.." || exit 1
+#   env: STEPS (2500) EQUIL (500) PRECISIONS ("double") SHORT_STEPS (3) REORDER (100) REDO KEEP_OLD ALLOW_DIRTY
+#        OUT_DIR (default results/<machine>)
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 STEPS=${STEPS:-2500} EQUIL=${EQUIL:-500} SHORT_STEPS=${SHORT_STEPS:-3}
 PRECISIONS=${PRECISIONS:-double}
-out=results/$(machine_name)
+out=${OUT_DIR:-results/$(machine_name)}
 mkdir -p "$out"
 REORDER=${REORDER:-100}
 csv=$out/cpu_chain.csv
@@ -45,12 +47,12 @@ for prec in $PRECISIONS; do
         for v in $chain $others; do
             steps=$STEPS; [ "$v" = cpu-allpairs ] && steps=$SHORT_STEPS
             t="chain-$v-$prec-$1-$2-s$steps"
-            printf '  %-13s %10s %8s %6s %6s %9s %10s\n' "$v" "$(csv_get "$csv" "$t" us_per_atom_step)" \
-                "$(csv_get "$csv" "$t" nbr_per_atom)" "$(csv_get "$csv" "$t" layers)" \
-                "$(csv_get "$csv" "$t" steps_per_rebuild)" "$(csv_get "$csv" "$t" bytes_per_atom)" \
-                "$(csv_get "$csv" "$t" drift)"
+            printf '  %-13s %10s %8s %6s %6s %9s %10s\n' "$v" "$(csv_val "$csv" "$t" us_per_atom_step)" \
+                "$(csv_val "$csv" "$t" nbr_per_atom)" "$(csv_val "$csv" "$t" layers)" \
+                "$(csv_val "$csv" "$t" steps_per_rebuild)" "$(csv_val "$csv" "$t" bytes_per_atom)" \
+                "$(csv_val "$csv" "$t" drift)"
         done
-        us() { csv_get "$csv" "chain-$1-$prec-$3-$4-s$STEPS" us_per_atom_step; }
+        us() { csv_get "$csv" "chain-$1-$prec-$3-$4-s$STEPS" us_per_atom_step || true; }
         p=$(us cpu-pairlist x "$1" "$2"); g=$(us cpu-grouped x "$1" "$2")
         f=$(us cpu-full x "$1" "$2"); l=$(us cpu-layer x "$1" "$2")
         if [ -n "$p" ] && [ -n "$g" ] && [ -n "$f" ] && [ -n "$l" ]; then

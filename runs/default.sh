@@ -3,8 +3,9 @@
 # variant when a GPU is found, on both of the paper's systems at a size that runs in about
 # a minute per CPU variant; appends to results/<machine>/default.csv (one row per run, so
 # the file is a history: compare with earlier rows to spot regressions) and prints the table.
-#   env: SP_NE (24) LJ_NE (20) STEPS (1500) EQUIL (500) GPU_SP_NE (100) GPU_LJ_NE (64)
-cd "$(dirname "$0")/.." || exit 1
+#   env: SP_NE (24) LJ_NE (20) STEPS (1500) EQUIL (500) GPU_SP_NE (100) GPU_LJ_NE (64) ALLOW_DIRTY
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 SP_NE=${SP_NE:-24} LJ_NE=${LJ_NE:-20} STEPS=${STEPS:-1500} EQUIL=${EQUIL:-500}
 out=results/$(machine_name)
@@ -13,10 +14,11 @@ csv=$out/default.csv
 run_id=default-$(date -u +%Y%m%dT%H%M%S)
 echo "make run: results go to $csv (tag prefix $run_id)"
 
-cpu=$(cd "$BUILD/double" && ls cpu-* 2>/dev/null)
+cpu=$(cd "$BUILD/double" 2>/dev/null && ls cpu-* 2>/dev/null) || cpu=""
+[ -n "$cpu" ] || { echo "default.sh: no CPU program in $BUILD/double (make)" >&2; exit 1; }
 gpu=""
 if have_gpu; then
-    gpu=$(cd "$BUILD/float" && ls gpu-* 2>/dev/null)
+    gpu=$(cd "$BUILD/float" 2>/dev/null && ls gpu-* 2>/dev/null) || gpu=""
     [ -z "$gpu" ] && echo "a GPU is present but no GPU variant was built (is nvcc on PATH?)"
 else
     echo "no GPU found: running the CPU variants only"
@@ -39,5 +41,5 @@ for v in $gpu; do
     done
 done
 echo
-runs/table.sh "$csv" "$run_id"
+runs/table.sh "$csv" "$run_id" || failed=1
 exit $failed

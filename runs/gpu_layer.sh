@@ -12,15 +12,17 @@
 #            reorder interval, shell thickness delta
 # Each row's us_per_atom_step is the median over its 1000-step blocks (common/md_loop.c), so
 # one run per point. The programs' summaries and '# bandwidth' lines go to stderr.
-#   env: QUICK=1 (a handful of points), OUT_DIR (default results/<machine>), STEPS, EQUIL, REDO
+#   env: QUICK=1 (a handful of points), OUT_DIR (default results/<machine>), STEPS, EQUIL, REDO,
+#        KEEP_OLD, ALLOW_DIRTY (runs/lib.sh: each point goes through run_point)
 #   SANITIZE=1: instead of timings, compute-sanitizer memcheck and racecheck on small runs
 #            (ne 10, 200 steps, reordering every 20) covering every kernel and read mode,
 #            both precisions; prints the tools' summaries, exit 1 on any error.
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 
 if [ "${SANITIZE:-0}" = 1 ]; then
-    nvidia-smi -L
+    nvidia-smi -L || true
     fail=0
     for v in ${VARIANTS:-gpu-layer}; do
         for prec in float double; do
@@ -30,9 +32,10 @@ if [ "${SANITIZE:-0}" = 1 ]; then
                 case $knobs in *plain*) tools=memcheck ;; esac   # racecheck: shared memory only
                 for tool in $tools; do
                     echo "== $tool $v $prec $knobs"
-                    compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/$prec/$v" --ne 10 --steps 200 \
-                        --equil 100 --reorder 20 $knobs --quiet 2>&1 | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error|error|us/atom'
-                    rc=${PIPESTATUS[0]}
+                    rc=0
+                    out=$(compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/$prec/$v" --ne 10 --steps 200 \
+                        --equil 100 --reorder 20 $knobs --quiet 2>&1) || rc=$?
+                    grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error|error|us/atom' <<<"$out" || true
                     echo "exit code $rc"
                     [ "$rc" -eq 0 ] || fail=1
                 done
@@ -52,12 +55,8 @@ point() {   # point KEY PREC ARGS...
     local key=$1 prec=$2; shift 2
     local bin=$BUILD/$prec/gpu-layer
     [ -x "$bin" ] || { echo "  no $bin" >&2; return 1; }
-    if [ "${REDO:-0}" != 1 ] && csv_get "$csv" "$key" status >/dev/null 2>&1; then
-        echo "  skip $key (in $csv)" >&2
-        return 0
-    fi
-    echo "  run  $key: $*" >&2
-    "$bin" "$@" $(steps_for) --csv "$csv" --tag "$key" --quiet >&2 || echo "  FAILED: $key" >&2
+    # shellcheck disable=SC2046  # steps_for is a list of flags
+    run_point "$csv" "$key" -- "$bin" "$@" $(steps_for) || echo "  FAILED: $key" >&2
 }
 
 if [ "${QUICK:-0}" = 1 ]; then
@@ -109,8 +108,8 @@ done
 
 # The table: ns per atom-step (= 1000 x us_per_atom_step) and the paper's observables.
 printf '\n%-28s %9s %7s %7s %7s %7s %5s %6s %8s %9s\n' tag ns/at-st list force integ xfer N_l N_u N_p/N_a bytes/at
-for key in $(awk -F, -v tc="$(csv_col "$csv" tag)" 'NR > 1 { print $tc }' "$csv" | awk '!seen[$0]++'); do
-    g() { csv_get "$csv" "$key" "$1"; }
+for key in $(csvq values "$csv" tag status=ok || true); do
+    g() { csv_val "$csv" "$key" "$1"; }
     printf '%-28s %9.4f %7s %7s %7s %7s %5s %6s %8s %9s\n' "$key" "$(awk -v u="$(g us_per_atom_step)" 'BEGIN { print u * 1000 }')" \
         "$(g frac_list)" "$(g frac_force)" "$(g frac_integrate)" "$(g frac_transfer)" "$(g layers)" \
         "$(g steps_per_rebuild)" "$(g nbr_per_atom)" "$(g bytes_per_atom)"

@@ -11,15 +11,15 @@
 # On a machine without hyperfine, HYPERFINE=path/to/hyperfine (a copy of /usr/bin/hyperfine
 # carried along) adds the whole-program timings of table1; without it they are skipped.
 #   env: QUICK=1 (fewer points and steps)  ONLY="table5 texture" (a subset)  REDO  OUT_DIR
-set -u
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
 drivers=${ONLY:-table1 table3 table4 table5 table6 table7 table8 texture layout}
 have_gpu || echo "gpu_tables: no GPU found (nvidia-smi): the drivers will fail" >&2
 need_bin "$BUILD/float/gpu-layer"
 echo "gpu_tables: $(machine_name), results in $OUT_DIR, QUICK=$QUICK: $drivers"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader 2>/dev/null
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader 2>/dev/null || true
 failed="" start=$SECONDS
 for d in $drivers; do
     if [ ! -x "runs/$d.sh" ]; then echo "== $d: runs/$d.sh not found, skipped"; continue; fi

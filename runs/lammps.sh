@@ -5,8 +5,8 @@
 # Same lengths as runs/cpu_chain.sh (2000 timed steps after 500 equilibration).
 #   env: POINTS ("sp:16 sp:32 sp:48 lj:16 lj:32") STEPS (2500, equilibration included)
 #        EQUIL (500) QUICK REDO OUT_DIR
-set -u
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
 if [ "$QUICK" = 1 ]; then : "${POINTS:=sp:16 lj:16}" "${STEPS:=1500}"; fi
@@ -18,5 +18,5 @@ for pt in $POINTS; do
     run_point "$csv" "lammps-$sys-ne=$ne-steps=$STEPS-equil=$EQUIL" -- runs/lmp_variant.sh --system "$sys" \
         --ne "$ne" --steps "$STEPS" --equil "$EQUIL" || failed=1
 done
-runs/table.sh "$csv" lammps-
+runs/table.sh "$csv" lammps- || failed=1
 exit $failed

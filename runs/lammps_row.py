@@ -1,9 +1,10 @@
-"""runs/lammps_row.py LOG HEADER_CSV OUT_CSV TAG - one nbrlab CSV row from a LAMMPS log.
+"""runs/lammps_row.py LOG HEADER_CSV OUT_CSV TAG SYSTEM NE GIT_REV - one nbrlab CSV row from a LAMMPS log.
 
 The row has nbrlab's schema exactly: the column names are taken from the first line of
 HEADER_CSV (a file written by an nbrlab program with --csv; the schema lives only in
 common/report.c), never typed here.  What LAMMPS tells is filled in, "-" elsewhere:
-  variant lammps, precision double, the system read back from the echoed input,
+  variant lammps, precision double, the system read back from the echoed input, git_rev
+      nbrlab's revision as runs/lmp_variant.sh got it from a built program,
   steps/equil as nbrlab counts them (steps = equilibration + timed),
   us_per_atom_step = us_per_atom_step_mean = Loop time / timed steps / N (LAMMPS gives one
       time for the whole timed run: one "block", timing_blocks = 1),
@@ -19,12 +20,11 @@ Appending to OUT_CSV with another header is refused, as the programs do.
 import os
 import re
 import socket
-import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
-import nbrcsv  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import csvq  # noqa: E402
 
 
 class LogError(Exception):
@@ -118,15 +118,14 @@ def cpu_model():
     return "unknown-cpu"
 
 
-def row_values(log, tag, system, ne):
+def row_values(log, tag, system, ne, rev="unknown"):
     p = parse(log)
     timed, n = p["timed"], p["n"]
     us = p["loop_s"] / timed / n * 1e6
     s = p["sections"]
-    git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True)
     return {
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "git_rev": git.stdout.strip() or "unknown",
+        "git_rev": rev or "unknown",
         "host": socket.gethostname(),
         "device": cpu_model(),
         "compiler": p["version"],
@@ -163,14 +162,14 @@ def row_values(log, tag, system, ne):
 
 
 def main(argv):
-    if len(argv) != 6:
-        print("usage: lammps_row.py LOG HEADER_CSV OUT_CSV TAG SYSTEM NE", file=sys.stderr)
+    if len(argv) != 7:
+        print("usage: lammps_row.py LOG HEADER_CSV OUT_CSV TAG SYSTEM NE GIT_REV", file=sys.stderr)
         return 2
-    log, header_csv, out_csv, tag, system, ne = argv
+    log, header_csv, out_csv, tag, system, ne, rev = argv
     try:
-        header = nbrcsv.read(header_csv).header
-        values = row_values(log, tag, system, ne)
-    except (OSError, nbrcsv.CsvError) as e:
+        header = csvq.read(header_csv).header
+        values = row_values(log, tag, system, ne, rev)
+    except (OSError, csvq.CsvError) as e:
         print(f"lammps_row.py: {e}", file=sys.stderr)
         return 2
     except LogError as e:

@@ -3,8 +3,8 @@
 # adjacent: coalesced reads by the threads of a warp) or transposed (each atom's neighbours
 # adjacent); the paper: the transpose is about 9% slower. S and LJ on the GPU.
 #   env: SP_NE (48) LJ_NE (48) STEPS (6000) EQUIL (500) PREC REPEAT (3; QUICK 1) QUICK REDO OUT_DIR
-set -u
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
 if [ "$QUICK" = 1 ]; then : "${REPEAT:=1}" "${STEPS:=2000}"; fi
@@ -13,5 +13,5 @@ csv=$OUT_DIR/layout.csv
 failed=0
 REPEAT=${REPEAT:-3} CSV=$csv TAG=lay runs/sweep.sh gpu-layer sp --ne "$SP_NE" --wlayout row,col --steps "$STEPS" --equil "$EQUIL" || failed=1
 REPEAT=${REPEAT:-3} CSV=$csv TAG=lay runs/sweep.sh gpu-layer lj --ne "$LJ_NE" --wlayout row,col --steps "$STEPS" --equil "$EQUIL" || failed=1
-runs/table.sh "$csv" lay-
+runs/table.sh "$csv" lay- || failed=1
 exit $failed

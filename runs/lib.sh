@@ -1,24 +1,37 @@
 # runs/lib.sh - shared by the run drivers: where results go, provenance, resumable runs.
+# Sourced by drivers that run under `set -euo pipefail`; every function here works with it.
 #
 #   machine_name          results/<machine>/: NBR_MACHINE, else the GPU model (h200), else
 #                         "cpu-" + the CPU model, lower case, one word
-#   run_point CSV KEY -- CMD...
-#                         runs CMD (a variant with --csv CSV --tag KEY ...) unless CSV already
-#                         has a row with tag KEY and status ok; REDO=1 runs it anyway.
-#                         Progress goes to stderr. LOGDIR set: the full output of each run
-#                         is kept in LOGDIR/KEY.log. Benchmarks on one machine take turns
-#                         (flock on $NBR_LOCK, default /tmp/nbrlab-bench.lock; none =
-#                         no lock, for tests that time nothing).
+#   csvq ARGS...          runs/csvq.py: CSV files read by column name (python's csv module)
 #   csv_get CSV TAG COL   the value of column COL in the last ok row tagged TAG
+#   csv_val CSV TAG COL   the same, or "-" (for tables that print what there is)
+#   prog_rev CMD...       the git revision CMD reports (CMD --print-config: git_rev=...)
+#   run_point CSV KEY -- CMD...
+#                         runs CMD (an nbrlab program, or anything that takes its flags) with
+#                         --csv CSV --tag KEY, unless CSV already has an ok row tagged KEY that
+#                         was measured at the revision CMD reports (CMD --print-config).
+#                         A row of another revision is not a measurement of this code: the
+#                         point is run again (the old row stays in the file) unless
+#                         KEEP_OLD=1. REDO=1 runs it in any case.
+#                         BLOCKS_CSV=FILE adds --blocks-csv FILE (one row per averaging block);
+#                         ALLOW_DIRTY=1 adds --allow-dirty (programs refuse to append under a
+#                         directory named results from a dirty or unknown revision; their
+#                         one-line message is shown as it is).
+#                         Progress goes to stderr. LOGDIR set: the full output of each run is
+#                         kept in LOGDIR/KEY.log. Benchmarks on one machine take turns (flock on
+#                         $NBR_LOCK, default /tmp/nbrlab-bench.lock; none = no lock, for tests
+#                         that time nothing). Returns the program's exit code.
 
 : "${BUILD:=build}"
+NBR_RUNS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
 
 machine_name() {
     if [ -n "${NBR_MACHINE:-}" ]; then echo "$NBR_MACHINE"; return; fi
     local gpu
-    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) || gpu=""
     if [ -n "$gpu" ]; then
         echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE 'h100|h200|a100|b200|gh200|l40s?|v100' | head -1 ||
             echo "$gpu" | tr 'A-Z ' 'a-z-'
@@ -28,40 +41,82 @@ machine_name() {
         sed -E 's/\(r\)|\(tm\)|processor|cpu|@.*//g; s/[^a-z0-9]+/-/g; s/^-|-$//g; s/^/cpu-/'
 }
 
-# Column index (1-based) of NAME in the CSV header.
-csv_col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+csvq() { python3 "$NBR_RUNS_DIR/csvq.py" "$@"; }
 
-csv_get() {
-    local csv=$1 tag=$2 col=$3 tcol scol vcol
-    [ -f "$csv" ] || return 1
-    tcol=$(csv_col "$csv" tag); scol=$(csv_col "$csv" status); vcol=$(csv_col "$csv" "$col")
-    [ -n "$vcol" ] || { echo "csv_get: no column $col in $csv" >&2; return 1; }
-    awk -F, -v t="$tag" -v tc="$tcol" -v sc="$scol" -v vc="$vcol" \
-        'NR > 1 && $tc == t && $sc == "ok" { v = $vc } END { if (v != "") print v; else exit 1 }' "$csv"
+csv_get() { csvq get "$1" "$3" tag="$2" status=ok; }
+# the same for printing: "-" when there is none (no row, no file, or a column an older file
+# lacks); a damaged file still says where
+csv_val() { csvq get "$1" "$3" tag="$2" status=ok --or -; }
+
+_nbr_lock() {
+    local lock=${NBR_LOCK:-/tmp/nbrlab-bench.lock}
+    if [ "$lock" != none ] && command -v flock >/dev/null 2>&1; then flock "$lock" "$@"; else "$@"; fi
+}
+
+# The revision a program reports. Its --print-config prints name=value lines and exits 0
+# without running; a program that cannot is not built from this tree (make).
+prog_rev() {
+    local conf rc=0
+    conf=$("$@" --print-config 2>&1) || rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "run_point: $1 --print-config failed (exit $rc): ${conf%%$'\n'*}" >&2
+        return 2
+    fi
+    printf '%s\n' "$conf" | csvq config-get git_rev || {
+        echo "run_point: $1 --print-config names no git_rev" >&2
+        return 2
+    }
+}
+
+# For rows the drivers write themselves (hyperfine, LAMMPS): the programs' rule. A CSV inside
+# a directory named results gets no row from a dirty or unknown revision unless ALLOW_DIRTY=1.
+dirty_refused() {   # dirty_refused CSV REV WHO: exit status 0 (and one line) when refused
+    local csv=$1 rev=$2 who=$3
+    [ "${ALLOW_DIRTY:-0}" = 1 ] && return 1
+    case "/$(dirname "$csv")/" in */results/*) ;; *) return 1 ;; esac
+    case "$rev" in *-dirty|unknown|"") ;; *) return 1 ;; esac
+    echo "$who: refusing to append to $csv: revision '$rev' is not a committed one (commit first, or ALLOW_DIRTY=1)" >&2
+    return 0
 }
 
 run_point() {
     local csv=$1 key=$2
-    shift 3   # CSV KEY --
-    if [ "${REDO:-0}" != 1 ] && csv_get "$csv" "$key" status >/dev/null 2>&1; then
-        echo "  skip $key (already in $csv; REDO=1 to run again)" >&2
-        return 0
+    if [ "${3:-}" != -- ] || [ $# -lt 4 ]; then echo "run_point: usage: run_point CSV KEY -- CMD..." >&2; return 2; fi
+    shift 3
+    local rev old rc=0
+    rev=$(prog_rev "$@") || return 2
+    if [ "${REDO:-0}" != 1 ]; then
+        csvq has "$csv" tag="$key" status=ok git_rev="$rev" || rc=$?
+        if [ $rc = 0 ]; then
+            echo "  skip $key (in $csv at $rev; REDO=1 to run again)" >&2
+            return 0
+        elif [ $rc != 1 ]; then
+            return 2   # a damaged CSV: csvq said where
+        fi
+        rc=0
+        old=$(csvq get "$csv" git_rev tag="$key" status=ok) || rc=$?
+        if [ $rc = 0 ] && [ "${KEEP_OLD:-0}" = 1 ]; then
+            echo "  skip $key (in $csv at $old, not $rev: kept, KEEP_OLD=1)" >&2
+            return 0
+        elif [ $rc = 0 ]; then
+            echo "  again $key: its row in $csv was measured at $old, this program is $rev (KEEP_OLD=1 keeps it)" >&2
+        elif [ $rc != 1 ]; then
+            return 2
+        fi
     fi
     echo "  run  $key: $*" >&2
-    # One benchmark at a time on this machine (two cores): timings taken side by side with
-    # another benchmark would be worth little. flock waits for the other to finish.
-    local lock=()
-    [ "${NBR_LOCK:-/tmp/nbrlab-bench.lock}" != none ] && command -v flock >/dev/null 2>&1 &&
-        lock=(flock "${NBR_LOCK:-/tmp/nbrlab-bench.lock}")
+    local extra=()
+    [ -n "${BLOCKS_CSV:-}" ] && extra+=(--blocks-csv "$BLOCKS_CSV")
+    [ "${ALLOW_DIRTY:-0}" = 1 ] && extra+=(--allow-dirty)
+    rc=0
     if [ -z "${LOGDIR:-}" ]; then
-        "${lock[@]}" "$@" --csv "$csv" --tag "$key" --quiet >&2
-        return
+        _nbr_lock "$@" --csv "$csv" --tag "$key" "${extra[@]}" --quiet >&2 || rc=$?
+        return $rc
     fi
-    # LOGDIR: keep the whole output (configuration and per-block lines, which tables 4 and 8
-    # are made of) in LOGDIR/KEY.log; the summary goes on as --quiet would have printed it.
+    # LOGDIR: keep the whole output (configuration and per-block lines) in LOGDIR/KEY.log; the
+    # rest (summary, messages) goes on as --quiet would have printed it.
     mkdir -p "$LOGDIR"
-    "${lock[@]}" "$@" --csv "$csv" --tag "$key" >"$LOGDIR/$key.log" 2>&1
-    local rc=$?
-    grep -v '^#' "$LOGDIR/$key.log" >&2
+    _nbr_lock "$@" --csv "$csv" --tag "$key" "${extra[@]}" >"$LOGDIR/$key.log" 2>&1 || rc=$?
+    grep -v '^#' "$LOGDIR/$key.log" >&2 || true
     return $rc
 }

@@ -2,10 +2,12 @@
 # runs/report.sh [OUT.md] - make report: results/<machine>/REPORT.md, every table of the paper
 # measured against it (plots/report.py; the tables are defined in plots/tables.py, the
 # paper's numbers in reference/paper.csv, the explanations in reference/report_text.md).
-# Figures are linked from plots/out/ (make plots draws them). Needs python3 only.
+# Figures are linked from plots/out/ (make plots draws them). Runs in the project's virtual
+# environment (plots/venv.sh sets it up from plots/requirements.txt the first time).
 #   env: NBR_RESULTS NBR_GPU_MACHINE (h200) NBR_CPU_MACHINE (cpu-amd-epyc) NBR_PLOTS_OUT
-set -u
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 out=${1:-results/$(machine_name)/REPORT.md}
-python3 plots/report.py "$out"
+py=$(plots/venv.sh)
+exec "$py" plots/report.py "$out"

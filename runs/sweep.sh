@@ -6,16 +6,18 @@
 #
 # VARIANT is a program path, or a name under $BUILD/$PREC (PREC: float for gpu-*, the paper's
 # GPU precision; double otherwise). Each point goes through run_point (runs/lib.sh): it is
-# skipped when its tag is already in the CSV with status ok (REDO=1 runs it again), and
+# skipped when its tag is already in the CSV with status ok, measured at the program's
+# revision (a row of another revision is measured again unless KEEP_OLD=1; REDO=1 runs it again), and
 # benchmarks on one machine take turns. The tag names every value, so a point is the same
 # point in every run of the sweep, and a changed --steps is a new point, never a replacement.
 #   env: CSV (default $OUT_DIR/sweep.csv)   TAG (tag prefix, default "sweep")
 #        LOGDIR (set: keep each point's full output, block lines included, in LOGDIR/TAG.log)
 #        REPEAT (1: runs of each point; the 2nd and later have tags ending -r2, -r3, ...; the
 #                figures show the median and the range: run-to-run spread is part of a result)
-#        OUT_DIR (default results/<machine>)   PREC   REDO
-set -u
-cd "$(dirname "$0")/.." || exit 1
+#        BLOCKS_CSV (set: the programs append one row per averaging block to this file)
+#        OUT_DIR (default results/<machine>)   PREC   REDO   KEEP_OLD   ALLOW_DIRTY (runs/lib.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
 

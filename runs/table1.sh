@@ -7,8 +7,8 @@
 # table1_hyperfine.csv beside the in-program timers.
 #   env: SP_NE LJ_NE (sizes) STEPS (6000, the paper's) EQUIL (500) BIG (Ne from which BIG_STEPS, 100)
 #        BIG_STEPS (3000) PRECISIONS (float) HYPER_RUNS (3; 0 = no hyperfine) QUICK REDO OUT_DIR
-set -u
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
 if [ "$QUICK" = 1 ]; then
@@ -39,5 +39,5 @@ for prec in $PRECISIONS; do
         done
     fi
 done
-runs/table.sh "$csv" t1-
+runs/table.sh "$csv" t1- || failed=1
 exit $failed

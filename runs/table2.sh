@@ -8,8 +8,8 @@
 # hyperfine times a few points whole (table2_hyperfine.csv).
 #   env: SP_NE (16 24 32 48 64) LJ_NE (16 24 32 48) STEPS (1500: 1000 timed) EQUIL (500)
 #        PRECISIONS (float) HYPER_RUNS (3; 0 = none) QUICK REDO OUT_DIR
-set -u
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
 if [ "$QUICK" = 1 ]; then : "${SP_NE:=16 24}" "${LJ_NE:=16}" "${STEPS:=700}" "${HYPER_RUNS:=2}"; fi
@@ -34,5 +34,5 @@ for prec in $PRECISIONS; do
         done
     fi
 done
-runs/table.sh "$csv" t2-
+runs/table.sh "$csv" t2- || failed=1
 exit $failed

@@ -14,7 +14,8 @@
 # all-device; float, 128 threads, texture, reorder 100, 6000 steps (500 equilibration).
 # Appends to results/<machine>/table3.csv and prints the table.
 #   env: NE (64), OUT_DIR (results/<machine>), STEPS, EQUIL, REDO
-cd "$(dirname "$0")/.." || exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
 . runs/lib.sh
 out=${OUT_DIR:-results/$(machine_name)}
 mkdir -p "$out"
@@ -46,11 +47,11 @@ for c in "${cases[@]}"; do
     for st in "${settings[@]}"; do
         name=${st%%:*}
         tn=$(tag_of gpu-layer "$2" "$name") to=$(tag_of gpu-old "$2" "$name")
-        un=$(csv_get "$csv" "$tn" us_per_atom_step) uo=$(csv_get "$csv" "$to" us_per_atom_step)
-        awk -v rc="$2" -v s="$1" -v st="$name" -v un="$un" -v uo="$uo" -v fn="$(csv_get "$csv" "$tn" frac_list)" \
-            -v fo="$(csv_get "$csv" "$to" frac_list)" -v nl="$(csv_get "$csv" "$tn" layers)" \
-            -v np="$(csv_get "$csv" "$tn" nbr_per_atom)" 'BEGIN {
-            printf "%-8.4g %-4s %-7s %10.4f %10.4f %8s %9s %9s %5s %8s\n", rc, s, st, un * 1000, uo * 1000,
+        un=$(csv_val "$csv" "$tn" us_per_atom_step) uo=$(csv_val "$csv" "$to" us_per_atom_step)
+        awk -v rc="$2" -v s="$1" -v st="$name" -v un="$un" -v uo="$uo" -v fn="$(csv_val "$csv" "$tn" frac_list)" \
+            -v fo="$(csv_val "$csv" "$to" frac_list)" -v nl="$(csv_val "$csv" "$tn" layers)" \
+            -v np="$(csv_val "$csv" "$tn" nbr_per_atom)" 'BEGIN {
+            printf "%-8.4g %-4s %-7s %10s %10s %8s %9s %9s %5s %8s\n", rc, s, st, un > 0 ? sprintf("%.4f", un * 1000) : "-", uo > 0 ? sprintf("%.4f", uo * 1000) : "-",
                    (un > 0 && uo > 0) ? sprintf("%.2f", uo / un) : "-", fn, fo, nl, np }'
     done
 done

@@ -51,7 +51,7 @@ gpu_drift_within() {
     local bound=$1 out; shift
     out=$("$@") || { echo "$out"; return 1; }
     echo "$out"
-    echo "$out" | awk -v b="$bound" '/energy E\/N:.*drift/ { d = $NF; seen = 1 }
+    echo "$out" | awk -v b="$bound" '/energy E\/N:.*drift/ { for (k = 1; k < NF; k++) if ($k == "drift") { d = $(k + 1); seen = 1 } }
         END { if (!seen) { print "no drift in the output"; exit 1 }
               if (d < 0) d = -d; printf "|drift| %.3g, bound %s\n", d, b; exit !(d < b) }'
 }

@@ -1,44 +1,127 @@
-# tests/cases_60_drivers.sh - the paper-table drivers, the CSV reader, figures and report.
-# Sourced by tests/run.sh (tests/lib.sh is loaded). Needs bash, awk, python3 (stdlib); the
-# figure test needs matplotlib or gnuplot and is skipped with a SKIP line without them.
+# tests/cases_60_drivers.sh - the drivers (runs/), their CSV reader, figures and report.
+# Sourced by tests/run.sh (tests/lib.sh is loaded). Needs bash, python3; the figure, report
+# and pandas tests run in the project's python environment (plots/venv.sh: build/venv from
+# plots/requirements.txt) and are skipped with a SKIP line where it cannot be set up.
 # Everything writes under a temporary directory, never under results/.
 
 T60=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t60.XXXXXX")
+T60_PY=$(plots/venv.sh 2>"$T60/venv.log") || T60_PY=""
+export NBR_LOCK=none   # a test times nothing: it must not wait for a benchmark holding the lock
 
 # Data rows of a CSV (header excluded).
 _t60_rows() { [ -f "$1" ] && echo $(($(wc -l <"$1") - 1)) || echo 0; }
+_t60_csvq() { python3 runs/csvq.py "$@"; }
 
 # sweep.sh through run_point: a second run adds nothing, REDO=1 adds every point again.
-# NBR_LOCK=none: a test times nothing, so it must not wait for a benchmark holding the lock.
 _t60_resume() (
-    export NBR_LOCK=none
     export OUT_DIR=$T60/resume
     local csv=$OUT_DIR/sweep.csv sweep=(runs/sweep.sh "$BUILD/double/cpu-grouped" sp --ne 8
                                          --delta 0.5,0.6 --steps 20 --equil 0)
     "${sweep[@]}" || return 1
     [ "$(_t60_rows "$csv")" = 2 ] || { echo "first run: $(_t60_rows "$csv") rows, expected 2"; return 1; }
-    "${sweep[@]}" 2>&1 | grep -q "skip sweep-cpu-grouped-double-sp-ne=8-delta=0.5" || { echo "no skip line"; return 1; }
+    "${sweep[@]}" >"$OUT_DIR/log" 2>&1 || return 1
+    grep "skip sweep-cpu-grouped-double-sp-ne=8-delta=0.5" "$OUT_DIR/log" || { echo "no skip line"; return 1; }
     [ "$(_t60_rows "$csv")" = 2 ] || { echo "second run added rows: $(_t60_rows "$csv")"; return 1; }
     REDO=1 "${sweep[@]}" || return 1
     [ "$(_t60_rows "$csv")" = 4 ] || { echo "REDO=1: $(_t60_rows "$csv") rows, expected 4"; return 1; }
-    python3 plots/nbrcsv.py --need tag,delta --numeric us_per_atom_step "$csv"
+    _t60_csvq check --need tag,delta,git_rev "$csv"
 )
 
-# LOGDIR makes run_point keep each run's block lines (--quiet drops them); blocks.py reads them.
+# A row measured at another revision is not a measurement of this code: run_point runs the
+# point again (the old row stays), unless KEEP_OLD=1.
+_t60_other_revision() (
+    export OUT_DIR=$T60/rev
+    local csv=$OUT_DIR/sweep.csv rev sweep=(runs/sweep.sh "$BUILD/double/cpu-grouped" sp --ne 8 --steps 20 --equil 0)
+    rev=$("$BUILD/double/cpu-grouped" --print-config | _t60_csvq config-get git_rev) || { echo "no git_rev"; return 1; }
+    "${sweep[@]}" || return 1
+    # the same row, as if an older build had measured it
+    python3 - "$csv" <<'EOF' || return 1
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+k = rows[0].index("git_rev")
+for r in rows[1:]:
+    r[k] = "0000000"
+csv.writer(open(sys.argv[1], "w", newline=""), lineterminator="\n").writerows(rows)
+EOF
+    local log=$OUT_DIR/log
+    KEEP_OLD=1 "${sweep[@]}" >"$log" 2>&1 || return 1
+    grep "skip .*at 0000000, not $rev: kept, KEEP_OLD=1" "$log" || { echo "KEEP_OLD=1 ran it"; return 1; }
+    [ "$(_t60_rows "$csv")" = 1 ] || { echo "KEEP_OLD=1 added a row"; return 1; }
+    "${sweep[@]}" >"$log" 2>&1 || return 1
+    grep "again .*measured at 0000000, this program is $rev" "$log" || { echo "no 'again' line"; return 1; }
+    [ "$(_t60_rows "$csv")" = 2 ] || { echo "other revision: $(_t60_rows "$csv") rows, expected 2"; return 1; }
+    _t60_csvq has "$csv" git_rev="$rev" status=ok || { echo "no row at $rev"; return 1; }
+    "${sweep[@]}" >"$log" 2>&1 || return 1
+    grep "skip .*at $rev" "$log" || { echo "the new row is not taken as measured"; return 1; }
+    [ "$(_t60_rows "$csv")" = 2 ] || { echo "third run added a row"; return 1; }
+)
+
+# A program's refusal (a dirty or unknown revision appending under results/) reaches the user
+# as its own one line; ALLOW_DIRTY=1 passes --allow-dirty. The stand-in refuses as the
+# programs do (the real ones refuse only in a dirty tree, which CI's clean clone is not).
+_t60_refusal_prog() {
+    cat >"$T60/refuser" <<'EOF'
+#!/usr/bin/env bash
+csv="" tag="" allow=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --print-config) echo "variant=refuser"; echo "git_rev=1234567-dirty"; exit 0 ;;
+        --csv) csv=$2; shift 2 ;; --tag) tag=$2; shift 2 ;; --allow-dirty) allow=1; shift ;;
+        *) shift ;;
+    esac
+done
+if [ $allow = 0 ]; then
+    echo "refuser: refusing to add rows to $csv (under results/) from a build of revision 1234567-dirty" >&2
+    exit 2
+fi
+[ -s "$csv" ] || echo "tag,git_rev,status" >"$csv"
+echo "$tag,1234567-dirty,ok" >>"$csv"
+EOF
+    chmod +x "$T60/refuser"
+}
+_t60_refused() (
+    mkdir -p "$T60/ref/results/m"
+    . runs/lib.sh
+    local rc=0
+    run_point "$T60/ref/results/m/x.csv" k1 -- "$T60/refuser" --ne 8 2>"$T60/ref/err" || rc=$?
+    cat "$T60/ref/err"
+    [ $rc = 2 ] || { echo "run_point returned $rc, expected the program's 2"; return 1; }
+    [ ! -s "$T60/ref/results/m/x.csv" ] || { echo "a row was written"; return 1; }
+)
+_t60_allowed() (
+    . runs/lib.sh
+    ALLOW_DIRTY=1 run_point "$T60/ref/results/m/x.csv" k1 -- "$T60/refuser" --ne 8 2>/dev/null &&
+        _t60_csvq get "$T60/ref/results/m/x.csv" git_rev tag=k1
+)
+# the rule for rows the drivers write themselves (hyperfine, LAMMPS)
+_t60_dirty_rule() (
+    . runs/lib.sh
+    dirty_refused "$T60/results/h200/t.csv" abc-dirty x 2>/dev/null || { echo "dirty under results/ not refused"; return 1; }
+    dirty_refused "$T60/results/h200/t.csv" unknown x 2>/dev/null || { echo "unknown not refused"; return 1; }
+    ! dirty_refused "$T60/results/h200/t.csv" abc1234 x || { echo "committed refused"; return 1; }
+    ! dirty_refused "$T60/other/t.csv" abc-dirty x || { echo "outside results/ refused"; return 1; }
+    ! ALLOW_DIRTY=1 dirty_refused "$T60/results/h200/t.csv" abc-dirty x || { echo "ALLOW_DIRTY=1 refused"; return 1; }
+    echo "dirty rule ok"
+)
+
+# BLOCKS_CSV makes run_point pass --blocks-csv: one row per averaging block, joined to the
+# run's row by tag and revision.
 _t60_blocks() (
-    export NBR_LOCK=none
     export OUT_DIR=$T60/blocks
-    CSV=$OUT_DIR/b.csv TAG=tb LOGDIR=$OUT_DIR/logs runs/sweep.sh "$BUILD/double/cpu-grouped" sp \
+    CSV=$OUT_DIR/b.csv TAG=tb BLOCKS_CSV=$OUT_DIR/blocks.csv runs/sweep.sh "$BUILD/double/cpu-grouped" sp \
         --ne 8 --steps 40 --equil 10 --avg-block 10 || return 1
-    python3 runs/blocks.py "$OUT_DIR/blocks.csv" "$OUT_DIR"/logs/*.log || return 1
     [ "$(_t60_rows "$OUT_DIR/blocks.csv")" = 4 ] || { echo "$(_t60_rows "$OUT_DIR/blocks.csv") block rows, expected 4"; return 1; }
     [ "$(_t60_rows "$OUT_DIR/b.csv")" = 1 ] || { echo "run CSV: $(_t60_rows "$OUT_DIR/b.csv") rows, expected 1"; return 1; }
+    local tag rev
+    tag=$(_t60_csvq get "$OUT_DIR/b.csv" tag status=ok) && rev=$(_t60_csvq get "$OUT_DIR/b.csv" git_rev tag="$tag") || return 1
+    [ "$(_t60_csvq values "$OUT_DIR/blocks.csv" block tag="$tag" git_rev="$rev" | tr '\n' ' ')" = "1 2 3 4 " ] ||
+        { echo "blocks of $tag at $rev: not 1..4"; return 1; }
+    _t60_csvq get "$OUT_DIR/blocks.csv" timed_steps tag="$tag" block=1 | grep -qx 0 || { echo "block 1 is timed"; return 1; }
 )
 
 # Every GPU table driver end to end (QUICK), with tests/fake_gpu.sh standing in for the GPU
-# programs: arguments, tags, CSV rows, block lines; then the figure data of each table.
+# programs: arguments, tags, revisions, CSV rows, block rows; then the figure data of each table.
 _t60_gpu_drivers() (
-    export NBR_LOCK=none
     local fb=$T60/fakebuild real=$BUILD d
     for d in float double; do
         mkdir -p "$fb/$d"
@@ -51,8 +134,11 @@ _t60_gpu_drivers() (
         [ "$(_t60_rows "$T60/fake/h200/${f%:*}.csv")" = "${f#*:}" ] ||
             { echo "${f%:*}.csv: $(_t60_rows "$T60/fake/h200/${f%:*}.csv") rows, expected ${f#*:}"; return 1; }
     done
+    [ "$(_t60_rows "$T60/fake/h200/table4_blocks.csv")" -ge 10 ] || { echo "table4_blocks.csv: too few blocks"; return 1; }
     [ "$(_t60_rows "$T60/fake/h200/table8_blocks.csv")" -ge 10 ] || { echo "table8_blocks.csv: too few blocks"; return 1; }
-    NBR_RESULTS=$T60/fake python3 -c '
+    _t60_csvq has "$T60/fake/h200/table8_blocks.csv" variant=gpu-layer step=10000 || { echo "block steps not scaled"; return 1; }
+    [ -z "$T60_PY" ] && { echo "layout ok (figure data not checked: no pandas)"; return 0; }
+    NBR_RESULTS=$T60/fake "$T60_PY" -c '
 import sys; sys.path.insert(0, "plots"); import figdata, tables
 for t in ("table1", "table4", "table5", "table6", "table7", "table8", "texture", "layout"):
     td = figdata.table_data(tables.BY_ID[t])
@@ -61,7 +147,7 @@ for t in ("table1", "table4", "table5", "table6", "table7", "table8", "texture",
     print(t, "ok")'
 )
 
-# Test CSVs for the reader's command line.
+# Test CSVs for the readers' command lines.
 _t60_csvs() {
     local src=$T60/resume/sweep.csv
     head -3 "$src" >"$T60/good.csv"
@@ -71,38 +157,61 @@ _t60_csvs() {
 
 if [ -x "$BUILD/double/cpu-grouped" ]; then
     t_ok drivers_sweep_resume _t60_resume
-    t_ok drivers_block_lines _t60_blocks
+    t_ok drivers_rerun_other_revision _t60_other_revision
+    t_ok drivers_block_rows _t60_blocks
     if [ -x "$BUILD/float/cpu-layer" ] && [ -x "$BUILD/double/cpu-layer" ]; then
         t_grep drivers_gpu_tables_fake 'layout ok' _t60_gpu_drivers
     else
         t_skip drivers_gpu_tables_fake "cpu-layer (the GPU programs' stand-in) not built"
     fi
     _t60_csvs
-    t_grep csv_reader_good '2 rows' python3 plots/nbrcsv.py "$T60/good.csv"
-    t_error csv_reader_malformed 2 'malformed\.csv line 3: [0-9]+ fields, the header has [0-9]+' \
-        python3 plots/nbrcsv.py "$T60/malformed.csv"
-    t_error csv_reader_truncated 2 'truncated\.csv line 3: .*truncated' python3 plots/nbrcsv.py "$T60/truncated.csv"
-    t_error csv_reader_no_column 2 'good\.csv line 1: no column .speed.' \
-        python3 plots/nbrcsv.py --need speed "$T60/good.csv"
+    t_grep csvq_good '2 rows' python3 runs/csvq.py check "$T60/good.csv"
+    t_error csvq_malformed 2 'malformed\.csv line 3: [0-9]+ fields, the header has [0-9]+' \
+        python3 runs/csvq.py get "$T60/malformed.csv" us_per_atom_step
+    t_error csvq_truncated 2 'truncated\.csv line 3: .*truncated' python3 runs/csvq.py has "$T60/truncated.csv" tag=x
+    t_error table_sh_malformed 2 'malformed\.csv line 3: [0-9]+ fields' runs/table.sh "$T60/malformed.csv"
+    if [ -n "$T60_PY" ]; then
+        t_grep csv_reader_good '2 rows' "$T60_PY" plots/nbrcsv.py "$T60/good.csv"
+        t_error csv_reader_malformed 2 'malformed\.csv line 3: [0-9]+ fields, the header has [0-9]+' \
+            "$T60_PY" plots/nbrcsv.py "$T60/malformed.csv"
+        t_error csv_reader_truncated 2 'truncated\.csv line 3: .*truncated' "$T60_PY" plots/nbrcsv.py "$T60/truncated.csv"
+        t_error csv_reader_no_column 2 'good\.csv line 1: no column .speed.' \
+            "$T60_PY" plots/nbrcsv.py --need speed "$T60/good.csv"
+        mkdir -p "$T60/damaged/h200"
+        cp "$T60/malformed.csv" "$T60/damaged/h200/table5.csv"
+        t_error plots_damaged_csv 2 'table5\.csv line 3: [0-9]+ fields' \
+            env NBR_RESULTS="$T60/damaged" NBR_PLOTS_OUT="$T60/dplots" plots/all.sh table5
+        t_error report_damaged_csv 2 'table5\.csv line 3: [0-9]+ fields' \
+            env NBR_RESULTS="$T60/damaged" "$T60_PY" plots/report.py "$T60/DREPORT.md"
+    fi
     t_error sweep_bad_usage 2 'expected --flag' runs/sweep.sh "$BUILD/double/cpu-grouped" sp ne 8
 else
     t_skip drivers_sweep_resume "$BUILD/double/cpu-grouped not built"
 fi
-t_ok csv_figdata_report_unit python3 tests/test_csv.py
-t_grep report_without_data 'Not measured yet' \
-    env NBR_RESULTS="$T60/empty" NBR_PLOTS_OUT="$T60/noplots" sh -c "python3 plots/report.py '$T60/REPORT.md' && cat '$T60/REPORT.md'"
+_t60_refusal_prog
+t_grep drivers_refusal_shown '^refuser: refusing to add rows to .*results/m/x\.csv' _t60_refused
+t_grep drivers_allow_dirty '^1234567-dirty$' _t60_allowed
+t_grep drivers_dirty_rule 'dirty rule ok' _t60_dirty_rule
 
-# The figures: one table from the resume test's rows, relabelled as table5 of the GPU machine.
-if python3 -c 'import matplotlib' 2>/dev/null || command -v gnuplot >/dev/null 2>&1; then
+if [ -n "$T60_PY" ]; then
+    t_ok csv_figdata_report_unit "$T60_PY" tests/test_csv.py
+    t_grep report_without_data 'Not measured yet' \
+        env NBR_RESULTS="$T60/empty" NBR_PLOTS_OUT="$T60/noplots" sh -c "'$T60_PY' plots/report.py '$T60/REPORT.md' && cat '$T60/REPORT.md'"
+    # The figures: one table from the resume test's rows, relabelled as table5 of the GPU machine.
     if [ -f "$T60/resume/sweep.csv" ]; then
         mkdir -p "$T60/res/h200"
         sed 's/,cpu-grouped,/,gpu-layer,/; s/,double,/,float,/; s/,sp,lattice,8,/,sp,lattice,48,/' \
             "$T60/resume/sweep.csv" >"$T60/res/h200/table5.csv"
-        t_grep plots_table5 'matplotlib|gnuplot' env NBR_RESULTS="$T60/res" NBR_PLOTS_OUT="$T60/plots" \
-            sh -c "plots/all.sh table5 && ls $T60/plots/*/table5.png $T60/plots/*/table5.svg"
+        t_grep plots_table5 'matplotlib' env NBR_RESULTS="$T60/res" NBR_PLOTS_OUT="$T60/plots" \
+            sh -c "plots/all.sh table5 && ls $T60/plots/mpl/table5.png $T60/plots/mpl/table5.svg"
+        if command -v gnuplot >/dev/null 2>&1; then
+            t_ok plots_table5_gnuplot ls "$T60/plots/gp/table5.png" "$T60/plots/gp/table5.svg"
+        else
+            t_skip plots_table5_gnuplot "gnuplot not installed (apt-get install gnuplot-nox)"
+        fi
     fi
 else
-    t_skip plots_table5 "neither matplotlib nor gnuplot installed (CI: apt-get install gnuplot-nox python3-matplotlib)"
+    t_skip csv_figdata_report_unit "no python environment for the plots: $(tail -1 "$T60/venv.log")"
 fi
 rm -rf "$T60"
-unset T60
+unset T60 T60_PY NBR_LOCK

@@ -1,7 +1,8 @@
-"""tests/test_csv.py - the CSV reader (plots/nbrcsv.py), the figure data (plots/figdata.py),
-the report on missing and present data (plots/report.py), the block-line and LAMMPS-log
-parsers (runs/blocks.py, runs/lammps_row.py).  Standard library only; run by
-tests/cases_60_drivers.sh as `python3 tests/test_csv.py`.
+"""tests/test_csv.py - the drivers' CSV reader (runs/csvq.py), the plots' pandas loader
+(plots/nbrcsv.py), the figure data (plots/figdata.py: medians of one revision, knob defaults,
+block rows joined to their runs), the report on missing and present data and the revision of
+its numbers (plots/report.py), the LAMMPS-log parser (runs/lammps_row.py).  Needs pandas: run
+by tests/cases_60_drivers.sh with the project's python (plots/venv.sh).
 """
 import io
 import os
@@ -14,7 +15,7 @@ from contextlib import redirect_stderr, redirect_stdout
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 sys.path.insert(0, os.path.join(ROOT, "runs"))
-import blocks  # noqa: E402
+import csvq  # noqa: E402
 import figdata  # noqa: E402
 import lammps_row  # noqa: E402
 import nbrcsv  # noqa: E402
@@ -23,14 +24,14 @@ import tables  # noqa: E402
 
 # a few columns of the run schema are enough for the reader; rows that figdata selects
 # need the columns the table definitions name
-HEADER = ("timestamp,variant,tag,system,ne,n,steps,equil,precision,delta,threads,reorder,reorder_at,read,wlayout,"
+HEADER = ("timestamp,git_rev,variant,tag,system,ne,n,steps,equil,precision,delta,threads,reorder,reorder_at,read,wlayout,"
           "layer_assign,reduce,"
           "us_per_atom_step,frac_list,frac_force,frac_transfer,frac_reorder,nbr_per_atom,cells_per_axis,layers,"
           "steps_per_rebuild,bytes_per_atom,e_start,e_end,drift,status")
 
 
 def row(**kw):
-    base = dict(timestamp="2026-01-01T00:00:00Z", variant="gpu-layer", tag="t", system="sp", ne="48",
+    base = dict(timestamp="2026-01-01T00:00:00Z", git_rev="abc1234", variant="gpu-layer", tag="t", system="sp", ne="48",
                 n="110592", steps="3000", equil="500", precision="float", delta="0.6", threads="128",
                 reorder="100", reorder_at="host", read="texture", wlayout="row", layer_assign="host", reduce="host", us_per_atom_step="0.01", frac_list="0.3",
                 frac_force="0.5", frac_transfer="0.1", frac_reorder="0.01", nbr_per_atom="15.4",
@@ -40,14 +41,34 @@ def row(**kw):
     return ",".join(base[c] for c in HEADER.split(","))
 
 
+BLOCK_HEADER = ("git_rev,variant,tag,system,ne,n,precision,block,step,steps_in_block,timed_steps,e_mean,"
+                "temp_mean,e_end,u_end,builds_total,us_per_atom_step")
+
+
+def block(**kw):
+    base = dict(git_rev="abc1234", variant="gpu-layer", tag="t", system="sp", ne="48", n="110592",
+                precision="float", block="1", step="1000", steps_in_block="1000", timed_steps="1000",
+                e_mean="2.3", temp_mean="1.0", e_end="2.3", u_end="0.8", builds_total="80", us_per_atom_step="0.001")
+    base.update(kw)
+    return ",".join(base[c] for c in BLOCK_HEADER.split(","))
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
         figdata._cache.clear()
+        figdata._defaults.clear()
+        self.build = os.environ.get("BUILD")
+        os.environ["BUILD"] = os.path.join(self.dir, "nobuild")   # knob defaults from the rows
 
     def tearDown(self):
         shutil.rmtree(self.dir)
         figdata._cache.clear()
+        figdata._defaults.clear()
+        if self.build is None:
+            os.environ.pop("BUILD", None)
+        else:
+            os.environ["BUILD"] = self.build
 
     def write(self, name, text):
         path = os.path.join(self.dir, name)
@@ -62,12 +83,23 @@ class Reader(Base):
         p = self.write("good.csv", HEADER + "\n" + row() + "\n" + row(ne="64") + "\n")
         t = nbrcsv.read(p, need=["us_per_atom_step"], numeric=["us_per_atom_step", "ne"])
         self.assertEqual(len(t), 2)
-        self.assertEqual(t.rows[1].num("ne"), 64.0)
-        self.assertEqual(t.rows[1].line, 3)
+        self.assertEqual(nbrcsv.num(t, "ne").iloc[1], 64.0)
+        self.assertEqual(t["_line"].iloc[1], 3)
+        self.assertEqual(t["threads"].iloc[1], "128")   # text as written
 
     def test_dash_is_missing(self):
         p = self.write("dash.csv", HEADER + "\n" + row(threads="-") + "\n")
-        self.assertIsNone(nbrcsv.read(p).rows[0].num("threads"))
+        self.assertTrue(nbrcsv.num(nbrcsv.read(p), "threads").isna().all())
+
+    def test_unknown_and_missing_columns(self):
+        # a newer file has columns nobody reads yet; an older one lacks some: both are read by name
+        p = self.write("new.csv", HEADER + ",pressure\n" + row() + ",1.5\n")
+        self.assertEqual(nbrcsv.num(nbrcsv.read(p), "pressure").iloc[0], 1.5)
+        q = self.write("old.csv", HEADER.replace(",frac_reorder", "") + "\n" +
+                       ",".join(v for c, v in zip(HEADER.split(","), row().split(",")) if c != "frac_reorder") + "\n")
+        t = nbrcsv.read(q)
+        self.assertTrue(nbrcsv.num(t, "frac_reorder").isna().all())
+        self.assertEqual(len(figdata.select(t, {"frac_reorder": "0.01"})), 0)
 
     def test_extra_field(self):
         p = self.write("bad.csv", HEADER + "\n" + row() + "\n" + row() + ",x\n")
@@ -90,8 +122,8 @@ class Reader(Base):
         with self.assertRaisesRegex(nbrcsv.CsvError, r"nan\.csv line 3: column 'us_per_atom_step' = 'fast'"):
             nbrcsv.read(p, numeric=["us_per_atom_step"])
         t = nbrcsv.read(p)  # only checked when asked, or when used:
-        with self.assertRaisesRegex(nbrcsv.CsvError, r"line 3"):
-            t.rows[1].num("us_per_atom_step")
+        with self.assertRaisesRegex(nbrcsv.CsvError, r"nan\.csv line 3: column 'us_per_atom_step'"):
+            nbrcsv.num(t, "us_per_atom_step")
 
     def test_missing_column(self):
         p = self.write("col.csv", HEADER + "\n" + row() + "\n")
@@ -105,7 +137,7 @@ class Reader(Base):
 
     def test_reference_file(self):
         refs = figdata.reference()
-        self.assertEqual(refs["texture_off"].num("value"), 1.85)
+        self.assertEqual(figdata.refnum(refs["texture_off"], "value"), 1.85)
         for t in tables.TABLES:  # every id the tables name exists
             for p in t["panels"]:
                 for m in p.get("refs", []):
@@ -165,7 +197,78 @@ class Figures(Base):
         report.render(out)
         with open(out) as f:
             text = f.read()
-        self.assertRegex(text, r"\| texture \| .* \| 1\.85 \| 1\.85 \| agrees")
+        self.assertRegex(text, r"\| texture \| .* \| 1\.85 \| 1\.85 \| agrees \(within 10%\) \| abc1234 \|")
+
+    def test_one_revision_per_point(self):
+        """A point is the median of the newest revision's repeats: rows of older code are never
+        mixed in, and the point says which revision it is."""
+        self.write(f"{tables.GPU}/table6.csv", HEADER + "\n" + "\n".join([
+            row(threads="64", us_per_atom_step="0.05", git_rev="old1", timestamp="2026-01-01T00:00:00Z"),
+            row(threads="64", us_per_atom_step="0.06", git_rev="old1", timestamp="2026-01-01T00:00:01Z"),
+            row(threads="64", us_per_atom_step="0.01", git_rev="new2", timestamp="2026-01-02T00:00:00Z"),
+            row(threads="64", us_per_atom_step="0.03", git_rev="new2", timestamp="2026-01-02T00:00:01Z"),
+        ]) + "\n")
+        td = figdata.table_data(tables.BY_ID["table6"])
+        (q,) = td["panels"][0]["series"][0]["points"]
+        self.assertEqual((q.y, q.lo, q.hi, q.revs), (0.02, 0.01, 0.03, {"new2"}))
+        self.assertEqual(td["revs"], ["new2"])
+        self.assertIn("revision new2", figdata.figure_note(td))
+
+    def test_knob_defaults_from_the_program(self):
+        """The paper's settings come from the GPU program's --print-config; without one, from
+        the value most rows share."""
+        self.write(f"{tables.GPU}/table6.csv", HEADER + "\n" + "\n".join([
+            row(threads="64", read="texture", us_per_atom_step="0.01"),
+            row(threads="128", read="texture", us_per_atom_step="0.02"),
+            row(threads="128", read="ldg", us_per_atom_step="0.03")]) + "\n")
+        td = figdata.table_data(tables.BY_ID["table6"])
+        self.assertEqual([(q.x, q.y) for q in td["panels"][0]["series"][0]["points"]], [(64, 0.01), (128, 0.02)])
+        self.assertIn("the value most rows share", "; ".join(td["notes"]))
+        prog = self.write("build/float/gpu-layer", "#!/bin/sh\n[ \"$1\" = --print-config ] || exit 2\n"
+                          "printf 'threads=128\\nread=ldg\\nreorder=100\\nreorder-at=host\\nwlayout=row\\n"
+                          "layers=host\\nreduce=host\\ngit_rev=x\\n'\n")
+        os.chmod(prog, 0o755)
+        os.environ["BUILD"] = os.path.join(self.dir, "build")
+        figdata._defaults.clear()
+        td = figdata.table_data(tables.BY_ID["table6"])
+        self.assertEqual([(q.x, q.y) for q in td["panels"][0]["series"][0]["points"]], [(128, 0.03)])
+        self.assertNotIn("the value most rows share", "; ".join(td["notes"]))
+
+    def test_blocks_joined_to_their_run(self):
+        """--blocks-csv rows join their run's row by tag and revision; a rerun's blocks replace
+        the earlier ones; untimed blocks are not drawn as times."""
+        self.write(f"{tables.GPU}/table8.csv", HEADER + "\n" + "\n".join([
+            row(tag="t8a", reorder="100", steps="3500"), row(tag="t8b", reorder="0", steps="3500")]) + "\n")
+        blocks = [block(tag="t8a", block="1", step="1000", timed_steps="500", us_per_atom_step="0.5"),
+                  block(tag="t8a", block="2", step="2000", us_per_atom_step="9"),     # replaced by the rerun
+                  block(tag="t8a", block="1", step="1000", timed_steps="500", us_per_atom_step="0.5"),
+                  block(tag="t8a", block="2", step="2000", us_per_atom_step="1.0"),
+                  block(tag="t8a", block="3", step="3000", us_per_atom_step="1.0"),
+                  block(tag="t8b", block="1", step="1000", timed_steps="0", us_per_atom_step="0"),
+                  block(tag="t8b", block="2", step="2000", us_per_atom_step="1.5"),
+                  block(tag="t8b", block="3", step="3000", us_per_atom_step="2.0"),
+                  block(tag="t8c", block="1", step="1000", us_per_atom_step="7")]    # no run row: not drawn
+        self.write(f"{tables.GPU}/table8_blocks.csv", BLOCK_HEADER + "\n" + "\n".join(blocks) + "\n")
+        td = figdata.table_data(tables.BY_ID["table8"])
+        pts = {s["label"]: [(q.x, q.y) for q in s["points"]] for s in td["panels"][0]["series"]}
+        self.assertEqual(pts["S, reorder every 100"], [(1000, 0.5), (2000, 1.0), (3000, 1.0)])
+        self.assertEqual(pts["S, never reordered"], [(2000, 1.5), (3000, 2.0)])
+        ratio = [(q.x, q.y) for q in td["panels"][1]["series"][0]["points"]]
+        self.assertEqual(ratio, [(2000, 1.5), (3000, 2.0)])
+
+    def test_chain_verdict_both_reorder_settings(self):
+        out = os.path.join(self.dir, "REPORT.md")
+        for name, reorder, times in (("cpu_chain.csv", "100", (1.0, 1.26, 1.66, 2.0)),
+                                     ("cpu_chain_reorder0.csv", "0", (1.0, 1.34, 1.74, 2.08))):
+            self.write(f"{tables.CPU}/{name}", HEADER + "\n" + "\n".join(
+                row(variant=v, precision="double", reorder=reorder, us_per_atom_step=str(u), git_rev="rev" + reorder)
+                for v, u in zip(["cpu-pairlist", "cpu-grouped", "cpu-full", "cpu-layer"], times)) + "\n")
+        with redirect_stdout(io.StringIO()):
+            report.render(out)
+        with open(out) as f:
+            text = f.read()
+        self.assertRegex(text, r"\| grouped / pair list \| 1\.16 \| 1\.34 \| 1\.16 \| rev0 \| 1\.26 \| 1\.09 \| rev100 \|")
+        self.assertRegex(text, r"\| layer matrix / pair list \(cumulative\) \| 1\.92 \| 2\.08 \| 1\.08 \| rev0 \| 2 \| 1\.04 \| rev100 \|")
 
     def test_every_gnuplot_spec_is_written(self):
         for t in tables.TABLES:
@@ -173,32 +276,85 @@ class Figures(Base):
             self.assertTrue(os.path.exists(os.path.join(self.dir, "gp", t["id"], "spec.gp")))
 
 
+class Csvq(Base):
+    """runs/csvq.py: what the drivers read, by column name."""
+
+    def q(self, *argv, stdin=None):
+        out, err = io.StringIO(), io.StringIO()
+        old = sys.stdin
+        if stdin is not None:
+            sys.stdin = io.StringIO(stdin)
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                rc = csvq.main(list(argv))
+        finally:
+            sys.stdin = old
+        return rc, out.getvalue(), err.getvalue()
+
+    def test_get_last_matching_row(self):
+        p = self.write("r.csv", HEADER + ",newcol\n" + "\n".join([
+            row(tag="a", us_per_atom_step="1", git_rev="r1") + ",x",
+            row(tag="a", us_per_atom_step="2", git_rev="r2") + ",x",
+            row(tag="a", us_per_atom_step="3", git_rev="r2", status="check-failed") + ",x",
+            row(tag="b", us_per_atom_step="4", git_rev="r2") + ",x"]) + "\n")
+        self.assertEqual(self.q("get", p, "us_per_atom_step", "tag=a", "status=ok"), (0, "2\n", ""))
+        self.assertEqual(self.q("get", p, "us_per_atom_step", "tag=a", "status=ok", "git_rev=r1")[:2], (0, "1\n"))
+        self.assertEqual(self.q("get", p, "us_per_atom_step", "tag=a", "git_rev=r9")[:2], (1, ""))
+        self.assertEqual(self.q("get", p, "us_per_atom_step", "tag=a", "git_rev=r9", "--or", "-")[:2], (0, "-\n"))
+        self.assertEqual(self.q("get", p, "pressure", "tag=a", "--or", "-")[:2], (0, "-\n"))   # older file
+        self.assertEqual(self.q("has", p, "tag=b", "git_rev=r2")[0], 0)
+        self.assertEqual(self.q("has", p, "tag=b", "nosuchcolumn=x")[0], 1)   # an older file: no match
+        self.assertEqual(self.q("values", p, "tag", "status=ok")[1], "a\nb\n")
+        self.assertEqual(self.q("has", os.path.join(self.dir, "none.csv"), "tag=a")[0], 1)   # not run yet
+
+    def test_columns_by_name_not_position(self):
+        cols = HEADER.split(",")
+        vals = row(tag="a", us_per_atom_step="7").split(",")
+        p = self.write("rev.csv", ",".join(reversed(cols)) + "\n" + ",".join(reversed(vals)) + "\n")
+        self.assertEqual(self.q("get", p, "us_per_atom_step", "tag=a")[1], "7\n")
+
+    def test_damaged_and_missing_column(self):
+        p = self.write("bad.csv", HEADER + "\n" + row() + ",x\n")
+        rc, out, err = self.q("get", p, "us_per_atom_step", "tag=t")
+        self.assertEqual(rc, 2)
+        self.assertRegex(err, r"^csvq: .*bad\.csv line 2: \d+ fields, the header has \d+")
+        q = self.write("cut.csv", HEADER + "\n" + row())
+        self.assertRegex(self.q("has", q, "tag=t")[2], r"cut\.csv line 2: .*no end of line")
+        g = self.write("good.csv", HEADER + "\n" + row() + "\n")
+        rc, out, err = self.q("get", g, "speed", "tag=t")
+        self.assertEqual(rc, 2)
+        self.assertIn("good.csv line 1: no column 'speed'", err)
+
+    def test_table_shows_missing_columns_as_dash(self):
+        p = self.write("t.csv", "tag,variant,us_per_atom_step\nx-1,cpu-layer,0.1234567\ny-1,cpu-full,2\n")
+        rc, out, _ = self.q("table", p, "--prefix", "x-")
+        self.assertEqual(rc, 0)
+        self.assertIn("cpu-layer", out)
+        self.assertNotIn("cpu-full", out)
+        self.assertIn("0.1235", out)
+        self.assertRegex(out.splitlines()[1], r" - ")
+
+    def test_config_get(self):
+        conf = "threads=128\nread=texture\ngit_rev=abc1234-dirty\nn=4096\n"
+        self.assertEqual(self.q("config-get", "git_rev", stdin=conf)[:2], (0, "abc1234-dirty\n"))
+        self.assertEqual(self.q("config-get", "tag", stdin=conf)[0], 1)
+
+    def test_hyperfine_row(self):
+        hf = self.write("hf.csv", "command,mean,stddev,median,user,system,min,max\n"
+                                  "t1,1.5,0.1,1.4,1.0,0.2,1.3,1.7\n")
+        out = os.path.join(self.dir, "out_hyperfine.csv")
+        self.assertEqual(self.q("hyperfine-row", hf, out, "t1", "3", "1000", "500", "r1", "prog --ne 10")[0], 0)
+        t = csvq.read(out)
+        self.assertEqual((t.rows[0]["git_rev"], t.rows[0]["mean_s"], t.rows[0]["us_per_atom_step_whole"]),
+                         ("r1", "1.5", "3"))
+        # an older file without git_rev: its rows get "-", the new row its revision
+        old = self.write("old_hyperfine.csv", "tag,runs,mean_s\nt0,3,2.0\n")
+        self.assertEqual(self.q("hyperfine-row", hf, old, "t1", "3", "1000", "500", "r1", "p")[0], 0)
+        t = csvq.read(old)
+        self.assertEqual([r["git_rev"] for r in t.rows], ["-", "r1"])
+
+
 class Parsers(Base):
-    LOG = """# nbrlab gpu-layer: test
-# tag            = t8-x
-# equil          = 500
-# avg-block      = 1000
-# step 0: E/N = 2.3  U/N = 0.8  T = 1.0  G = 27  layers = 9  nbr/atom = 15.4
-# step 1000: <E/N> = 2.31  <T> = 1.0  E/N = 2.31  U/N = 0.8  builds = 80  block_us_per_atom_step = 0.011
-# step 2000: <E/N> = 2.31  <T> = 1.0  E/N = 2.31  U/N = 0.8  builds = 160  block_us_per_atom_step = 0.012
-# step 2500: <E/N> = 2.31  <T> = 1.0  E/N = 2.31  U/N = 0.8  builds = 200  block_us_per_atom_step = 0.013
-"""
-
-    def test_blocks(self):
-        log = self.write("logs/t8-x.log", self.LOG)
-        out = os.path.join(self.dir, "b.csv")
-        with redirect_stderr(io.StringIO()):
-            self.assertEqual(blocks.main([out, log]), 0)
-        t = nbrcsv.read(out, numeric=["step", "block_us_per_atom_step"])
-        self.assertEqual([(r["step"], r["timed"], r["full"]) for r in t],
-                         [("1000", "1", "0"), ("2000", "1", "1"), ("2500", "1", "1")])
-
-    def test_blocks_not_a_log(self):
-        log = self.write("logs/x.log", "hello\n")
-        with redirect_stderr(io.StringIO()) as err:
-            self.assertEqual(blocks.main([os.path.join(self.dir, "b.csv"), log]), 2)
-        self.assertIn("x.log: no '# tag = ...' line", err.getvalue())
-
     def test_lammps_log(self):
         p = lammps_row.parse(os.path.join(ROOT, "tests", "data", "lammps_sp6.log"))
         self.assertEqual((p["n"], p["timed"], p["equil"]), (216, 200, 50))
