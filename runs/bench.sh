@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# runs/bench.sh [--rev REV] [SUITE] - the benchmark suites (make bench = quick, make
+# bench-full = full; suites in runs/suites.txt): every CPU variant, and every GPU variant where
+# a GPU is found, on SP and LJ. Each run appends one row (the programs' schema, provenance
+# included) to results/<machine>/bench.csv with the tag SUITE/ID/RUNID-rK; runs/history.sh
+# draws these rows against the commit order.
+#
+#   --rev REV   build REV in its own worktree (runs/revs.sh) and bench that build: fills in the
+#               history of an earlier revision; the rows name REV, a committed revision
+# env: REPEAT (passes over the suite, interleaved; default 3 for quick, 1 for full)
+#      BENCH_CSV (default results/<machine>/bench.csv)   BUILD (default build)
+#      ALLOW_DIRTY=1: keep rows of an uncommitted tree (refused otherwise, as the programs do
+#      under results/; such rows say -dirty and history leaves them out)
+#      NBR_LOCK (runs take turns with other benchmarks, runs/lib.sh)
+# Times: quick about 1 minute on the 2-core CPU machine (3 passes) and on the H200; full
+# about 10 minutes on the CPU machine.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+. runs/lib.sh
+. runs/revs.sh
+
+rev=""
+if [ "${1:-}" = --rev ]; then
+    [ $# -ge 2 ] || { echo "bench.sh: --rev needs a revision" >&2; exit 2; }
+    rev=$2
+    shift 2
+fi
+suite=${1:-quick}
+repeat=${REPEAT:-$([ "$suite" = quick ] && echo 3 || echo 1)}
+machine=$(machine_name)
+csv=${BENCH_CSV:-results/$machine/bench.csv}
+mkdir -p "$(dirname "$csv")"
+
+if [ -n "$rev" ]; then
+    REV_PRECISIONS=$(awk -v s="$suite" '$1 == s { print $3 }' runs/suites.txt | sort -u | tr '\n' ' ')
+    REV_TARGETS=cpu
+    have_gpu && REV_TARGETS="cpu gpu"
+    export REV_PRECISIONS REV_TARGETS
+    rev_tree "$rev" || exit 2
+    BUILD=$REV_BUILD
+fi
+
+list=$(python3 runs/perfstat.py suite "$suite" --build "$BUILD") || exit 2
+[ -n "$list" ] || { echo "bench.sh: suite $suite has nothing to run with $BUILD" >&2; exit 2; }
+run_id=$(date -u +%Y%m%dT%H%M%S)
+bench_lock() {   # one benchmark at a time on this machine, as run_point does
+    local lock=${NBR_LOCK:-/tmp/nbrlab-bench.lock}
+    if [ "$lock" != none ] && command -v flock >/dev/null 2>&1; then flock "$lock" "$@"; else "$@"; fi
+}
+n=$(echo "$list" | wc -l)
+echo "bench $suite: $n benchmarks x $repeat passes with $BUILD -> $csv (tags $suite/ID/$run_id-rK)" >&2
+t0=$(date +%s) failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for k in $(seq 1 "$repeat"); do
+    while IFS=$'\t' read -r id prec variant flags; do
+        prog=$BUILD/$prec/$variant
+        eval "args=($flags)"
+        echo "  run  $suite/$id r$k: $prog ${args[*]}" >&2
+        # the row goes to a scratch file first, then into bench.csv with the union of the
+        # columns: one file across schema changes (older revisions have fewer columns; the
+        # programs refuse to append to a file with another header). The programs' rule on
+        # dirty revisions is kept by the merge (ALLOW_DIRTY=1 to override).
+        rm -f "$tmp/row.csv"
+        if ! bench_lock "$prog" "${args[@]}" --csv "$tmp/row.csv" --tag "$suite/$id/$run_id-r$k" --quiet >&2; then
+            echo "bench.sh: $suite/$id failed" >&2
+            failed=1
+        elif ! python3 runs/perfstat.py merge $([ "${ALLOW_DIRTY:-0}" = 1 ] && echo --allow-dirty) "$csv" "$tmp/row.csv"; then
+            exit 2
+        fi
+    done <<<"$list"
+done
+echo "bench $suite: $((n * repeat)) runs in $(( $(date +%s) - t0 )) s -> $csv" >&2
+[ -s "$csv" ] && python3 plots/history.py "$csv" --run "$run_id" --table-only
+exit $failed

@@ -1,0 +1,191 @@
+# tests/cases_70_compare.sh - regression tracking: the statistics of runs/perfstat.py against
+# known answers, runs/compare.sh end to end on stand-in programs (exit status 0 / 1 / 2, the
+# CSV, the stage that moved), suites, history, and the planted-slowdown fixture.
+# Sourced by tests/run.sh (tests/lib.sh loaded). Fast: no real benchmark runs here (the fake
+# programs take milliseconds); everything is written under a temporary directory.
+
+T70=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t70.XXXXXX")
+_t70_ps=(python3 runs/perfstat.py)
+
+# --- statistics, known answers -------------------------------------------------------------
+# 6 pairs: the exact signed-rank interval is the widest one, [min, max] of the pair ratios,
+# with coverage 1 - 2/2^6 = 0.96875; the estimate is exp(median of the Walsh averages).
+_t70_six() { "${_t70_ps[@]}" pairs 1,1,1,1,1,1 1.10,1.12,1.14,1.16,1.18,1.20; [ $? = 1 ]; }
+t_grep stats_six_pairs_interval 'ratio 1\.1496  interval \[1\.1000, 1\.2000\]  cover 0\.9688  verdict slower$' _t70_six
+# the same samples at 25%: significant but within the threshold, and settled (the whole
+# interval lies inside [1/1.25, 1.25])
+t_grep stats_six_pairs_threshold 'verdict no change$' "${_t70_ps[@]}" pairs --threshold 0.25 1,1,1,1,1,1 1.10,1.12,1.14,1.16,1.18,1.20
+# 10 pairs with log-ratios 0.01..0.10: Walsh averages of 1..10 (/100); the 95% interval is the
+# 9th smallest and 9th largest (signed-rank critical value 8 for n = 10), 0.03 and 0.08;
+# the estimate their median 0.055; coverage 1 - 2*47/1024 = 0.9512.
+_t70_ten() {
+    local a b
+    a=$(printf '1,%.0s' $(seq 10)); a=${a%,}
+    b=$(awk 'BEGIN { for (k = 1; k <= 10; k++) printf "%s%.9f", (k > 1 ? "," : ""), exp(k / 100) }')
+    "${_t70_ps[@]}" pairs "$@" "$a" "$b"
+}
+_t70_ten_slower() { _t70_ten; [ $? = 1 ]; }
+t_grep stats_ten_pairs_interval 'ratio 1\.0565  interval \[1\.0305, 1\.0833\]  cover 0\.9512  verdict slower$' _t70_ten_slower
+t_grep stats_ten_pairs_10pct 'verdict no change$' _t70_ten --threshold 0.10
+# A/A-like: ratios around 1 in both directions: no change, not significant
+t_grep stats_aa_no_change 'interval \[0\.9[0-9]*, 1\.0[0-9]*\].*verdict no change' \
+    "${_t70_ps[@]}" pairs 1,1,1,1,1,1,1,1 1.01,0.99,1.02,0.98,1.005,0.995,1.03,0.97
+# 30% faster: the interval below 1, exit 0
+t_grep stats_faster 'verdict faster$' "${_t70_ps[@]}" pairs 2,2,2,2,2,2 1.40,1.41,1.39,1.42,1.38,1.40
+# the interval's order statistic against the exact null distribution, by brute force over all
+# sign patterns (n = 4..12): coverage = 1 - 2 P(W+ <= k-1), and k is the largest allowed
+_t70_null() {
+    python3 - <<'EOF'
+import itertools, sys
+sys.path.insert(0, "runs")
+import perfstat
+for n in range(4, 13):
+    counts = [0] * (n * (n + 1) // 2 + 1)
+    for signs in itertools.product((0, 1), repeat=n):
+        counts[sum(r for r, s in zip(range(1, n + 1), signs) if s)] += 1
+    assert counts == perfstat.signed_rank_counts(n), n
+    k, cover = perfstat.signed_rank_k(n, 0.95)
+    tail = sum(counts[:k]) / 2 ** n
+    assert abs(cover - (1 - 2 * tail)) < 1e-12, (n, k, cover)
+    if k > 1:
+        assert 2 * tail <= 0.05 + 1e-12 and 2 * sum(counts[:k + 1]) / 2 ** n > 0.05, (n, k)
+print("null distribution ok for n = 4..12")
+EOF
+}
+t_grep stats_null_distribution 'null distribution ok' _t70_null
+t_error stats_unpaired 2 'must pair up' "${_t70_ps[@]}" pairs 1,2,3 1,2
+t_error stats_nonpositive 2 'must be positive' "${_t70_ps[@]}" pairs 1,2,0 1,2,3
+
+# --- compare.sh end to end on stand-in programs ----------------------------------------------
+# build:DIR specs: DIR/double/cpu-fake is tests/fixtures/fake-variant.sh; DIR/factor scales
+# its time, DIR/exit makes it fail, DIR/extra_col adds a column (a newer schema).
+_t70_build() {   # _t70_build NAME FACTOR [EXIT] [EXTRA_COL]
+    local d=$T70/$1
+    mkdir -p "$d/double"
+    ln -sf "$PWD/tests/fixtures/fake-variant.sh" "$d/double/cpu-fake"
+    ln -sf "$PWD/tests/fixtures/fake-variant.sh" "$d/double/cpu-fake2"
+    echo "$2" >"$d/factor"
+    echo "${3:-0}" >"$d/exit"
+    [ -n "${4:-}" ] && echo "$4" >"$d/extra_col"
+    echo "$1" >"$d/.git-rev"
+}
+cat >"$T70/suites.txt" <<'EOF'
+fake   fake-sp   double  cpu-fake  --system sp --ne 8
+fake   {v}-lj    double  cpu-*     --system lj --ne 8
+EOF
+_t70_build base 1
+_t70_build base2 1
+_t70_build slow 1.5 0 frac_newstage
+_t70_build fast 0.6
+_t70_build broken 1 3
+_t70_cmp() {   # _t70_cmp A B [options]: compare.sh on the fakes, results under $T70/out
+    local a=$1 b=$2
+    shift 2
+    NBR_LOCK=none runs/compare.sh --suite-file "$T70/suites.txt" --out "$T70/out" --no-plot \
+        --min-pairs 6 --max-pairs 8 "$@" "build:$T70/$a" "build:$T70/$b" fake
+}
+_t70_rc() { local want=$1; shift; "$@"; local rc=$?; echo "exit status $rc"; [ "$rc" = "$want" ]; }
+t_grep compare_slower_exit1 'verdict: SLOWER beyond 5%: fake-sp x1\.[45].*cpu-fake2-lj x1\.[45]' _t70_rc 1 _t70_cmp base slow
+t_grep compare_stage_moved 'fake-sp .* slower +force x' cat "$T70/out/base_slow.txt"
+t_grep compare_same_exit0 '^verdict: no significant slowdown beyond 5% \(exit 0\)' _t70_rc 0 _t70_cmp base base2
+t_grep compare_faster_exit0 'faster: fake-sp, cpu-fake2-lj \(exit 0\)' _t70_rc 0 _t70_cmp base fast
+# a slowdown of 50% passes a 60% threshold
+t_grep compare_threshold 'no significant slowdown beyond 60%' _t70_rc 0 _t70_cmp base slow --threshold 60 --name thr
+t_grep compare_run_fails_exit2 'fake: failing on purpose \(exit 3\)' _t70_rc 2 _t70_cmp base broken
+t_error compare_bad_revision 2 "not a revision" runs/compare.sh no-such-revision-xyz HEAD gate
+t_error compare_bad_suite 2 "no suite 'nosuch'" runs/compare.sh --suite-file "$T70/suites.txt" build:$T70/base build:$T70/slow nosuch
+# the CSV: the programs' columns plus pair and side, every row complete although B's rows have
+# a column A's do not (the union header, '-' where a side has none); 2 sides x pairs x 2 benches
+_t70_csv() {
+    python3 - "$T70/out/base_slow.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+need = {"compare_id", "bench", "pair", "side", "order", "us_per_atom_step", "frac_force", "git_rev", "frac_newstage"}
+assert need <= set(rows[0]), need - set(rows[0])
+assert all(None not in r and None not in r.values() for r in rows)
+ids = {r["compare_id"] for r in rows}
+for cid in ids:
+    sub = [r for r in rows if r["compare_id"] == cid]
+    assert {r["side"] for r in sub} == {"A", "B"}
+    for b in {r["bench"] for r in sub}:
+        pairs = [int(r["pair"]) for r in sub if r["bench"] == b and r["side"] == "A"]
+        assert sorted(pairs) == list(range(1, len(pairs) + 1)) and len(pairs) >= 6, pairs
+    assert {r["frac_newstage"] for r in sub if r["side"] == "A"} == {"-"}
+    # order alternates: pair 1 of the first benchmark runs A first, pair 2 B first
+    first = {(r["pair"], r["side"]): r["order"] for r in sub if r["bench"] == "fake-sp"}
+    assert first[("1", "A")] == "1" and first[("2", "B")] == "1", first
+print(f"csv ok: {len(rows)} rows, {len(ids)} comparison(s)")
+EOF
+}
+t_grep compare_csv_schema 'csv ok' _t70_csv
+# analyze re-derives the verdict and exit status from the CSV alone
+_t70_analyze() { "${_t70_ps[@]}" analyze "$T70/out/base_slow.csv"; [ $? = 1 ]; }
+t_grep compare_analyze 'SLOWER beyond 5%' _t70_analyze
+t_grep compare_summary '1 of 1 comparisons failed the gate' "${_t70_ps[@]}" summary --threshold 0.25 "$T70/out/base_slow.csv"
+_t70_py=""
+for c in "${NBR_PYTHON:-}" "$BUILD/venv/bin/python" python3; do
+    [ -n "$c" ] && "$c" -c 'import matplotlib' 2>/dev/null && { _t70_py=$c; break; }
+done
+if [ -n "$_t70_py" ]; then
+    _t70_plots() {
+        "$_t70_py" plots/compare.py "$T70/out/base_slow.csv" --out "$T70/out/base_slow.png" &&
+            [ -s "$T70/out/base_slow.png" ] && [ -s "$T70/out/base_slow.svg" ] &&
+            "$_t70_py" plots/history.py "$T70/bench.csv" --order "$T70/order" --suite quick --out "$T70/h.png" &&
+            [ -s "$T70/h.png" ]
+    }
+else
+    _t70_plots() { return 0; }
+fi
+
+# --- suites, history, fixture ----------------------------------------------------------------
+if [ -x "$BUILD/double/cpu-grouped" ]; then
+    t_grep suite_gate_lists '^grouped-lj	double	cpu-grouped	' "${_t70_ps[@]}" suite gate --build "$BUILD"
+    # globs take every built CPU program except those with a line of their own (cpu-allpairs)
+    _t70_quick() {
+        local out n
+        out=$("${_t70_ps[@]}" suite quick --build "$BUILD" 2>/dev/null) || return 1
+        echo "$out"
+        n=$(ls "$BUILD/double" | grep -c '^cpu-')
+        [ "$(echo "$out" | grep -c -- '-sp	')" = "$n" ] || { echo "expected $n SP benchmarks"; return 1; }
+        [ "$(echo "$out" | grep -c 'cpu-allpairs	')" = 2 ] || { echo "cpu-allpairs twice"; return 1; }
+    }
+    t_ok suite_quick_every_cpu_variant _t70_quick
+else
+    t_skip suite_gate_lists "$BUILD/double/cpu-grouped not built"
+fi
+_t70_history() {
+    local csv=$T70/bench.csv
+    {
+        echo "git_rev,tag,variant,system,us_per_atom_step,status"
+        echo "aaaaaaa,quick/cpu-x-sp/r1-r1,cpu-x,sp,1.0,ok"
+        echo "aaaaaaa,quick/cpu-x-sp/r1-r2,cpu-x,sp,1.2,ok"
+        echo "bbbbbbb,quick/cpu-x-sp/r2-r1,cpu-x,sp,1.1,ok"
+        echo "bbbbbbb,quick/cpu-x-sp/r2-r2,cpu-x,sp,1.1,ok"
+        echo "ccccccc-dirty,quick/cpu-x-sp/r3-r1,cpu-x,sp,9.9,ok"
+    } >"$csv"
+    printf '%s\n' bbbbbbb0000 aaaaaaa0000 >"$T70/order"
+    python3 plots/history.py "$csv" --order "$T70/order" --suite quick --table-only
+}
+# bench.csv merges: the union of the columns; a dirty row is refused under results/
+_t70_merge() {
+    mkdir -p "$T70/results/m"
+    printf 'git_rev,tag,us_per_atom_step,status\naaaaaaa,quick/x/1-r1,1.0,ok\n' >"$T70/r1.csv"
+    printf 'git_rev,tag,us_per_atom_step,t_force_us,status\nbbbbbbb,quick/x/2-r1,1.1,5,ok\n' >"$T70/r2.csv"
+    "${_t70_ps[@]}" merge "$T70/results/m/bench.csv" "$T70/r1.csv" &&
+        "${_t70_ps[@]}" merge "$T70/results/m/bench.csv" "$T70/r2.csv" && cat "$T70/results/m/bench.csv"
+}
+t_grep bench_merge_union_columns '^aaaaaaa,quick/x/1-r1,1.0,ok,-$' _t70_merge
+printf 'git_rev,tag,us_per_atom_step,status\nccccccc-dirty,quick/x/3-r1,1.0,ok\n' >"$T70/r3.csv"
+t_error bench_merge_refuses_dirty 2 "refusing to append .* 'ccccccc-dirty' is not a committed one" \
+    "${_t70_ps[@]}" merge "$T70/results/m/bench.csv" "$T70/r3.csv"
+# commit order from the order file (bbbbbbb first), median of repeats, dirty rows left out
+t_grep history_table 'cpu-x-sp +aaaaaaa +2 +1\.1 +1 +1\.2 +\+0\.0%' _t70_history
+if [ -n "$_t70_py" ]; then t_ok compare_history_plots _t70_plots
+else t_skip compare_history_plots "no python with matplotlib (plots/venv.sh)"; fi
+# the planted-slowdown fixture still finds the force call it slows down in this tree
+_t70_fixture() {
+    mkdir -p "$T70/fixture/common" && cp common/md_loop.c "$T70/fixture/common/" &&
+        tests/fixtures/slow-force.sh "$T70/fixture" && grep -c 'v.forces = planted_forces;' "$T70/fixture/common/md_loop.c"
+}
+t_grep fixture_slow_force_applies '^[1-9]' _t70_fixture
+rm -rf "$T70"
