@@ -9,7 +9,7 @@ interval (runs/perfstat.py: the same numbers as the printed report), each pair's
 a dot, the no-change band of the threshold shaded; red = slower, green = faster.
 Right: per-stage bars, A above B for each benchmark: the median us per atom-step of each stage
 (frac_<stage> x metric) divided by A's median, so a stage that moved shows as a longer segment.
-Default output: the CSV's name with .png (and .svg beside it).
+Default output: the CSV's name with .png (--out FILE.svg for a vector figure).
 """
 import argparse
 import math
@@ -127,9 +127,6 @@ def draw(rows, results, meta, out):
              ha="center", fontsize=7, color="#444444")
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     fig.savefig(out, dpi=110, metadata={"Software": None} if out.endswith(".png") else {"Date": None})
-    base, ext = os.path.splitext(out)
-    if ext == ".png":
-        fig.savefig(base + ".svg", metadata={"Date": None})
     plt.close(fig)
 
 

@@ -12,8 +12,9 @@
 #      ALLOW_DIRTY=1: keep rows of an uncommitted tree (refused otherwise, as the programs do
 #      under results/; such rows say -dirty and history leaves them out)
 #      NBR_LOCK (runs take turns with other benchmarks, runs/lib.sh)
-# Times: quick about 1 minute on the 2-core CPU machine (3 passes) and on the H200; full
-# about 10 minutes on the CPU machine.
+# Times: quick, 3 passes: 76-86 s on the 2-core CPU machine (measured while other work shared
+# it); on the H200 not measured yet (4 GPU runs of ~2-4 s a pass are the estimate). full: one
+# pass, 44 CPU runs, 128 s here.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . runs/lib.sh

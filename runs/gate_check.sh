@@ -39,7 +39,8 @@ rm -f "$out"/gate-last-*.txt
 python3 runs/perfstat.py summary --threshold 0.25 "$out/gate-aa.csv" >"$out/gate-aa.summary" 2>&1
 python3 runs/perfstat.py summary --threshold 0.25 "$out/gate-planted.csv" >"$out/gate-planted.summary" 2>&1
 rate() { awk -v k="$1" -v want="$2" '$1 == k { n++; if ($3 == "rc=" want) f++ } END { printf "%d of %d (%.0f%%)", f, n, n ? 100 * f / n : 0 }' "$log"; }
-secs() { awk -v k="$1" '$1 == k { sub("seconds=", "", $4); s[++n] = $4 } END { asort(s); printf "median %d s, max %d s", s[int((n + 1) / 2)], s[n] }' "$log"; }
+secs() { awk -v k="$1" '$1 == k { sub("seconds=", "", $4); print $4 }' "$log" | sort -n |
+    awk '{ s[++n] = $1 } END { if (n) printf "median %d s, max %d s", s[int((n + 1) / 2)], s[n] }'; }
 {
     echo "# CI gate: false alarms and detection ($(machine_name))"
     echo

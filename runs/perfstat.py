@@ -465,7 +465,7 @@ def cmd_run(args):
           f"budget {args.budget:g} s): {', '.join(x[0] for x in benches)}", file=sys.stderr)
     rows, active, t_start = [], list(benches), time.time()
     round_time = 0.0
-    errors = []
+    errors, written = [], 0
     with tempfile.TemporaryDirectory(prefix="nbrlab-compare.") as tmpdir:
         pair = 0
         while active:
@@ -487,6 +487,9 @@ def cmd_run(args):
                     active.remove(bench)
             round_time = time.time() - t_round
             elapsed = time.time() - t_start
+            if len(rows) > written:   # each round's rows at once: an interrupted run keeps them
+                append_rows(args.csv, rows[written:])
+                written = len(rows)
             done = [x for x in rows if x["bench"] in {bb[0] for bb in active}]
             if pair < args.min_pairs:
                 continue
@@ -501,8 +504,6 @@ def cmd_run(args):
             if active:
                 print(f"  pair {pair} ({elapsed:.0f} s): more pairs for {', '.join(x[0] for x in active)}",
                       file=sys.stderr)
-    if rows:
-        append_rows(args.csv, rows)
     results = analyze(rows, args.metric, args.conf, args.threshold) if rows else []
     with open(args.report, "w") if args.report else open(os.devnull, "w") as rep:
         code = report(results, meta, out=sys.stdout)

@@ -129,7 +129,7 @@ done
 if [ -n "$_t70_py" ]; then
     _t70_plots() {
         "$_t70_py" plots/compare.py "$T70/out/base_slow.csv" --out "$T70/out/base_slow.png" &&
-            [ -s "$T70/out/base_slow.png" ] && [ -s "$T70/out/base_slow.svg" ] &&
+            [ -s "$T70/out/base_slow.png" ] &&
             "$_t70_py" plots/history.py "$T70/bench.csv" --order "$T70/order" --suite quick --out "$T70/h.png" &&
             [ -s "$T70/h.png" ]
     }
