@@ -372,7 +372,7 @@ TABLES = [
         ],
         compare=[],
         columns=["variant", "system", "ne", "n", "us_per_atom_step", "nbr_per_atom", "steps_per_rebuild",
-                 "frac_list", "frac_force", "e_start", "drift"],
+                 "frac_list", "frac_force", "e_start", "e_end", "drift", "pressure"],
     ),
 ]
 

@@ -14,7 +14,11 @@ common/report.c), never typed here.  What LAMMPS tells is filled in, "-" elsewhe
   nbr_per_atom = 2 x "Ave neighs/atom" (LAMMPS's half list; nbrlab counts full-list entries),
   rebuilds = "Neighbor list builds", steps_per_rebuild = timed steps / rebuilds,
   e_start/e_end = mean TotEng per atom over the first/last min(timed/10, 1000) timed steps
-      (the thermo lines in those windows), drift = (e_end - e_start) / |e_start|.
+      (the thermo lines in those windows), drift = (e_end - e_start) / |e_start|,
+  pressure = mean Press over the thermo lines of the timed run after its step 0 (the
+      programs average P = (N T + W/3)/V over every production step; LAMMPS's press is
+      (sum m v^2 + W)/(3V), no tail correction: the same quantity up to the factor N/(N-1)
+      on the kinetic term, which the programs' T = sum v^2/(3(N-1)) brings in).
 Appending to OUT_CSV with another header is refused, as the programs do.
 """
 import os
@@ -74,16 +78,20 @@ def parse(path):
     # thermo of the timed run: from its "Step ..." header to the Loop line
     k_head = max(k for k in range(loops[-2], k_loop) if lines[k].split()[:1] == ["Step"])
     names = lines[k_head].split()
-    if "TotEng" not in names:
-        raise LogError(f"line {k_head + 1}: thermo has no TotEng column")
-    thermo = []
+    for need in ("TotEng", "Press"):
+        if need not in names:
+            raise LogError(f"line {k_head + 1}: thermo has no {need} column (reference/lammps/in.nbrlab prints it)")
+    thermo, press = [], []
     for k in range(k_head + 1, k_loop):
         f = lines[k].split()
         if len(f) == len(names):
             try:
-                thermo.append((int(f[names.index("Step")]), float(f[names.index("TotEng")])))
+                step = int(f[names.index("Step")])
+                e, pr = float(f[names.index("TotEng")]), float(f[names.index("Press")])
             except ValueError:
-                pass  # a warning line between thermo lines
+                continue  # a warning line between thermo lines
+            thermo.append((step, e))
+            press.append((step, pr))
     # the end of the timed run: its section breakdown, neighbours, builds
     tail = lines[k_loop:]
     sections = {}
@@ -104,6 +112,10 @@ def parse(path):
     if not first or not last:
         raise LogError(f"no thermo lines in the first/last {win} timed steps (set thermo <= {win})")
     out["e_start"], out["e_end"] = sum(first) / len(first), sum(last) / len(last)
+    timed_p = [pr for s, pr in press if 0 < s <= timed]
+    if not timed_p:
+        raise LogError("no thermo line after step 0 of the timed run: no pressure")
+    out["pressure"] = sum(timed_p) / len(timed_p)
     return out
 
 
@@ -157,6 +169,7 @@ def row_values(log, tag, system, ne, rev="unknown"):
         "e_start": f"{p['e_start']:.10g}",
         "e_end": f"{p['e_end']:.10g}",
         "drift": f"{(p['e_end'] - p['e_start']) / abs(p['e_start']):.4g}",
+        "pressure": f"{p['pressure']:.8g}",
         "status": "ok",
     }
 
@@ -195,7 +208,7 @@ def main(argv):
             f.write(head + "\n" + line + "\n")
     print(f"lammps {system} ne={ne} N={values['n']}: {values['us_per_atom_step']} us/atom-step, "
           f"N_p/N_a = {values['nbr_per_atom']} (2 x half list), N_u = {values['steps_per_rebuild']}, "
-          f"E/N start {values['e_start']} end {values['e_end']} drift {values['drift']}")
+          f"E/N start {values['e_start']} end {values['e_end']} drift {values['drift']}, P = {values['pressure']}")
     return 0
 
 

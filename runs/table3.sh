@@ -51,8 +51,9 @@ for c in "${cases[@]}"; do
         awk -v rc="$2" -v s="$1" -v st="$name" -v un="$un" -v uo="$uo" -v fn="$(csv_val "$csv" "$tn" frac_list)" \
             -v fo="$(csv_val "$csv" "$to" frac_list)" -v nl="$(csv_val "$csv" "$tn" layers)" \
             -v np="$(csv_val "$csv" "$tn" nbr_per_atom)" 'BEGIN {
-            printf "%-8.4g %-4s %-7s %10s %10s %8s %9s %9s %5s %8s\n", rc, s, st, un > 0 ? sprintf("%.4f", un * 1000) : "-", uo > 0 ? sprintf("%.4f", uo * 1000) : "-",
-                   (un > 0 && uo > 0) ? sprintf("%.2f", uo / un) : "-", fn, fo, nl, np }'
+            # every ?: in parentheses: a bare ">" in a printf argument list is an output redirection
+            printf "%-8.4g %-4s %-7s %10s %10s %8s %9s %9s %5s %8s\n", rc, s, st, (un > 0 ? sprintf("%.4f", un * 1000) : "-"),
+                   (uo > 0 ? sprintf("%.4f", uo * 1000) : "-"), ((un > 0 && uo > 0) ? sprintf("%.2f", uo / un) : "-"), fn, fo, nl, np }'
     done
 done
 echo "paper (FX770M, float): old/new ~1 at r_c = 3, ~2.5 for SP; list fraction SP 0.34 (new), 0.74 (old)"

@@ -120,17 +120,24 @@ _t60_blocks() (
 )
 
 # Every GPU table driver end to end (QUICK), with tests/fake_gpu.sh standing in for the GPU
-# programs: arguments, tags, revisions, CSV rows, block rows; then the figure data of each table.
+# programs: arguments, tags, revisions, CSV rows, block rows, the printed summaries (table3's
+# has one line per cutoff and setting, old/new filled in); then the figure data of each table.
 _t60_gpu_drivers() (
     local fb=$T60/fakebuild real=$BUILD d
     for d in float double; do
         mkdir -p "$fb/$d"
         ln -sf "$PWD/tests/fake_gpu.sh" "$fb/$d/gpu-layer"
+        ln -sf "$PWD/tests/fake_gpu.sh" "$fb/$d/gpu-old"
     done
     mkdir -p "$T60/fake"
     BUILD=$fb NBR_REAL_BUILD=$real OUT_DIR=$T60/fake/h200 QUICK=1 HYPER_RUNS=0 \
-        ONLY="table1 table4 table5 table6 table7 table8 texture layout" runs/gpu_tables.sh || return 1
-    for f in table1:7 table4:1 table5:3 table6:3 table7:4 table8:2 texture:6 layout:4; do
+        ONLY="table1 table3 table4 table5 table6 table7 table8 texture layout" runs/gpu_tables.sh \
+        >"$T60/fake/gpu_tables.log" 2>&1 || { tail -5 "$T60/fake/gpu_tables.log"; return 1; }
+    # table3's summary: 5 cutoffs x 2 settings, each with both times and their ratio
+    local t3
+    t3=$(grep -cE '^[0-9.]+ +(sp|lj) +(paper|device) +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$T60/fake/gpu_tables.log") || true
+    [ "$t3" = 10 ] || { echo "table3 summary: $t3 complete lines, expected 10"; grep -A12 '^Table 3' "$T60/fake/gpu_tables.log"; return 1; }
+    for f in table1:7 table3:20 table4:1 table5:3 table6:3 table7:4 table8:2 texture:6 layout:4; do
         [ "$(_t60_rows "$T60/fake/h200/${f%:*}.csv")" = "${f#*:}" ] ||
             { echo "${f%:*}.csv: $(_t60_rows "$T60/fake/h200/${f%:*}.csv") rows, expected ${f#*:}"; return 1; }
     done
@@ -140,12 +147,33 @@ _t60_gpu_drivers() (
     [ -z "$T60_PY" ] && { echo "layout ok (figure data not checked: no pandas)"; return 0; }
     NBR_RESULTS=$T60/fake "$T60_PY" -c '
 import sys; sys.path.insert(0, "plots"); import figdata, tables
-for t in ("table1", "table4", "table5", "table6", "table7", "table8", "texture", "layout"):
+for t in ("table1", "table3", "table4", "table5", "table6", "table7", "table8", "texture", "layout"):
     td = figdata.table_data(tables.BY_ID[t])
     empty = [s["label"] for p in td["panels"] for s in p["series"] if not s["points"] and not s["spec"].get("optional")]
     assert not empty, (t, empty)
     print(t, "ok")'
 )
+
+# The LAMMPS cross-check's pressure: runs/lammps_row.py turns the committed small log
+# (tests/data/lammps_sp6.log: reference/lammps/in.nbrlab, SP Ne 6, 50 + 200 steps, thermo 10)
+# into a row whose pressure column is the mean of Press over the timed run after its step 0,
+# computed here independently from the log's last thermo block. The schema is a built program's.
+_t60_lammps_pressure() (
+    local d=$T60/lmp log=tests/data/lammps_sp6.log got want
+    mkdir -p "$d"
+    "$BUILD/double/cpu-cells" --system sp --ne 4 --steps 0 --equil 0 --csv "$d/header.csv" --quiet >/dev/null ||
+        { echo "no header from $BUILD/double/cpu-cells"; return 1; }
+    python3 runs/lammps_row.py "$log" "$d/header.csv" "$d/lammps.csv" t-lmp sp 6 abc1234 || return 1
+    got=$(_t60_csvq get "$d/lammps.csv" pressure tag=t-lmp) || { echo "no pressure column"; return 1; }
+    want=$(awk '/^Step / { for (k = 1; k <= NF; k++) if ($k == "Press") c = k; on = 1; s = n = 0; next }
+                /^Loop time/ { on = 0 } on && $1 > 0 { s += $c; n++ } END { if (n) printf "%.10g", s / n }' "$log")
+    awk -v g="$got" -v w="$want" 'BEGIN { printf "row pressure %s, log Press mean %s\n", g, w
+                                         exit !(w != "" && g + 0 > 0 && (g - w) ^ 2 <= 1e-14 * w * w) }'
+)
+_t60_no_press_log() {
+    sed 's/^Step Temp PotEng KinEng TotEng Press/Step Temp PotEng KinEng TotEng/' tests/data/lammps_sp6.log >"$T60/nopress.log"
+    python3 runs/lammps_row.py "$T60/nopress.log" "$T60/lmp/header.csv" "$T60/lmp/nopress.csv" t-np sp 6 abc1234
+}
 
 # Test CSVs for the readers' command lines.
 _t60_csvs() {
@@ -185,6 +213,10 @@ if [ -x "$BUILD/double/cpu-grouped" ]; then
             env NBR_RESULTS="$T60/damaged" "$T60_PY" plots/report.py "$T60/DREPORT.md"
     fi
     t_error sweep_bad_usage 2 'expected --flag' runs/sweep.sh "$BUILD/double/cpu-grouped" sp ne 8
+    if [ -x "$BUILD/double/cpu-cells" ]; then
+        t_grep lammps_row_pressure '^row pressure [0-9.]+, log Press mean' _t60_lammps_pressure
+        t_error lammps_row_needs_press 2 'thermo has no Press column' _t60_no_press_log
+    fi
 else
     t_skip drivers_sweep_resume "$BUILD/double/cpu-grouped not built"
 fi

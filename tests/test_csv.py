@@ -364,6 +364,8 @@ class Parsers(Base):
         self.assertGreater(p["builds"], 0)
         self.assertIn("Pair", p["sections"])
         self.assertAlmostEqual(p["e_start"], 2.248, places=2)
+        # the mean Press of the 20 thermo lines after step 0 of the timed run
+        self.assertAlmostEqual(p["pressure"], 6.4325505, places=6)
 
     def test_lammps_cut_log(self):
         with open(os.path.join(ROOT, "tests", "data", "lammps_sp6.log")) as f:
