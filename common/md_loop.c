@@ -55,6 +55,7 @@ static void rebuild(Sim *s, LoopState *ls)
     }
     if (v->build) v->build(s);
     s->stats.builds_total++;
+    if (s->step > 0) s->stats.rebuild_hash = s->stats.rebuild_hash * 1000003u + (unsigned long long)s->step;
     if (s->production) {
         s->stats.builds++;
         s->stats.nbr_sum += s->stats.nbr_entries;
@@ -201,7 +202,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     if (!p->quiet && v.device_name) printf("# %-14s = %s\n", "device", v.device_name(s));
 
     const int prod_steps = p->steps - p->equil;
-    double *e_prod = nbr_alloc(sizeof(double) * (prod_steps > 0 ? prod_steps : 1), "energy history");
+    double *e_prod = nbr_alloc(sizeof(double) * (prod_steps > 0 ? prod_steps + 1 : 1), "energy samples");
     int nblocks_max = prod_steps / p->avg_block + 2, nblocks = 0, block = 0;
     double *block_wall = nbr_alloc(sizeof(double) * nblocks_max, "block timings");
     LoopState ls = {0};
@@ -226,61 +227,115 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                total_energy(s), s->props.upot_sum / s->n, s->props.ukin_sum / (3.0 * s->n), pressure(s),
                s->stats.cells_per_axis, s->stats.layers, s->stats.nbr_entries / s->n);
 
-    /* Production timing: a timer mark (host clock or CUDA event) at the start and at the end
-     * of every averaging block, nothing inside the steps. */
+    /* The steps run in chunks that end at sample points (every --sample-every steps, at
+     * block ends, at the end of equilibration and at each rescaling while equilibrating).
+     * Host decision: every step the host reads the properties and decides the rebuild
+     * (the paper's loop). Device decision (--decide device, where the variant can): the
+     * device decides rebuilds and reorders itself and the host reads it at sample points
+     * only; a chunk may be one CUDA graph; a capacity overflow found at a sample point is
+     * grown and the chunk replayed from the last sample point's snapshot.
+     * Production timing: a timer mark (host clock or CUDA event) at the start of production
+     * and at each block end, nothing inside the steps. */
+    const int device = p->decide == DECIDE_DEVICE;
+    if (device) {
+        if (!v.device_begin)
+            nbr_fail(EXIT_INPUT, "%s: --decide device needs a variant that can run ahead on a device", v.name);
+        if (p->verify_lists)
+            nbr_fail(EXIT_INPUT, "%s: --verify-lists checks each stale list on the host before its rebuild: use it "
+                                 "with --decide host", v.name);
+        v.device_begin(s);
+    }
     double rescale_acc = 0, block_e = 0, block_t = 0, p_sum = 0;
-    int timed_in_block = 0, mark = 0;
-    for (int step = 1; step <= p->steps; step++) {
-        s->step = step;
+    int rescale_n = 0, block_samples = 0, nsamples = 0, mark = 0, block_start = 0;
+    for (int step = 1; step <= p->steps;) {
+        int end = p->steps;   /* the next sample point */
+        const int bounds[] = {(step - 1) / p->sample_every * p->sample_every + p->sample_every,
+                              (step - 1) / p->avg_block * p->avg_block + p->avg_block,
+                              step <= p->equil ? p->equil : p->steps,
+                              step <= p->equil ? (step - 1) / p->rescale_every * p->rescale_every + p->rescale_every
+                                               : p->steps};
+        for (size_t k = 0; k < sizeof bounds / sizeof bounds[0]; k++)
+            if (bounds[k] >= step && bounds[k] < end) end = bounds[k];
         if (step == p->equil + 1) {
             s->production = 1;
             v.timer_mark(s, mark);
         }
-        v.kick_drift(s);
-        if (s->rebuild_due) rebuild(s, &ls);
-        v.forces(s);
-        v.kick(s);
-        v.props(s);
-        stop_if_not_finite(s, &res);
-
-        s->disp_acc += sqrt(s->props.vv_max) * p->dt;
-        if (s->disp_acc >= p->rebuild_frac * p->delta) {
-            s->rebuild_due = 1;
-            /* the forces of this step were the stale structure's last use */
-            if (p->verify_lists) {
-                s->production = 0;   /* not part of the run's timing */
-                ls.verified += verify_lists(s, ls.built_at);
-                s->production = step > p->equil;
+        if (device) {
+            const int nsteps = end - step + 1;
+            if (!(p->graph && v.chunk_replay && v.chunk_replay(s, nsteps))) {
+                if (p->graph && v.chunk_begin) v.chunk_begin(s, nsteps);
+                for (int k = step; k <= end; k++) {
+                    s->step = k;
+                    v.kick_drift(s);
+                    v.device_rebuild(s);
+                    v.forces(s);
+                    v.kick(s);
+                    v.device_decide(s);
+                }
+                if (p->graph && v.chunk_end) v.chunk_end(s, nsteps);
+            }
+            s->step = end;
+            const int back = v.sample(s);   /* props and stats; or the step to replay from */
+            if (back >= 0) {
+                step = back + 1;
+                continue;
+            }
+            stop_if_not_finite(s, &res);
+            if (!s->production) { rescale_acc += s->props.ukin_sum; rescale_n++; }
+        } else {
+            for (int k = step; k <= end; k++) {
+                s->step = k;
+                v.kick_drift(s);
+                if (s->rebuild_due) rebuild(s, &ls);
+                v.forces(s);
+                v.kick(s);
+                v.props(s);
+                stop_if_not_finite(s, &res);
+                s->disp_acc += sqrt(s->props.vv_max) * p->dt;
+                if (s->disp_acc >= p->rebuild_frac * p->delta) {
+                    s->rebuild_due = 1;
+                    /* the forces of this step were the stale structure's last use */
+                    if (p->verify_lists) {
+                        s->production = 0;   /* not part of the run's timing */
+                        ls.verified += verify_lists(s, ls.built_at);
+                        s->production = k > p->equil;
+                    }
+                }
+                if (!s->production) { rescale_acc += s->props.ukin_sum; rescale_n++; }
             }
         }
+        step = end + 1;
 
+        /* the sample point `end` */
         if (!s->production) {
-            rescale_acc += s->props.ukin_sum;
-            if (step % p->rescale_every == 0) {
+            if (end % p->rescale_every == 0 && rescale_n > 0) {
                 double target = 3 * p->temp * (s->n - 1);
-                v.rescale(s, sqrt(target / (rescale_acc / p->rescale_every)));
+                v.rescale(s, sqrt(target / (rescale_acc / rescale_n)));
                 rescale_acc = 0;
+                rescale_n = 0;
             }
         } else {
-            e_prod[step - p->equil - 1] = total_energy(s);
+            e_prod[nsamples++] = total_energy(s);
             p_sum += pressure(s);
-            timed_in_block++;
         }
         block_e += total_energy(s);
         block_t += s->props.ukin_sum / (3.0 * s->n);
-        if (step % p->avg_block == 0 || step == p->steps) {
-            int len = step % p->avg_block ? step % p->avg_block : p->avg_block, timed = timed_in_block;
+        block_samples++;
+        if (end % p->avg_block == 0 || end == p->steps) {
+            const int timed = end > p->equil ? end - (block_start > p->equil ? block_start : p->equil) : 0;
             double block_us = 0;  /* us per atom-step of this block's timed steps */
-            if (timed_in_block) {
+            if (timed > 0) {
                 v.timer_mark(s, mark ^ 1);
-                const double secs = v.timer_seconds(s, mark, mark ^ 1), per_step = secs / timed_in_block;
+                const double secs = v.timer_seconds(s, mark, mark ^ 1), per_step = secs / timed;
                 mark ^= 1;
                 res.wall += secs;
                 if (nblocks < nblocks_max) block_wall[nblocks++] = per_step;
                 block_us = per_step / s->n * 1e6;
-                timed_in_block = 0;
             }
-            end_block(s, ++block, len, timed, block_e, block_t, block_us);
+            end_block(s, ++block, end - block_start, timed, block_e * (end - block_start) / block_samples,
+                      block_t * (end - block_start) / block_samples, block_us);
+            block_start = end;
+            block_samples = 0;
             /* an explosion shows long before the end: atoms overlapping, or (in production)
              * the energy off its value at the start of production by more than the drift
              * bound, relative to |E| or, where E is near 0, the kinetic energy 3T/2 */
@@ -304,19 +359,21 @@ int nbr_main(int argc, char **argv, const Variant *variant)
 
     /* Energy drift: mean over a window at each end of production (fluctuations average out);
      * its rms fluctuation, which a symplectic integrator keeps of order dt^2. */
-    if (prod_steps > 0) {
-        int win = prod_steps / 10 < p->avg_block ? prod_steps / 10 : p->avg_block;
+    if (prod_steps > 0 && nsamples > 0) {
+        /* windows of a tenth of the samples, at most one block's worth */
+        const int per_block = p->avg_block / p->sample_every > 0 ? p->avg_block / p->sample_every : 1;
+        int win = nsamples / 10 < per_block ? nsamples / 10 : per_block;
         if (win < 1) win = 1;
         double mean = 0, var = 0;
         for (int k = 0; k < win; k++) {
             res.e_start += e_prod[k] / win;
-            res.e_end += e_prod[prod_steps - 1 - k] / win;
+            res.e_end += e_prod[nsamples - 1 - k] / win;
         }
-        for (int k = 0; k < prod_steps; k++) mean += e_prod[k] / prod_steps;
-        for (int k = 0; k < prod_steps; k++) var += (e_prod[k] - mean) * (e_prod[k] - mean) / prod_steps;
+        for (int k = 0; k < nsamples; k++) mean += e_prod[k] / nsamples;
+        for (int k = 0; k < nsamples; k++) var += (e_prod[k] - mean) * (e_prod[k] - mean) / nsamples;
         res.drift = (res.e_end - res.e_start) / fabs(res.e_start);
         res.e_rms = sqrt(var) / fabs(mean);
-        res.pressure = p_sum / prod_steps;
+        res.pressure = p_sum / nsamples;
         res.step_median = median(block_wall, nblocks);
     }
     /* the bound on the drift, relative to |E| or, where E is near 0, to 3T/2 */

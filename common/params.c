@@ -14,6 +14,7 @@ const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", 
 const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
+const char *const onoff_names[]   = {"off", "on", NULL};
 
 typedef enum { T_INT, T_LONG, T_U64, T_REAL, T_ENUM, T_STR, T_FLAG } OptType;
 
@@ -48,6 +49,9 @@ static const Option options[] = {
     {"equil", T_INT, F(equil), 0, 1e9, NULL, 0, "equil", "equilibration steps (rescaled, not timed)"},
     {"rescale-every", T_INT, F(rescale_every), 1, 1e9, NULL, 0, NULL, "rescale velocities every this many steps while equilibrating"},
     {"avg-block", T_INT, F(avg_block), 1, 1e9, NULL, 0, NULL, "steps per averaging block"},
+    {"sample-every", T_INT, F(sample_every), 1, 1e9, NULL, 0, "sample_every",
+     "steps between sample points, where energies and pressure are recorded (and, with --decide device, "
+     "the only points where the host reads the device)"},
     {"threads", T_INT, F(threads), 32, 1024, NULL, KNOB_THREADS, "threads", "threads per block (multiple of 32)"},
     {"read", T_ENUM, F(read), 0, 0, read_names, KNOB_READ, "read",
      "how kernels read positions: texture (paper: texture on), ldg (read-only cache), plain (texture off)"},
@@ -57,8 +61,18 @@ static const Option options[] = {
      "neighbour matrix W(m,i) layout: row (m-th neighbours of all atoms adjacent, the paper) or col (transposed)"},
     {"layers", T_ENUM, F(layers), 0, 0, where_names, KNOB_LAYERS, "layer_assign", "layer assignment on the host (paper) or the device (atomics)"},
     {"reduce", T_ENUM, F(reduce), 0, 0, where_names, KNOB_REDUCE, "reduce", "final stage of the energy/max-v^2 reductions: host (paper) or device"},
+    {"decide", T_ENUM, F(decide), 0, 0, where_names, KNOB_DECIDE, "decide",
+     "who decides when to rebuild and reorder: host (reads the properties every step; the paper) or device "
+     "(the device runs ahead; the host reads it every --sample-every steps; needs --layers device and "
+     "--reorder-at device)"},
+    {"graph", T_ENUM, F(graph), 0, 0, onoff_names, KNOB_GRAPH, "graph",
+     "with --decide device: capture the steps between sample points once as a CUDA graph and replay it"},
+    {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
     {"tp", T_INT, F(tp), 1, 32, NULL, KNOB_TP, "tp", "threads per particle"},
     {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "max_nbr", "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
+    {"grow-from", T_LONG, F(grow_from), 0, 1e6, NULL, KNOB_LIST, NULL,
+     "debug: the automatic neighbour capacity starts from this many neighbours per atom instead of the density's "
+     "estimate, so that it must grow during the run (the overflow tests)"},
     {"max-layers", T_LONG, F(max_layers), 0, 1e6, NULL, KNOB_LAYERCAP, "max_layers", "layer capacity (0 = automatic, grows on demand)"},
     {"max-pairs", T_LONG, F(max_pairs), 0, 4e9, NULL, KNOB_PAIRCAP, "max_pairs", "pair-list capacity in pairs (0 = automatic, grows on demand)"},
     {"check", T_FLAG, F(check), 0, 0, NULL, 0, NULL, "after the run rebuild, recompute and compare per atom with the O(N^2) reference and brute-force pairs"},
@@ -105,6 +119,7 @@ static void set_defaults(Params *p)
     p->reduce = WHERE_HOST;
     p->tp = 1;
     p->rebuild_frac = 0.5;
+    p->sample_every = 10;
     p->drift_limit = 0.05;
     p->stage_reps = 20;
 }

@@ -25,6 +25,9 @@ enum {
     KNOB_LIST     = 1u << 7,  /* capacity of a neighbour list / matrix */
     KNOB_LAYERCAP = 1u << 8,  /* capacity of the layer matrix */
     KNOB_PAIRCAP  = 1u << 9,  /* capacity of an unordered pair list */
+    KNOB_DECIDE   = 1u << 10, /* rebuild decision on the host or the device */
+    KNOB_GRAPH    = 1u << 11, /* CUDA graphs for the steps between sample points */
+    KNOB_DEVICE   = 1u << 12, /* which GPU */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -33,12 +36,14 @@ typedef enum { CONFIG_LATTICE, CONFIG_JITTER, CONFIG_RANDOM, CONFIG_BOUNDARY } C
 typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
 typedef enum { WHERE_HOST, WHERE_DEVICE } Where;
+typedef enum { DECIDE_HOST, DECIDE_DEVICE } Decide;
 
 extern const char *const system_names[];
 extern const char *const config_names[];
 extern const char *const read_names[];
 extern const char *const wlayout_names[];
 extern const char *const where_names[];
+extern const char *const onoff_names[];
 
 typedef struct Params {
     /* the physical system */
@@ -61,9 +66,14 @@ typedef struct Params {
     int layers;          /* Where: layer assignment */
     int reduce;          /* Where: final stage of reductions */
     int tp;              /* threads per particle */
+    int decide;          /* Decide: who decides rebuilds (device: the host reads at sample points only) */
+    int graph;           /* 1: the steps between sample points as one CUDA graph */
+    int device;          /* GPU index */
+    int sample_every;    /* steps between sample points (energies, pressure) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
     long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */
+    long grow_from;      /* debug: automatic neighbour capacity starts here (0 = from the density) */
     /* validation and safety */
     int check;           /* validate against the O(N^2) reference after the run */
     int verify_lists;    /* before each rebuild, check the stale structure still holds every

@@ -267,6 +267,7 @@ void report_summary(const Sim *s, const RunResult *res)
             }
         if (any) printf("\n");
     }
+    printf("  rebuilds after step 0: %ld, their steps hashed %016llx\n", st->builds_total - 1, st->rebuild_hash);
     printf("  N_p/N_a = %.2f  N_l = %d  N_u = %.2f  G = %d  bytes/atom = %.0f  grows = %ld\n",
            st->builds ? st->nbr_sum / st->builds / s->n : st->nbr_entries / s->n, st->layers_max,
            st->builds ? (double)prod / st->builds : 0.0, st->cells_per_axis, st->bytes / s->n, st->grows);

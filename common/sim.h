@@ -52,6 +52,7 @@ typedef struct {
     int    cells_per_axis;/* G */
     double bytes;         /* storage of state + neighbour structures, bytes */
     long   grows;         /* automatic capacity increases */
+    unsigned long long rebuild_hash; /* the steps of the rebuilds after step 0, hashed in order */
     int    list_threads;  /* threads per block of the list-build kernel (GPU; 0 = n/a): gpu-old
                              sizes its blocks by N_l whatever --threads says */
 } Stats;
@@ -113,6 +114,21 @@ typedef struct Variant {
     void (*rescale)(Sim *s, double factor); /* (f) v *= factor */
     void (*download)(Sim *s);           /* make host r, v, a, u current; NULL for CPU */
     void (*for_each_pair)(Sim *s, PairFn fn, void *arg); /* NULL = no stored structure */
+
+    /* Running ahead (--decide device). Per step the loop then calls kick_drift,
+     * device_rebuild (kernels that rebuild only where the device found a rebuild due),
+     * forces, kick and device_decide (the displacement test, on the device); the host reads
+     * the device at sample points only, through sample. NULL device_begin: the variant
+     * cannot run ahead, the host decides every step. */
+    void (*device_begin)(Sim *s);       /* after step 0: the device takes the decisions over */
+    void (*device_rebuild)(Sim *s);
+    void (*device_decide)(Sim *s);
+    int  (*sample)(Sim *s);             /* props and stats to the host: -1, or, when a capacity had
+                                           to grow, the step to replay from (state restored) */
+    /* --graph on: the steps between two sample points captured once as a CUDA graph */
+    int  (*chunk_replay)(Sim *s, int nsteps); /* 1 = a graph of nsteps steps was launched */
+    void (*chunk_begin)(Sim *s, int nsteps);  /* starts capturing */
+    void (*chunk_end)(Sim *s, int nsteps);    /* ends the capture and launches the graph */
 
     /* --stage-timing: the fewest bytes a stage must move through memory, for the GB/s
      * columns (documented where defined); NULL = not stated. */

@@ -15,6 +15,11 @@ double poisson_max(double mean) { return mean + 4.5 * sqrt(mean) + 2; }
 
 double neighbours_within(const Sim *s, double r) { return 4.0 / 3.0 * 3.14159265358979 * r * r * r * s->p.rho; }
 
+double nbr_start_estimate(const Sim *s, double estimate)
+{
+    return s->p.grow_from > 0 ? (double)s->p.grow_from : estimate;
+}
+
 void capacity_init(Capacity *c, const char *who, const char *what, const char *unit,
                    const char *flag, long limit, double estimate, size_t quantum)
 {

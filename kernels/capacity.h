@@ -37,6 +37,10 @@ int capacity_short(Sim *s, Capacity *c, size_t need);
 /* Estimates from the mean density: neighbours within r of an atom. */
 double neighbours_within(const Sim *s, double r);
 
+/* The estimate a neighbour capacity starts from: `estimate`, or --grow-from when given (a
+ * debug knob that makes the capacity grow during the run). */
+double nbr_start_estimate(const Sim *s, double estimate);
+
 /* The largest of ~1e5 Poisson counts of this mean (cell occupancy, neighbours of one atom):
  * mean + 4.5 sd, the estimate for a capacity that must hold the maximum, not the mean. */
 double poisson_max(double mean);

@@ -18,12 +18,21 @@
 #   drift-*     energy drift over 10^4 steps of SP ne 16 within a bound (set from H200 runs
 #               with a margin, see DRIFT_BOUND_* below)
 #   err-gpu-*   planted capacity overflows exit 3 with one line naming the flag
+#   device-*    the device running ahead (--decide device, where the program has it): --check
+#               after runs with graphs off and on and several --sample-every; the device
+#               decision rebuilds at exactly the steps the host decision does over the first
+#               500 steps (same start, no rescaling, double; the rebuild steps are hashed in
+#               the summary); energy conservation over 10^4 steps as for the host decision;
+#               an overflow planted with --grow-from is grown and replayed from the last
+#               sample point (grows >= 1) and ends in the state of a run with room to spare
+#               (E/N within 1e-9 in double: the replay adds one rebuild, so only the order of
+#               summation differs); the knobs it needs are refused without it
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
 gpu_variants=""
 for f in "$BUILD"/double/gpu-*; do
     [ -x "$f" ] && gpu_variants="$gpu_variants ${f##*/}"
 done
-gpu_groups="check grow verify drift err"
+gpu_groups="check grow verify drift err device"
 
 if ! have_gpu || [ -z "$gpu_variants" ]; then
     why="no GPU found"
@@ -54,6 +63,31 @@ gpu_drift_within() {
     echo "$out" | awk -v b="$bound" '/energy E\/N:.*drift/ { for (k = 1; k < NF; k++) if ($k == "drift") { d = $(k + 1); seen = 1 } }
         END { if (!seen) { print "no drift in the output"; exit 1 }
               if (d < 0) d = -d; printf "|drift| %.3g, bound %s\n", d, b; exit !(d < b) }'
+}
+
+# gpu_summary_field BIN WORD ARGS...: the token after WORD in BIN's output (the last one).
+gpu_field() { awk -v w="$1" '{ for (k = 1; k < NF; k++) if ($k == w) v = $(k + 1) } END { print v }'; }
+
+# gpu_same_rebuilds BIN ARGS...: host and device decisions rebuild at the same steps.
+gpu_same_rebuilds() {
+    local b=$1 host dev; shift
+    host=$("$b" "$@" --decide host) || { echo "$host"; return 1; }
+    dev=$("$b" "$@" --decide device) || { echo "$dev"; return 1; }
+    host=$(echo "$host" | grep 'rebuilds after step 0'); dev=$(echo "$dev" | grep 'rebuilds after step 0')
+    echo "host:   $host"; echo "device: $dev"
+    [ -n "$host" ] && [ "$host" = "$dev" ]
+}
+
+# gpu_replay_same BIN ARGS...: a planted overflow (--grow-from) is grown and replayed, and
+# the run ends where a run with ample (hard) capacities ends.
+gpu_replay_same() {
+    local b=$1 grown ample e1 e2; shift
+    grown=$("$b" "$@" --grow-from 19) || { echo "$grown"; return 1; }
+    ample=$("$b" "$@" --max-nbr 200) || { echo "$ample"; return 1; }
+    echo "$grown" | grep -E 'grows = [1-9]' >/dev/null || { echo "$grown"; echo "no capacity grew"; return 1; }
+    e1=$(echo "$grown" | grep 'energy E/N' | gpu_field end); e2=$(echo "$ample" | grep 'energy E/N' | gpu_field end)
+    awk -v a="$e1" -v b="$e2" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d
+        printf "E/N at the end: replayed %s, ample %s, relative difference %.3g (bound 1e-9)\n", a, b, d; exit !(d <= 1e-9) }'
 }
 
 # gpu_grows_and_passes BIN ARGS...: exit 0, some capacity grew, and the --check passed.
@@ -146,6 +180,29 @@ for v in $gpu_variants; do
         # drift (tier 3)
         bound_var=DRIFT_BOUND_$prec
         t_ok "drift-$v-$prec-sp-ne16" gpu_drift_within "${!bound_var}" $b --ne 16 --steps 10000 --equil 500 --quiet
+        # the device running ahead
+        if gpu_has $b decide; then
+            dev="--decide device --layers device --reorder-at device --reduce device"
+            for sys in "sp 20" "lj 12"; do
+                set -- $sys
+                for run in "off 10" "on 10" "on 1" "on 37" "off 100"; do
+                    set -- $sys $run
+                    t_grep "device-check-$v-$prec-$1-graph-$3-every$4" "$pass" $b --system $1 --ne $2 $dev \
+                        --graph $3 --sample-every $4 --reorder 30 --steps 700 --equil 100 --check --quiet
+                done
+            done
+            [ $prec = double ] && t_ok "device-same-rebuilds-$v-sp" gpu_same_rebuilds $b --ne 16 $dev --reorder 50 \
+                --steps 500 --equil 0 --stage-reps 0 --quiet
+            [ $prec = double ] && t_ok "device-same-rebuilds-$v-lj" gpu_same_rebuilds $b --system lj --ne 12 $dev \
+                --reorder 50 --steps 500 --equil 0 --stage-reps 0 --quiet
+            t_ok "device-drift-$v-$prec-sp-ne16" gpu_drift_within "${!bound_var}" $b --ne 16 $dev --graph on \
+                --steps 10000 --equil 500 --quiet
+            [ $prec = double ] && t_ok "device-overflow-replay-$v" gpu_replay_same $b --ne 16 $dev --graph on \
+                --sample-every 20 --steps 400 --equil 0 --stage-reps 0 --quiet
+            t_error "device-needs-device-layers-$v-$prec" 2 'needs --layers device' $b --decide device --ne 8
+            t_error "device-graph-needs-device-$v-$prec" 2 'needs --decide device' $b --graph on --ne 8
+            t_error "device-no-verify-lists-$v-$prec" 2 'with --decide host' $b $dev --verify-lists --ne 8
+        fi
         # capacity limits: one line naming the flag, exit 3
         if gpu_has $b max-nbr; then
             t_error "err-gpu-$v-$prec-nbr-capacity" 3 'max-nbr' $b --ne 8 --steps 0 --equil 0 --max-nbr 4

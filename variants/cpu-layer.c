@@ -63,7 +63,7 @@ static int init(Sim *s)
     capacity_init(&c->lcap, s->variant->name, "layer matrix", "layers", "max-layers",
                   s->p.max_layers, poisson_max(atoms_per_cell(s, &c->g)), 1);
     capacity_init(&c->wcap, s->variant->name, "neighbour matrix", "neighbours per atom",
-                  "max-nbr", s->p.max_nbr, poisson_max(neighbours_within(s, s->rn)), 1);
+                  "max-nbr", s->p.max_nbr, nbr_start_estimate(s, poisson_max(neighbours_within(s, s->rn))), 1);
     alloc_H(c);
     alloc_W(c, s->n);
     return 0;

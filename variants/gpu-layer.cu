@@ -19,8 +19,9 @@ __global__ void __launch_bounds__(1024) build_w_layer_kernel(PosSource pos, IntS
                                                              const int *__restrict__ cell_of, int n, int G,
                                                              int layer_cap, int nbr_cap, real L, real rn2,
                                                              int *__restrict__ W, int *__restrict__ nbr_count,
-                                                             BuildStatus *status)
+                                                             BuildStatus *status, const int *gate)
 {
+    if (gate && !*gate) return;   /* device decision: no rebuild this step */
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     int m = 0;
     if (i < n) {
@@ -55,7 +56,7 @@ static void launch_w_layer(Sim *s, GpuSim *g)
     dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
         build_w_layer_kernel<decltype(read)::value, decltype(layout)::value><<<g->blocks, g->threads, 0, g->stream>>>(
             pos, H, counts, g->cell_of, s->n, g->grid.G, g->layer_cap, g->nbr_cap, s->L, rn2, g->W, g->nbr_count,
-            g->status);
+            g->status, g->gate);
     });
     LAUNCH_CHECK("build_w_layer_kernel");
     s->stats.list_threads = g->threads;   /* one thread per atom in blocks of --threads */

@@ -22,8 +22,9 @@ template <int Mode, int Layout>
 __global__ void __launch_bounds__(1024) build_w_old_kernel(PosSource pos, IntSource H, IntSource counts, int n,
                                                            int G, int layer_cap, int nbr_cap, real L, real rn2,
                                                            int *__restrict__ W, int *__restrict__ nbr_count,
-                                                           BuildStatus *status)
+                                                           BuildStatus *status, const int *gate)
 {
+    if (gate && !*gate) return;   /* device decision: no rebuild this step */
     extern __shared__ unsigned char shared_raw[];
     real4 *shared_r = (real4 *)shared_raw;
     int *shared_j = (int *)(shared_r + blockDim.x);
@@ -54,12 +55,16 @@ __global__ void __launch_bounds__(1024) build_w_old_kernel(PosSource pos, IntSou
 
 static void launch_w_old(Sim *s, GpuSim *g)
 {
-    if (g->layers > 1024)
+    /* the block must hold a cell: N_l, known to the host after a host-decided build; under the
+     * device decision the host does not see N_l, so the layer capacity (>= N_l, or the
+     * overflow is found at the next sample point and the steps replayed) */
+    const int layers = g->gate ? g->layer_cap : g->layers;
+    if (layers > 1024)
         nbr_fail(EXIT_CAPACITY,
                  "%s: a cell holds %d atoms, more than the 1024 threads of a block that the old method "
                  "gives each cell: lower --delta or --rho",
-                 s->variant->name, g->layers);
-    const int threads = (g->layers + 31) / 32 * 32;
+                 s->variant->name, layers);
+    const int threads = (layers + 31) / 32 * 32;
     const size_t shared = threads * (sizeof(real4) + sizeof(int));
     const PosSource pos = gpu_pos(g);
     const IntSource H = gpu_H(g), counts = gpu_counts(g);
@@ -67,7 +72,8 @@ static void launch_w_old(Sim *s, GpuSim *g)
     dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
         build_w_old_kernel<decltype(read)::value, decltype(layout)::value>
             <<<g->grid.ncells, threads, shared, g->stream>>>(pos, H, counts, s->n, g->grid.G, g->layer_cap,
-                                                             g->nbr_cap, s->L, rn2, g->W, g->nbr_count, g->status);
+                                                             g->nbr_cap, s->L, rn2, g->W, g->nbr_count, g->status,
+                                                             g->gate);
     });
     LAUNCH_CHECK("build_w_old_kernel");
     s->stats.list_threads = threads;   /* what the list kernel used, not --threads */

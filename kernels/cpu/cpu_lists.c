@@ -80,7 +80,7 @@ void grouped_init(GroupedList *gl, Sim *s, int newton)
 {
     const double full = neighbours_within(s, s->rn);
     capacity_init(&gl->cap, s->variant->name, "neighbour list", "neighbours per atom (mean)",
-                  "max-nbr", s->p.max_nbr, newton ? full / 2 : full, 1);
+                  "max-nbr", s->p.max_nbr, nbr_start_estimate(s, newton ? full / 2 : full), 1);
     gl->newton = newton;
     gl->p = nbr_alloc(sizeof(int) * (s->n + 1), "neighbour list offsets");
     gl->t = NULL;

@@ -34,9 +34,12 @@ __global__ void assign_cells_kernel(const real4 *r, int n, CellGrid grid, int *c
     if (i < n) cell_of[i] = cell_of_position(r[i], grid);
 }
 
+/* gate (device decision): run only if *gate (uniform over the grid, so no block is split). */
 __global__ void assign_cells_layers_kernel(const real4 *r, int n, CellGrid grid, int *cell_of, int *layer_of,
-                                           int *cell_count, int *H, int layer_cap, BuildStatus *status)
+                                           int *cell_count, int *H, int layer_cap, BuildStatus *status,
+                                           const int *gate)
 {
+    if (gate && !*gate) return;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     int occupancy = 0;
     if (i < n) {
@@ -57,6 +60,16 @@ __global__ void fill_H_kernel(const int *cell_of, const int *layer_of, int n, in
     if (i < n) H[(size_t)cell_of[i] * layer_cap + layer_of[i]] = i;
 }
 
+/* The device decision's layer assignment: k_c was zeroed by the reordering step
+ * (gpu_launch_device_reorder); N_l and any overflow of the capacity reach the host through
+ * the control block at the next sample point. */
+void gpu_launch_device_layers(Sim *s, GpuSim *g)
+{
+    assign_cells_layers_kernel<<<g->blocks, g->threads, 0, g->stream>>>(
+        g->r, s->n, g->grid, g->cell_of, g->layer_of, g->cell_count, g->H, g->layer_cap, g->status, &g->ctrl->due);
+    LAUNCH_CHECK("assign_cells_layers_kernel");
+}
+
 void gpu_fill_H(GpuSim *g, int n)
 {
     fill_H_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->cell_of, g->layer_of, n, g->H, g->layer_cap);
@@ -69,7 +82,7 @@ void gpu_assign_layers(Sim *s, GpuSim *g)
     if (s->p.layers == WHERE_DEVICE) {
         CUDA_CHECK(cudaMemsetAsync(g->cell_count, 0, sizeof(int) * nc, g->stream));
         assign_cells_layers_kernel<<<g->blocks, g->threads, 0, g->stream>>>(
-            g->r, n, g->grid, g->cell_of, g->layer_of, g->cell_count, g->H, g->layer_cap, g->status);
+            g->r, n, g->grid, g->cell_of, g->layer_of, g->cell_count, g->H, g->layer_cap, g->status, nullptr);
         LAUNCH_CHECK("assign_cells_layers_kernel");
         return;   /* N_l arrives with the build status */
     }

@@ -132,7 +132,20 @@ int gpu_init(Sim *s)
     if (err != cudaSuccess || ndev == 0)
         nbr_fail(EXIT_INTERNAL, "%s: no usable CUDA device (%s)", s->variant->name,
                  err != cudaSuccess ? cudaGetErrorString(err) : "none found");
-    CUDA_CHECK(cudaGetDeviceProperties(&g->prop, 0));
+    if (s->p.device >= ndev)
+        nbr_fail(EXIT_INPUT, "%s: --device %d: this machine has %d CUDA device(s), numbered 0 to %d", s->variant->name,
+                 s->p.device, ndev, ndev - 1);
+    CUDA_CHECK(cudaSetDevice(s->p.device));
+    CUDA_CHECK(cudaGetDeviceProperties(&g->prop, s->p.device));
+    if (s->p.decide == DECIDE_DEVICE) {
+        /* the host takes part in no step: nothing may need it between sample points */
+        if (s->p.layers != WHERE_DEVICE || (s->p.reorder > 0 && s->p.reorder_at != WHERE_DEVICE))
+            nbr_fail(EXIT_INPUT, "%s: --decide device needs --layers device and --reorder-at device (the host versions "
+                                 "take part in every rebuild)", s->variant->name);
+    } else if (s->p.graph) {
+        nbr_fail(EXIT_INPUT, "%s: --graph on needs --decide device (with host decisions the host takes part in every "
+                             "step)", s->variant->name);
+    }
     snprintf(g->device_name, sizeof g->device_name, "%s", g->prop.name);
     CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventCreate(&g->marks[k]));
@@ -157,7 +170,7 @@ int gpu_init(Sim *s)
     capacity_init(&g->layer_capacity, s->variant->name, "cell-layer matrix H", "layers", "max-layers",
                   s->p.max_layers, poisson_max((double)n / g->grid.ncells), 4);
     capacity_init(&g->nbr_capacity, s->variant->name, "neighbour matrix W", "neighbours per atom", "max-nbr",
-                  s->p.max_nbr, poisson_max(neighbours_within(s, s->rn)), 1);
+                  s->p.max_nbr, nbr_start_estimate(s, poisson_max(neighbours_within(s, s->rn))), 1);
     g->layer_cap = (int)g->layer_capacity.cap;
     g->nbr_cap = (int)g->nbr_capacity.cap;
     g->H = (int *)gpu_alloc(g, sizeof(int) * nc * g->layer_cap, "the cell-layer matrix H");
@@ -199,6 +212,14 @@ void gpu_finish(Sim *s)
         if (p) CUDA_CHECK(cudaFreeHost(p));
     free(g->host_order);
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));
+    if (g->device_mode) {
+        gpu_release_graphs(g);
+        void *dm[] = {g->ctrl, g->ctrl_snap, g->snap_r, g->snap_v, g->snap_a};
+        for (void *p : dm)
+            if (p) CUDA_CHECK(cudaFree(p));
+        CUDA_CHECK(cudaFreeHost(g->ctrl_host));
+        CUDA_CHECK(cudaEventDestroy(g->sample_done));
+    }
     CUDA_CHECK(cudaStreamDestroy(g->stream));
     delete g;
     s->ctx = NULL;
@@ -277,7 +298,7 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.name = name;
     v.summary = summary;
     v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
-              KNOB_LAYERCAP;
+              KNOB_LAYERCAP | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE;
     v.build = build;
     v.compiler = compiler;
     v.has_u = 1;
@@ -297,5 +318,12 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.timer_mark = gpu_timer_mark;
     v.timer_seconds = gpu_timer_seconds;
     v.device_name = gpu_device_name;
+    v.device_begin = gpu_device_begin;
+    v.device_rebuild = gpu_device_rebuild;
+    v.device_decide = gpu_device_decide;
+    v.sample = gpu_sample;
+    v.chunk_replay = gpu_chunk_replay;
+    v.chunk_begin = gpu_chunk_begin;
+    v.chunk_end = gpu_chunk_end;
     return v;
 }

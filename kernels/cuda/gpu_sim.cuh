@@ -49,6 +49,28 @@ struct BuildStatus {
     int layers_needed;             /* largest cell occupancy N_l (device layer assignment) */
 };
 
+/* Running ahead (--decide device, device_loop.cu): what the device decides and counts by
+ * itself, the host's rebuild test and statistics moved onto it. The host reads it at sample
+ * points only. */
+struct DeviceControl {
+    double disp;                    /* summed largest displacement since the last build */
+    unsigned long long vvmax_bits;  /* this step's largest v^2 (bits of a non-negative double:
+                                       they order as the values do, so atomicMax works) */
+    int step;                       /* steps completed */
+    int due;                        /* the next step rebuilds (the rebuild kernels' gate) */
+    int reorder_now;                /* ... and reorders first (the reordering kernels' gate) */
+    int last_reorder;
+    long long builds_total, builds_prod, reorders_prod;
+    double nbr_sum_prod;            /* sum of N_p over production builds */
+    unsigned long long nbr_last;    /* N_p of the last build */
+    unsigned long long rebuild_hash;/* the steps of the rebuilds, hashed as the host does */
+    int layers_last, layers_max;    /* N_l of the last build, largest N_l so far */
+    int nbr_max_seen;               /* largest m_i of any build: beyond nbr_cap = overflow */
+    int pad;
+};
+
+enum { GRAPH_CACHE = 8 };
+
 struct GpuSim;
 
 /* A variant's neighbour-matrix build: launches its kernel(s) on g->stream, filling W and
@@ -95,6 +117,18 @@ struct GpuSim {
     int *host_cells, *host_layers, *host_counts, *host_H;
     size_t host_H_len;
     int *host_order;                 /* host reordering: atoms in cell order (malloc) */
+
+    /* --decide device (device_loop.cu) */
+    int device_mode;
+    DeviceControl *ctrl, *ctrl_snap; /* device: live, and at the last sample point */
+    DeviceControl *ctrl_host;        /* pinned: read at sample points */
+    real4 *snap_r, *snap_v, *snap_a; /* the state at the last sample point */
+    int snap_step;
+    const int *gate;                 /* set while the device rebuilds: W kernels run only if *gate */
+    cudaEvent_t sample_done;
+    struct { int nsteps; cudaGraphExec_t exec; } graphs[GRAPH_CACHE];
+    int ngraphs;
+    cudaGraph_t capturing;
 
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */
@@ -229,6 +263,21 @@ __device__ __forceinline__ void record_nbr_stats(int count, BuildStatus *status)
 }
 
 /* Stages shared by GPU variants (the .cu files of kernels/). */
+/* --decide device (device_loop.cu); the kernels they launch live beside their host-path
+ * twins (integrate.cu, cells.cu, reorder.cu) and take a gate: run only if *gate. */
+void gpu_device_begin(Sim *s);
+void gpu_device_rebuild(Sim *s);
+void gpu_device_decide(Sim *s);
+int  gpu_sample(Sim *s);
+int  gpu_chunk_replay(Sim *s, int nsteps);
+void gpu_chunk_begin(Sim *s, int nsteps);
+void gpu_chunk_end(Sim *s, int nsteps);
+void gpu_launch_decide(Sim *s, GpuSim *g);
+void gpu_launch_device_reorder(Sim *s, GpuSim *g);   /* gated by ctrl->reorder_now; zeroes k_c if due */
+void gpu_launch_device_layers(Sim *s, GpuSim *g);    /* gated by ctrl->due */
+void gpu_final_reduce(GpuSim *g);                    /* parts -> props_dev (mapped host memory) */
+void gpu_release_graphs(GpuSim *g);
+
 int  gpu_init(Sim *s);
 void gpu_finish(Sim *s);
 void gpu_kick_drift(Sim *s);

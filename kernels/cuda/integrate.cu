@@ -16,7 +16,10 @@
 
 #include <math.h>
 
-__global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt)
+/* wrap_gate (device decision): where *wrap_gate, the step rebuilds, and the periodic wrap
+ * that opens a rebuild is done here, on the positions in registers. */
+__global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt,
+                                  const int *wrap_gate, real L)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -24,6 +27,9 @@ __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, rea
     const real4 ai = a[i];
     vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
     ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
+    if (wrap_gate && *wrap_gate) {
+        ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    }
     r[i] = ri;
     v[i] = vi;
 }
@@ -32,7 +38,7 @@ __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, rea
  * of v^2 in part_ukin / part_vvmax. */
 template <bool Kick>
 __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt, double *part_ukin,
-                                  double *part_vvmax)
+                                  double *part_vvmax, unsigned long long *vvmax_bits)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     double vv = 0;
@@ -50,7 +56,50 @@ __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt,
     if (threadIdx.x == 0) {
         part_ukin[blockIdx.x] = sum;
         part_vvmax[blockIdx.x] = most;
+        if (vvmax_bits) atomicMax(vvmax_bits, (unsigned long long)__double_as_longlong(most));
     }
+}
+
+/* The host's rebuild test and bookkeeping (md_loop.c), on the device, at the end of a step;
+ * one thread. The rebuild this step did (if it was due) is counted; then the summed largest
+ * displacement decides whether the next step rebuilds, and whether it reorders first. */
+__global__ void decide_kernel(DeviceControl *c, BuildStatus *st, double dt, double threshold, int equil,
+                              int reorder_every)
+{
+    if (c->due) {
+        const int cur = c->step + 1;
+        c->builds_total++;
+        c->rebuild_hash = c->rebuild_hash * 1000003ull + (unsigned long long)cur;
+        if (cur > equil) {
+            c->builds_prod++;
+            c->nbr_sum_prod += (double)st->nbr_total;
+            if (c->reorder_now) c->reorders_prod++;
+        }
+        if (c->reorder_now) c->last_reorder = cur;
+        c->nbr_last = st->nbr_total;
+        c->layers_last = st->layers_needed;
+        c->layers_max = max(c->layers_max, st->layers_needed);
+        c->nbr_max_seen = max(c->nbr_max_seen, st->nbr_max);
+        c->disp = 0;
+    }
+    c->step++;
+    const double vv = __longlong_as_double((long long)c->vvmax_bits);
+    c->vvmax_bits = 0;
+    c->disp += sqrt(vv) * dt;
+    c->due = c->disp >= threshold;
+    c->reorder_now = c->due && reorder_every > 0 && c->step + 1 - c->last_reorder >= reorder_every;
+    if (c->due) {
+        st->nbr_total = 0;
+        st->nbr_max = 0;
+        st->layers_needed = 0;
+    }
+}
+
+void gpu_launch_decide(Sim *s, GpuSim *g)
+{
+    decide_kernel<<<1, 1, 0, g->stream>>>(g->ctrl, g->status, s->p.dt, s->p.rebuild_frac * s->p.delta, s->p.equil,
+                                          s->p.reorder);
+    LAUNCH_CHECK("decide_kernel");
 }
 
 /* parts (NPARTS arrays of nb) -> out[PART_*] = the sums (the maximum for VVMAX); one block. */
@@ -97,7 +146,8 @@ void gpu_kick_drift(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
-                                                               (real)s->p.dt);
+                                                               (real)s->p.dt, g->device_mode ? &g->ctrl->due : nullptr,
+                                                               s->L);
     LAUNCH_CHECK("kick_drift_kernel");
     g->v_parts_valid = 0;
 }
@@ -106,7 +156,8 @@ void gpu_kick(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     kick_props_kernel<true><<<g->blocks, g->threads, 0, g->stream>>>(
-        g->v, g->a, s->n, (real)(0.5 * s->p.dt), g->parts + PART_UKIN * g->blocks, g->parts + PART_VVMAX * g->blocks);
+        g->v, g->a, s->n, (real)(0.5 * s->p.dt), g->parts + PART_UKIN * g->blocks, g->parts + PART_VVMAX * g->blocks,
+        g->device_mode ? &g->ctrl->vvmax_bits : nullptr);
     LAUNCH_CHECK("kick_props_kernel");
     g->v_parts_valid = 1;
 }
@@ -126,13 +177,19 @@ void gpu_rescale(Sim *s, double factor)
     g->v_parts_valid = 0;
 }
 
+void gpu_final_reduce(GpuSim *g)
+{
+    final_reduce_kernel<<<1, 1024, 0, g->stream>>>(g->parts, g->blocks, g->props_dev);
+    LAUNCH_CHECK("final_reduce_kernel");
+}
+
 void gpu_props(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     const int nb = g->blocks;
     if (!g->v_parts_valid) {
         kick_props_kernel<false><<<nb, g->threads, 0, g->stream>>>(g->v, g->a, s->n, 0, g->parts + PART_UKIN * nb,
-                                                                   g->parts + PART_VVMAX * nb);
+                                                                   g->parts + PART_VVMAX * nb, nullptr);
         LAUNCH_CHECK("kick_props_kernel");
         g->v_parts_valid = 1;
     }

@@ -15,12 +15,14 @@
 
 #include "../cpu/layers.h"
 
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <utility>
 
 __global__ void reorder_kernel(const real4 *r, const real4 *v, const int *cell_of, const int *layer_of,
-                               const int *cell_start, int n, real4 *r_new, real4 *v_new)
+                               const int *cell_start, int n, real4 *r_new, real4 *v_new, const int *gate)
 {
+    if (gate && !*gate) return;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int k = cell_start[cell_of[i]] + layer_of[i];
@@ -40,11 +42,60 @@ static void reorder_on_device(Sim *s, GpuSim *g)
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(g->scan_tmp, g->scan_tmp_bytes, g->cell_count, g->cell_start, nc,
                                              g->stream));
     reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->cell_of, g->layer_of, g->cell_start,
-                                                            s->n, g->r_alt, g->v_alt);
+                                                            s->n, g->r_alt, g->v_alt, nullptr);
     LAUNCH_CHECK("reorder_kernel");
     std::swap(g->r, g->r_alt);
     std::swap(g->v, g->v_alt);
     std::swap(g->tex_r, g->tex_r_alt);
+}
+
+/* The device decision's reordering. Kernels cannot be skipped from the host here, so each
+ * one returns at once unless its gate is set: the cell starts by one block (CUB's
+ * BlockScan over tiles of 1024 cells, carrying the running total), the scatter into the
+ * second arrays, then the copy back (no pointer swap: a captured graph keeps its pointers)
+ * and, whenever the step rebuilds, the zeroing of k_c for the layer assignment. */
+enum { SCAN_THREADS = 1024 };
+
+__global__ void __launch_bounds__(SCAN_THREADS) scan_cells_kernel(const int *count, int *start, int ncells,
+                                                                  const int *gate)
+{
+    if (!*gate) return;
+    typedef cub::BlockScan<int, SCAN_THREADS> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    int carry = 0;
+    for (int base = 0; base < ncells; base += SCAN_THREADS) {
+        const int c = base + (int)threadIdx.x;
+        int x = c < ncells ? count[c] : 0, total;
+        Scan(tmp).ExclusiveSum(x, x, total);
+        if (c < ncells) start[c] = carry + x;
+        carry += total;
+        __syncthreads();   /* tmp is reused by the next tile */
+    }
+}
+
+__global__ void finish_reorder_kernel(real4 *r, real4 *v, const real4 *r_new, const real4 *v_new, int n,
+                                      int *count, int ncells, const DeviceControl *c)
+{
+    if (!c->due) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c->reorder_now && i < n) {
+        r[i] = r_new[i];
+        v[i] = v_new[i];
+    }
+    for (int k = i; k < ncells; k += gridDim.x * blockDim.x) count[k] = 0;
+}
+
+void gpu_launch_device_reorder(Sim *s, GpuSim *g)
+{
+    const int nc = g->grid.ncells;
+    scan_cells_kernel<<<1, SCAN_THREADS, 0, g->stream>>>(g->cell_count, g->cell_start, nc, &g->ctrl->reorder_now);
+    LAUNCH_CHECK("scan_cells_kernel");
+    reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->cell_of, g->layer_of, g->cell_start,
+                                                            s->n, g->r_alt, g->v_alt, &g->ctrl->reorder_now);
+    LAUNCH_CHECK("reorder_kernel");
+    finish_reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->r_alt, g->v_alt, s->n,
+                                                                   g->cell_count, nc, g->ctrl);
+    LAUNCH_CHECK("finish_reorder_kernel");
 }
 
 static void reorder_on_host(Sim *s, GpuSim *g)

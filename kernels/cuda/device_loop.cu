@@ -1,0 +1,175 @@
+/* device_loop.cu - the GPU running ahead of the host (--decide device).
+ *
+ * With host decisions (the paper) the host reads max v^2 after every step, decides whether
+ * the next step rebuilds, and so waits for the device every step: below about a million
+ * atoms the step is then launch gaps and round trips, not kernels. Here the decision moves
+ * onto the device. Every step the loop enqueues, without waiting:
+ *   kick_drift (which also wraps the positions when the step rebuilds),
+ *   the rebuild kernels (reorder scan, scatter, copy back; layer assignment; the variant's
+ *     W build), each returning at once unless the control block says this step rebuilds,
+ *   forces, kick (which also leaves max v^2 in the control block), and
+ *   decide: the host's rebuild test and bookkeeping, one thread (integrate.cu).
+ * The host reads the device only at sample points (gpu_sample): the final reduction of the
+ * properties and the control block, one event wait every --sample-every steps.
+ *
+ * Nothing lost when the device runs ahead: a build that needed more neighbour or layer
+ * capacity than it had is seen at the next sample point (the kernels never write past a
+ * capacity; they record what they needed). Then the capacity grows (or, set by the user,
+ * the run stops with its one-line message), the state of the previous sample point (its
+ * snapshot: r, v, a and the control block) is restored, a rebuild is forced and the loop
+ * replays from there. The replayed steps differ from an overflow-free run only by that
+ * extra rebuild and the order of summation it brings.
+ *
+ * --graph on: the steps between two sample points are captured once as a CUDA graph per
+ * chunk length and replayed; a capacity growth invalidates the graphs (they hold the old
+ * arrays' addresses). */
+#include "gpu_sim.cuh"
+
+#include <string.h>
+
+__global__ void force_rebuild_kernel(DeviceControl *c, BuildStatus *st)
+{
+    c->due = 1;
+    c->reorder_now = 0;
+    st->nbr_total = 0;
+    st->nbr_max = 0;
+    st->layers_needed = 0;
+}
+
+static void copy_state(GpuSim *g, int n, real4 *r, real4 *v, real4 *a, DeviceControl *c, const real4 *r0,
+                       const real4 *v0, const real4 *a0, const DeviceControl *c0)
+{
+    const size_t b = sizeof(real4) * (size_t)n;
+    CUDA_CHECK(cudaMemcpyAsync(r, r0, b, cudaMemcpyDeviceToDevice, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(v, v0, b, cudaMemcpyDeviceToDevice, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(a, a0, b, cudaMemcpyDeviceToDevice, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(c, c0, sizeof(DeviceControl), cudaMemcpyDeviceToDevice, g->stream));
+}
+
+static void take_snapshot(Sim *s, GpuSim *g)
+{
+    copy_state(g, s->n, g->snap_r, g->snap_v, g->snap_a, g->ctrl_snap, g->r, g->v, g->a, g->ctrl);
+    g->snap_step = s->step;
+}
+
+void gpu_release_graphs(GpuSim *g)
+{
+    for (int k = 0; k < g->ngraphs; k++) CUDA_CHECK(cudaGraphExecDestroy(g->graphs[k].exec));
+    g->ngraphs = 0;
+}
+
+void gpu_device_begin(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    const size_t b = sizeof(real4) * (size_t)s->n;
+    if (!g->device_mode) {
+        g->ctrl = (DeviceControl *)gpu_alloc(g, sizeof(DeviceControl), "the device control block");
+        g->ctrl_snap = (DeviceControl *)gpu_alloc(g, sizeof(DeviceControl), "the device control block");
+        g->snap_r = (real4 *)gpu_alloc(g, b, "the snapshot of positions");
+        g->snap_v = (real4 *)gpu_alloc(g, b, "the snapshot of velocities");
+        g->snap_a = (real4 *)gpu_alloc(g, b, "the snapshot of accelerations");
+        g->ctrl_host = (DeviceControl *)gpu_pinned(sizeof(DeviceControl), "the device control block");
+        CUDA_CHECK(cudaEventCreateWithFlags(&g->sample_done, cudaEventDisableTiming));
+        g->device_mode = 1;
+        s->stats.bytes = g->bytes;
+    }
+    /* the state after step 0, built and decided by the host */
+    DeviceControl *c = g->ctrl_host;
+    memset(c, 0, sizeof *c);
+    c->step = s->step;
+    c->builds_total = s->stats.builds_total;
+    c->rebuild_hash = s->stats.rebuild_hash;
+    c->nbr_last = (unsigned long long)s->stats.nbr_entries;
+    c->layers_last = s->stats.layers;
+    c->layers_max = s->stats.layers_max;
+    CUDA_CHECK(cudaMemcpyAsync(g->ctrl, c, sizeof *c, cudaMemcpyHostToDevice, g->stream));
+    take_snapshot(s, g);
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+}
+
+void gpu_device_rebuild(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    gpu_launch_device_reorder(s, g);
+    gpu_launch_device_layers(s, g);
+    g->gate = &g->ctrl->due;
+    g->builder.launch(s, g);
+    g->gate = nullptr;
+}
+
+void gpu_device_decide(Sim *s) { gpu_launch_decide(s, gpu_of(s)); }
+
+int gpu_sample(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    gpu_final_reduce(g);
+    CUDA_CHECK(cudaMemcpyAsync(g->ctrl_host, g->ctrl, sizeof(DeviceControl), cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaEventRecord(g->sample_done, g->stream));
+    CUDA_CHECK(cudaEventSynchronize(g->sample_done));
+    const DeviceControl c = *g->ctrl_host;
+
+    /* a build since the last sample point overflowed: grow, restore, replay */
+    int grew = 0;
+    if (c.layers_max > g->layer_cap) grew |= gpu_fit_layers(s, g, c.layers_max);
+    if (c.nbr_max_seen > g->nbr_cap) grew |= gpu_fit_nbr(s, g, c.nbr_max_seen);
+    if (grew) {
+        gpu_release_graphs(g);
+        copy_state(g, s->n, g->r, g->v, g->a, g->ctrl, g->snap_r, g->snap_v, g->snap_a, g->ctrl_snap);
+        force_rebuild_kernel<<<1, 1, 0, g->stream>>>(g->ctrl, g->status);
+        LAUNCH_CHECK("force_rebuild_kernel");
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        s->step = g->snap_step;
+        return g->snap_step;
+    }
+
+    s->props.upot_sum = g->props_host[PART_UPOT];
+    s->props.ukin_sum = g->props_host[PART_UKIN];
+    s->props.vv_max = g->props_host[PART_VVMAX];
+    s->props.virial_sum = g->props_host[PART_VIRIAL];
+    Stats *st = &s->stats;
+    st->builds_total = c.builds_total;
+    st->builds = c.builds_prod;
+    st->reorders = c.reorders_prod;
+    st->nbr_sum = c.nbr_sum_prod;
+    st->nbr_entries = (double)c.nbr_last;
+    st->layers = c.layers_last;
+    st->layers_max = c.layers_max;
+    st->rebuild_hash = c.rebuild_hash;
+    st->bytes = g->bytes;
+    g->layers = c.layers_last;
+    take_snapshot(s, g);   /* in stream order: the next steps run after the copies */
+    return -1;
+}
+
+int gpu_chunk_replay(Sim *s, int nsteps)
+{
+    GpuSim *g = gpu_of(s);
+    for (int k = 0; k < g->ngraphs; k++)
+        if (g->graphs[k].nsteps == nsteps) {
+            CUDA_CHECK(cudaGraphLaunch(g->graphs[k].exec, g->stream));
+            return 1;
+        }
+    return 0;
+}
+
+void gpu_chunk_begin(Sim *s, int nsteps)
+{
+    CUDA_CHECK(cudaStreamBeginCapture(gpu_of(s)->stream, cudaStreamCaptureModeThreadLocal));
+}
+
+void gpu_chunk_end(Sim *s, int nsteps)
+{
+    GpuSim *g = gpu_of(s);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_CHECK(cudaStreamEndCapture(g->stream, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    if (g->ngraphs == GRAPH_CACHE) {   /* chunk lengths are few (sample, block, rescale); keep the first */
+        CUDA_CHECK(cudaGraphExecDestroy(g->graphs[GRAPH_CACHE - 1].exec));
+        g->ngraphs--;
+    }
+    g->graphs[g->ngraphs].nsteps = nsteps;
+    g->graphs[g->ngraphs++].exec = exec;
+    CUDA_CHECK(cudaGraphLaunch(exec, g->stream));
+}
