@@ -23,7 +23,8 @@
 #               decision rebuilds at exactly the steps the host decision does over the first
 #               500 steps (same start, no rescaling, double; the rebuild steps are hashed in
 #               the summary); energy conservation over 10^4 steps as for the host decision;
-#               an overflow planted with --grow-from is grown and replayed from the last
+#               an overflow planted with --grow-from 15 (room for 19 neighbours: the lattice
+#               start needs 18, the liquid more) is grown and replayed from the last
 #               sample point (grows >= 1) and ends in the state of a run with room to spare
 #               (E/N within 1e-9 in double: the replay adds one rebuild, so only the order of
 #               summation differs); the knobs it needs are refused without it
@@ -82,7 +83,7 @@ gpu_same_rebuilds() {
 # the run ends where a run with ample (hard) capacities ends.
 gpu_replay_same() {
     local b=$1 grown ample e1 e2; shift
-    grown=$("$b" "$@" --grow-from 19) || { echo "$grown"; return 1; }
+    grown=$("$b" "$@" --grow-from 15) || { echo "$grown"; return 1; }
     ample=$("$b" "$@" --max-nbr 200) || { echo "$ample"; return 1; }
     echo "$grown" | grep -E 'grows = [1-9]' >/dev/null || { echo "$grown"; echo "no capacity grew"; return 1; }
     e1=$(echo "$grown" | grep 'energy E/N' | gpu_field end); e2=$(echo "$ample" | grep 'energy E/N' | gpu_field end)
