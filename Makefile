@@ -40,7 +40,22 @@ KCPU_SRC     := $(wildcard kernels/*.c kernels/cpu/*.c)
 KCUDA_SRC    := $(wildcard kernels/cuda/*.cu)
 CPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.c)))
 GPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.cu)))
-HEADERS      := $(wildcard common/*.h kernels/*.h kernels/cpu/*.h kernels/cuda/*.cuh)
+HEADERS      := $(wildcard common/*.h kernels/*.h kernels/cpu/*.h kernels/cuda/*.cuh kernels/opencl/*.h)
+
+# Building blocks of one program only, linked into it alone with their own flags: the Coulomb
+# energy's OpenMP reference (kernels/cpu/coulomb*.c, -fopenmp), its OpenCL host and kernel
+# (kernels/opencl/, only where OpenCL headers and an ICD loader are found) and its CUDA kernels
+# (kernels/cuda/coulomb*.cu). Every other common/ and kernels/ object goes into every program.
+COULOMB_C    := $(wildcard kernels/cpu/coulomb*.c)
+COULOMB_CU   := $(wildcard kernels/cuda/coulomb*.cu)
+KCPU_SRC     := $(filter-out $(COULOMB_C),$(KCPU_SRC))
+KCUDA_SRC    := $(filter-out $(COULOMB_CU),$(KCUDA_SRC))
+MD_CPU       := $(filter-out coulomb,$(CPU_VARIANTS))
+MD_GPU       := $(filter-out coulomb-cuda,$(GPU_VARIANTS))
+OPENCL_FOUND := $(shell echo 'int main(void) { cl_uint n; return (int)clGetPlatformIDs(0, 0, &n); }' | \
+                  $(CC) -DCL_TARGET_OPENCL_VERSION=120 -include CL/cl.h -x c - -o /dev/null -lOpenCL >/dev/null 2>&1 && echo yes)
+OPENCL_C     := $(if $(OPENCL_FOUND),$(wildcard kernels/opencl/*.c),)
+OPENCL_GEN   := $(BUILD)/gen/coulomb_cl_src.c
 
 # per precision: -DNBR_FLOAT for float
 prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
@@ -52,6 +67,10 @@ TEST_BINS := $(BUILD)/double/test-core $(BUILD)/float/test-core
 .PHONY: all cpu gpu run test info clean plots report
 all: cpu gpu $(TEST_BINS)
 cpu: $(CPU_BINS)
+ifeq ($(OPENCL_FOUND),)
+	@echo "OpenCL headers or ICD loader not found: coulomb built without --impl opencl" \
+	      "(Debian: apt-get install ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)"
+endif
 gpu: $(GPU_BINS)
 ifeq ($(NVCC),)
 	@echo "nvcc not found: CUDA variants ($(GPU_VARIANTS)) not built"
@@ -62,22 +81,38 @@ objs = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 define PRECISION_RULES
 $(BUILD)/$(1)/%.o: %.c $(HEADERS)
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"$(CC_VER)"' -c $$< -o $$@
+	$(CC) $(CFLAGS) $$(XFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"$(CC_VER)"' -c $$< -o $$@
 $(BUILD)/$(1)/common/provenance.o: common/provenance.c $(HEADERS) $(BUILD)/.git-rev-stamp
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS) $(call prec_flag,$(1)) $(DEFS) -DNBR_COMPILER='"$(CC_VER)"' -c $$< -o $$@
-$(addprefix $(BUILD)/$(1)/,$(CPU_VARIANTS)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+$(addprefix $(BUILD)/$(1)/,$(MD_CPU)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+# the Coulomb programs: the OpenMP reference, OpenCL where found (its kernel source embedded)
+$(call objs,$(1),$(COULOMB_C)): XFLAGS := -fopenmp
+$(BUILD)/$(1)/variants/coulomb.o: XFLAGS := $(if $(OPENCL_FOUND),-DNBR_OPENCL)
+$(BUILD)/$(1)/gen/coulomb_cl_src.o: $(OPENCL_GEN)
+	@mkdir -p $$(@D)
+	$(CC) $(CFLAGS) -c $$< -o $$@
+$(BUILD)/$(1)/coulomb: $(BUILD)/$(1)/variants/coulomb.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C) $(OPENCL_C)) $(if $(OPENCL_FOUND),$(BUILD)/$(1)/gen/coulomb_cl_src.o)
+	$(CC) $(CFLAGS) -fopenmp $$^ -o $$@ $(LDLIBS) $(if $(OPENCL_FOUND),-lOpenCL)
 $(BUILD)/$(1)/test-core: $(BUILD)/$(1)/tests/test_core.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 # CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
 $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
-$(addprefix $(BUILD)/$(1)/,$(GPU_VARIANTS)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+$(addprefix $(BUILD)/$(1)/,$(MD_GPU)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/$(1)/coulomb-cuda: $(BUILD)/$(1)/variants/coulomb-cuda.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(COULOMB_CU)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C))
+	$(NVCC) $(NVFLAGS) -Xcompiler -fopenmp $$^ -o $$@ $(LDLIBS)
 endef
 $(foreach p,$(PRECISIONS),$(eval $(call PRECISION_RULES,$(p))))
+
+# The OpenCL kernel source as a C string (the program builds it at run time for its options).
+$(OPENCL_GEN): kernels/opencl/coulomb.cl
+	@mkdir -p $(@D)
+	{ echo 'const char coulomb_cl_source[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } >$@
 
 # Provenance: provenance.c bakes the revision into every CSV row, so it is recompiled
 # whenever the revision changes (the stamp file is rewritten only then).

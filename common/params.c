@@ -1,5 +1,6 @@
 /* params.c - the option table and the parser built on it. */
 #include "params.h"
+#include "options.h"
 #include "real.h"
 
 #include <errno.h>
@@ -15,19 +16,6 @@ const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
 const char *const onoff_names[]   = {"off", "on", NULL};
-
-typedef enum { T_INT, T_LONG, T_U64, T_REAL, T_ENUM, T_STR, T_FLAG } OptType;
-
-typedef struct {
-    const char *flag;           /* without the leading "--" */
-    OptType type;
-    size_t offset;
-    double min, max;            /* inclusive limits for numbers */
-    const char *const *names;   /* for T_ENUM */
-    unsigned knob;              /* 0 = every program */
-    const char *column;         /* CSV column recording the value; NULL = not recorded */
-    const char *help;
-} Option;
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
@@ -133,127 +121,27 @@ static void apply_preset(Params *p)
     }
 }
 
-static const Option *find_option(const char *flag)
+/* The table as the generic parser (options.c) sees it, for one program. */
+static OptTable table_of(unsigned knobs, const char *program, const char *summary)
 {
-    for (int k = 0; k < NOPTIONS; k++)
-        if (strcmp(options[k].flag, flag) == 0) return &options[k];
-    return NULL;
+    OptTable t = {options, NOPTIONS, knobs, program, summary,
+                  "Defaults are the paper's: --system sp, 6000 steps, 500 equilibration steps "
+                  "rescaled every 20, averages over 1000-step blocks."};
+    return t;
 }
 
-/* "program: --flag<msg>"; `flag` is the option's name (no dashes) or, with raw, the user's
- * own word as typed. */
-static void die_as(const char *program, const char *msg, const char *flag, int raw)
-{
-    fprintf(stderr, "%s: %s%s%s\n", program, flag && !raw ? "--" : "", flag ? flag : "", msg);
-    exit(2);
-}
-static void die(const char *program, const char *msg, const char *flag) { die_as(program, msg, flag, 0); }
-
-static int enum_index(const char *const *names, const char *text)
-{
-    for (int k = 0; names[k]; k++)
-        if (strcmp(names[k], text) == 0) return k;
-    return -1;
-}
-
-static void enum_choices(const char *const *names, char *out, size_t len)
-{
-    out[0] = '\0';
-    for (int k = 0; names[k]; k++) {
-        strncat(out, k ? "|" : "", len - strlen(out) - 1);
-        strncat(out, names[k], len - strlen(out) - 1);
-    }
-}
-
-static void set_value(Params *p, const Option *o, const char *text, const char *program)
-{
-    char *base = (char *)p + o->offset, *end = NULL, msg[512];
-    if (o->type == T_ENUM) {
-        int k = enum_index(o->names, text);
-        if (k < 0) {
-            char choices[256];
-            enum_choices(o->names, choices, sizeof choices);
-            snprintf(msg, sizeof msg, " must be one of %s (got '%s')", choices, text);
-            die(program, msg, o->flag);
-        }
-        *(int *)base = k;
-        return;
-    }
-    if (o->type == T_STR) {
-        if (strlen(text) > (size_t)o->max) {
-            snprintf(msg, sizeof msg, " is longer than %.0f characters", o->max);
-            die(program, msg, o->flag);
-        }
-        strcpy(base, text);
-        return;
-    }
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end != '\0' || !isfinite(v)) {
-        snprintf(msg, sizeof msg, " needs a number (got '%s')", text);
-        die(program, msg, o->flag);
-    }
-    if (o->type != T_REAL && v != floor(v)) {
-        snprintf(msg, sizeof msg, " needs a whole number (got '%s')", text);
-        die(program, msg, o->flag);
-    }
-    if (v < o->min || v > o->max) {
-        snprintf(msg, sizeof msg, " = %s is outside its limits [%g, %g]", text, o->min, o->max);
-        die(program, msg, o->flag);
-    }
-    switch (o->type) {
-    case T_INT: *(int *)base = (int)v; break;
-    case T_LONG: *(long *)base = (long)v; break;
-    case T_U64: *(uint64_t *)base = strtoull(text, NULL, 10); break;
-    default: *(double *)base = v; break;
-    }
-}
-
-static void print_help(const char *program, const char *summary, unsigned knobs)
-{
-    printf("%s (%s precision): %s\n\nusage: %s [--flag value]...\n\n", program, NBR_PRECISION,
-           summary, program);
-    for (int k = 0; k < NOPTIONS; k++) {
-        const Option *o = &options[k];
-        if (o->knob && !(o->knob & knobs)) continue;
-        char arg[256] = "";
-        if (o->type == T_ENUM) enum_choices(o->names, arg, sizeof arg);
-        else if (o->type == T_STR) strcpy(arg, "TEXT");
-        else if (o->type != T_FLAG) snprintf(arg, sizeof arg, "%s [%g..%g]",
-                                             o->type == T_REAL ? "X" : "N", o->min, o->max);
-        printf("  --%-14s %s\n      %s\n", o->flag, arg, o->help);
-    }
-    printf("\nDefaults are the paper's: --system sp, 6000 steps, 500 equilibration steps "
-           "rescaled every 20, averages over 1000-step blocks.\n");
-}
+static void die(const char *program, const char *msg, const char *flag) { opt_die(program, msg, flag); }
 
 void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *program,
                   const char *summary)
 {
+    OptTable t = table_of(knobs, program, summary);
     set_defaults(p);
     /* The preset comes first wherever --system stands, so later flags override it. */
     for (int k = 1; k + 1 < argc; k++)
-        if (strcmp(argv[k], "--system") == 0) set_value(p, find_option("system"), argv[k + 1], program);
+        if (strcmp(argv[k], "--system") == 0) opt_set(&t, p, opt_find(&t, "system"), argv[k + 1]);
     apply_preset(p);
-
-    for (int k = 1; k < argc; k++) {
-        const char *arg = argv[k];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            print_help(program, summary, knobs);
-            exit(0);
-        }
-        if (strncmp(arg, "--", 2) != 0) die_as(program, ": unexpected argument (flags start with --; see --help)", arg, 1);
-        const Option *o = find_option(arg + 2);
-        if (!o) die_as(program, ": unknown flag (see --help)", arg, 1);
-        if (o->knob && !(o->knob & knobs)) {
-            char msg[256];
-            snprintf(msg, sizeof msg, " is not a knob of %s (see --help for the ones it has)", program);
-            die(program, msg, o->flag);
-        }
-        if (o->type == T_FLAG) { *(int *)((char *)p + o->offset) = 1; continue; }
-        if (k + 1 >= argc) die(program, " needs a value", o->flag);
-        set_value(p, o, argv[++k], program);
-    }
+    opt_parse(&t, p, argc, argv);
 
     /* Relations between options that single-option limits cannot express. */
     if (p->equil > p->steps) die(program, " must not exceed --steps", "equil");
@@ -265,53 +153,23 @@ double params_rn(const Params *p) { return p->rc + p->delta; }
 double params_box(const Params *p) { return p->ne / cbrt(p->rho); }
 long params_natoms(const Params *p) { return (long)p->ne * p->ne * p->ne; }
 
-static void value_text(const Params *p, const Option *o, char *out, int len)
-{
-    const char *base = (const char *)p + o->offset;
-    switch (o->type) {
-    case T_INT: case T_FLAG: snprintf(out, len, "%d", *(const int *)base); break;
-    case T_LONG: snprintf(out, len, "%ld", *(const long *)base); break;
-    case T_U64: snprintf(out, len, "%llu", (unsigned long long)*(const uint64_t *)base); break;
-    case T_REAL: snprintf(out, len, "%.10g", *(const double *)base); break;
-    case T_ENUM: snprintf(out, len, "%s", o->names[*(const int *)base]); break;
-    case T_STR: snprintf(out, len, "%s", base); break;
-    }
-}
-
 void params_columns(const Params *p, unsigned knobs, void (*fn)(void *ctx, const char *col, const char *value),
                     void *ctx)
 {
-    char text[600];
-    for (int k = 0; k < NOPTIONS; k++) {
-        const Option *o = &options[k];
-        if (!o->column) continue;
-        if (o->knob && !(o->knob & knobs)) snprintf(text, sizeof text, "-");
-        else value_text(p, o, text, sizeof text);
-        fn(ctx, o->column, text);
-    }
+    OptTable t = table_of(knobs, "", "");
+    opt_columns(&t, p, fn, ctx);
 }
 
 void params_print_plain(const Params *p, unsigned knobs)
 {
-    char text[600];
-    for (int k = 0; k < NOPTIONS; k++) {
-        const Option *o = &options[k];
-        if ((o->knob && !(o->knob & knobs)) || o->offset == offsetof(Params, print_config))
-            continue;
-        value_text(p, o, text, sizeof text);
-        printf("%s=%s\n", o->flag, text);
-    }
+    OptTable t = table_of(knobs, "", "");
+    opt_print_plain(&t, p, "print-config");
 }
 
 void params_print(const Params *p, unsigned knobs)
 {
-    char text[600];
-    for (int k = 0; k < NOPTIONS; k++) {
-        const Option *o = &options[k];
-        if (o->knob && !(o->knob & knobs)) continue;
-        value_text(p, o, text, sizeof text);
-        printf("# %-14s = %s\n", o->flag, text);
-    }
+    OptTable t = table_of(knobs, "", "");
+    opt_print(&t, p);
     printf("# %-14s = %s\n# %-14s = %ld\n# %-14s = %.10g\n# %-14s = %.10g\n", "precision",
            NBR_PRECISION, "N", params_natoms(p), "L", params_box(p), "r_n", params_rn(p));
 }

@@ -5,6 +5,7 @@
  * is refused (the schema changed: start a new file) rather than mixing meanings. */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "core.h"
+#include "csvrow.h"
 #include "real.h"
 
 #include <stdarg.h>
@@ -16,43 +17,19 @@
 #include <limits.h>
 #include <unistd.h>
 
-enum { MAX_COLS = 100, COL_LEN = 160 };
-typedef struct {
-    int n;
-    const char *name[MAX_COLS];
-    char value[MAX_COLS][COL_LEN];
-} Row;
+/* Rows, headers and the refusal rules are csvrow.c's (shared with the Coulomb programs). */
+enum { MAX_COLS = CSV_MAX_COLS, COL_LEN = CSV_COL_LEN };
+typedef CsvRow Row;
 
 static void col(Row *row, const char *name, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(row->value[row->n], COL_LEN, fmt, ap);
+    csv_vcol(row, name, fmt, ap);
     va_end(ap);
-    /* CSV safety: values never contain the separator or quotes */
-    for (char *c = row->value[row->n]; *c; c++)
-        if (*c == ',' || *c == '"' || *c == '\n') *c = ';';
-    row->name[row->n++] = name;
 }
 
-static void cpu_model(char *out, size_t len)
-{
-    snprintf(out, len, "unknown-cpu");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c += 2;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(out, len, "%s", c);
-            }
-            break;
-        }
-    fclose(f);
-}
+static void cpu_model(char *out, size_t len) { csv_cpu_model(out, len); }
 
 static void option_col(void *row, const char *name, const char *value) { col(row, name, "%s", value); }
 
@@ -126,63 +103,16 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "status", "%s", status);
 }
 
-/* The header a file must have: the row's column names. */
-static void header_of(const Row *row, char *out, size_t len)
-{
-    out[0] = '\0';
-    for (int k = 0; k < row->n; k++) {
-        strncat(out, k ? "," : "", len - strlen(out) - 1);
-        strncat(out, row->name[k], len - strlen(out) - 1);
-    }
-}
+static void header_of(const Row *row, char *out, size_t len) { csv_header(row, out, len); }
 
-/* Is `path` inside a directory named results (a committed results tree)? */
-static int under_results(const char *path)
-{
-    char dir[PATH_MAX], abs[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0'; else snprintf(dir, sizeof dir, ".");
-    if (!realpath(dir, abs)) return 0;
-    for (char *c = abs; (c = strstr(c, "/results")); c += 8)
-        if (c[8] == '/' || c[8] == '\0') return 1;
-    return 0;
-}
-
-/* Refuses now (one line, exit 2) what would be refused when the row is written. */
 static void open_check(const Sim *s, const char *path, const char *flag, const char *header)
 {
-    const char *who = s->variant->name;
-    if (under_results(path) && !nbr_rev_committed() && !s->p.allow_dirty)
-        nbr_fail(EXIT_INPUT, "%s: refusing to add rows to %s (under results/) from a build of revision %s, which is "
-                             "not a committed revision: commit and rebuild, or pass --allow-dirty",
-                 who, path, nbr_git_rev());
-    FILE *f = fopen(path, "a+");
-    if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
-    rewind(f);
-    static char first[MAX_COLS * 32];
-    first[0] = '\0';
-    if (fgets(first, sizeof first, f)) {
-        first[strcspn(first, "\n")] = '\0';
-        if (strcmp(first, header) != 0)
-            nbr_fail(EXIT_INPUT, "%s: --%s %s has another header (CSV schema changed): write to a new file", who,
-                     flag, path);
-    }
-    fclose(f);
+    csv_open_check(s->variant->name, s->p.allow_dirty, path, flag, header);
 }
 
 static void append_row(const Sim *s, const char *path, const char *flag, const Row *row)
 {
-    static char header[MAX_COLS * 32];
-    header_of(row, header, sizeof header);
-    open_check(s, path, flag, header);
-    FILE *f = fopen(path, "a");
-    if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", s->variant->name, flag, path,
-                     strerror(errno));
-    if (ftell(f) == 0) fprintf(f, "%s\n", header);
-    for (int k = 0; k < row->n; k++) fprintf(f, "%s%s", k ? "," : "", row->value[k]);
-    fputc('\n', f);
-    fclose(f);
+    csv_append(s->variant->name, s->p.allow_dirty, path, flag, row);
 }
 
 static void fill_block(Row *row, const Sim *s, const BlockRow *b)

@@ -49,7 +49,7 @@ t_error err-blocks-csv-no-folder 2 'cannot open --blocks-csv' timeout 20 $b/cpu-
 _t30_rev_binary() {   # REV OUT: cpu-grouped built from this build's objects, revision REV
     local o=$BUILD/double
     cc -std=c11 -DNBR_GIT_REV="\"$1\"" -c common/provenance.c -o "$2.o" &&
-        cc $o/variants/cpu-grouped.o $(ls common/*.c kernels/*.c kernels/cpu/*.c | grep -v provenance |
+        cc $o/variants/cpu-grouped.o $(ls common/*.c kernels/*.c kernels/cpu/*.c | grep -v 'provenance\|kernels/cpu/coulomb' |
                                        sed "s|^|$o/|; s|\.c\$|.o|") "$2.o" -o "$2" -lm
 }
 _t30_refuse() {   # REV: refused under results/, accepted elsewhere and with --allow-dirty

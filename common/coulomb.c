@@ -1,0 +1,284 @@
+/* coulomb.c - the Coulomb programs' harness (see coulomb.h): option table, input, reference,
+ * timing, summary and CSV row. */
+#include "coulomb.h"
+#include "core.h"
+#include "csvrow.h"
+#include "fail.h"
+#include "options.h"
+#include "real.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const cimpl_names[] = {"ref", "opencl", "cuda", NULL};
+const char *const acc_names[] = {"float", "double", "kahan", "pairwise", NULL};
+const char *const sweep_names[] = {"half", "full", NULL};
+
+#define F(field) offsetof(CoulombParams, field)
+static const Option options[] = {
+    {"impl", T_ENUM, F(impl), 0, 0, cimpl_names, 0, "impl",
+     "implementation: ref (C, OpenMP over the cores), opencl (the thesis's kernel in OpenCL C), cuda (the same in CUDA)"},
+    {"acc", T_ENUM, F(acc), 0, 0, acc_names, 0, "precision",
+     "arithmetic and accumulation: float (the thesis's GPU), double, kahan (float terms, Kahan-compensated per-thread "
+     "and per-block sums), pairwise (float terms, per-tile sums combined pairwise, tree reductions); default: the "
+     "build's precision"},
+    {"unroll", T_INT, F(unroll), 1, 8, NULL, CKNOB_TILED, "unroll", "inner loop unrolled 1, 2, 4 or 8 times (thesis: 4)"},
+    {"block", T_INT, F(block), 1, 1024, NULL, CKNOB_TILED, "block",
+     "threads per block (CUDA) / work-items per work-group (OpenCL): the tile of positions staged in shared/local "
+     "memory; a power of two, a multiple of --unroll (thesis: 128)"},
+    {"sweep", T_ENUM, F(sweep), 0, 0, sweep_names, CKNOB_TILED, "sweep",
+     "half: each work-item sums j > i (own tile and last tile apart, the thesis); full: all j != i, every pair twice, "
+     "halved"},
+    {"threads", T_INT, F(threads), 0, 4096, NULL, CKNOB_REF, "omp_threads", "OpenMP threads (0 = every core)"},
+    {"cl-platform", T_INT, F(cl_platform), 0, 64, NULL, CKNOB_OPENCL, "cl_platform", "OpenCL platform index"},
+    {"cl-device", T_INT, F(cl_device), 0, 64, NULL, CKNOB_OPENCL, "cl_device", "OpenCL device index on that platform"},
+    {"device", T_INT, F(device), 0, 64, NULL, CKNOB_CUDA, "device_index", "CUDA device index"},
+    {"reps", T_INT, F(reps), 1, 1e6, NULL, 0, "reps", "timed evaluations (the median is reported)"},
+    {"warmup", T_INT, F(warmup), 0, 1e6, NULL, 0, NULL, "untimed evaluations before them"},
+    {"input", T_STR, F(input), 0, sizeof(((CoulombParams *)0)->input) - 1, NULL, 0, NULL,
+     "read the system from this file: PQR (ATOM/HETATM serial name resName [chain] resSeq x y z charge radius) or "
+     "x y z q lines (# comments)"},
+    {"format", T_ENUM, F(format), 0, 0, format_names, 0, NULL, "--input format (auto: .pqr is PQR, else x y z q)"},
+    {"water", T_LONG, F(water), 0, 3e7, NULL, 0, NULL,
+     "generate a TIP3P-like water box of this many atoms (a multiple of 3; N/3 molecules on a cubic lattice at "
+     "0.0334 molecules/A^3, random orientations; the thesis: 43239 ... 630828)"},
+    {"random", T_LONG, F(random), 0, 3e7, NULL, 0, NULL,
+     "generate this many atoms uniform in a cube (0.1 atoms/A^3), charges uniform in [-1, 1] made neutral"},
+    {"seed", T_U64, F(seed), 0, 1.8e19, NULL, 0, "seed", "random seed of the generators"},
+    {"e-ref", T_REAL, F(e_ref), -1e300, 1e300, NULL, 0, NULL,
+     "the reference energy (kcal/mol) if known (e.g. from an earlier --impl ref run); else it is computed "
+     "(double terms, compensated sums, OpenMP)"},
+    {"write", T_STR, F(write), 0, sizeof(((CoulombParams *)0)->write) - 1, NULL, 0, NULL,
+     "write the system as x y z q lines to this file and exit"},
+    {"check", T_FLAG, F(check), 0, 0, NULL, 0, NULL,
+     "exit 1 when the relative error against the reference exceeds the mode's stated tolerance"},
+    {"quiet", T_FLAG, F(quiet), 0, 0, NULL, 0, NULL, "print only the summary"},
+    {"print-config", T_FLAG, F(print_config), 0, 0, NULL, 0, NULL,
+     "print the resolved configuration as name=value lines (for scripts) and exit"},
+    {"allow-dirty", T_FLAG, F(allow_dirty), 0, 0, NULL, 0, NULL,
+     "allow appending rows under a results/ directory from a build of uncommitted or unknown code"},
+    {"csv", T_STR, F(csv), 0, sizeof(((CoulombParams *)0)->csv) - 1, NULL, 0, NULL,
+     "append one result row to this CSV file (its own schema: results/<machine>/coulomb.csv)"},
+    {"tag", T_STR, F(tag), 0, sizeof(((CoulombParams *)0)->tag) - 1, NULL, 0, NULL, "label written to the CSV row"},
+};
+#undef F
+enum { NOPTIONS = sizeof options / sizeof options[0] };
+
+double coulomb_tolerance(int acc, long n)
+{
+    (void)n;
+    switch (acc) {
+    case ACC_DOUBLE: return 1e-12;
+    case ACC_KAHAN: case ACC_PAIRWISE: return 1e-6;
+    default: return 1e-4;   /* plain float: the thesis saw up to 5.8e-5 at 630 828 atoms */
+    }
+}
+
+static unsigned program_knobs(const CoulombProgram *prog)
+{
+    unsigned k = 0;
+    for (int i = 0; i < NCIMPL; i++)
+        if (prog->impl[i]) k |= prog->impl[i]->knobs;
+    return k;
+}
+
+/* Options given on the command line that the chosen implementation does not have. */
+static void refuse_foreign(const OptTable *t, const CoulombImpl *impl, int argc, char **argv)
+{
+    for (int k = 1; k < argc; k++) {
+        if (strncmp(argv[k], "--", 2) != 0) continue;
+        const Option *o = opt_find(t, argv[k] + 2);
+        if (o && o->knob && !(o->knob & impl->knobs)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, " does not apply to --impl %s", cimpl_names[impl->kind]);
+            opt_die(t->program, msg, o->flag);
+        }
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void option_col(void *row, const char *name, const char *value) { csv_col(row, name, "%s", value); }
+
+typedef struct {
+    double median, min, energy, e_ref, rel_error, tol, ref_seconds, cond;
+    const char *ref_source, *status;
+} Outcome;
+
+static void fill_row(CsvRow *row, const OptTable *t, const CoulombParams *p, const CoulombImpl *impl,
+                     CoulombRun *r, const Outcome *o)
+{
+    char text[CSV_COL_LEN], host[128] = "unknown", device[CSV_COL_LEN];
+    time_t now = time(NULL);
+    long n = r->sys ? r->sys->n : 0;
+    double pairs = 0.5 * (double)n * (n - 1);
+    gethostname(host, sizeof host - 1);
+    if (impl->device_name && r->ctx) snprintf(device, sizeof device, "%s", impl->device_name(r));
+    else csv_cpu_model(device, sizeof device);
+    strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    row->n = 0;
+    csv_col(row, "timestamp", "%s", text);
+    csv_col(row, "git_rev", "%s", nbr_git_rev());
+    csv_col(row, "host", "%s", host);
+    csv_col(row, "device", "%s", device);
+    csv_col(row, "compiler", "%s%s%s", nbr_host_compiler(), impl->compiler ? " + " : "",
+            impl->compiler ? impl->compiler : "");
+    csv_col(row, "program", "%s", t->program);
+    csv_col(row, "tag", "%s", p->tag);
+    OptTable ti = *t;
+    ti.knobs = impl->knobs;   /* "-" for the options the implementation does not have */
+    opt_columns(&ti, p, option_col, row);
+    csv_col(row, "input", "%s", r->sys ? r->sys->name : "");
+    csv_col(row, "n", "%ld", n);
+    csv_col(row, "t_eval_s", "%.6g", o->median);
+    csv_col(row, "t_min_s", "%.6g", o->min);
+    csv_col(row, "pairs_per_s", "%.6g", o->median > 0 ? pairs / o->median : 0.0);
+    csv_col(row, "energy", "%.17g", o->energy);
+    csv_col(row, "e_ref", "%.17g", o->e_ref);
+    csv_col(row, "ref_source", "%s", o->ref_source ? o->ref_source : "");
+    csv_col(row, "t_ref_s", "%.6g", o->ref_seconds);
+    csv_col(row, "cond", "%.4g", o->cond);
+    csv_col(row, "rel_error", "%.4g", o->rel_error);
+    csv_col(row, "tolerance", "%.3g", o->tol);
+    csv_col(row, "status", "%s", o->status ? o->status : "ok");
+}
+
+int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
+{
+    static CoulombParams p;
+    memset(&p, 0, sizeof p);
+    p.impl = prog->default_impl;
+#ifdef NBR_FLOAT
+    p.acc = ACC_FLOAT;
+#else
+    p.acc = ACC_DOUBLE;
+#endif
+    p.unroll = 4;
+    p.block = 128;
+    p.reps = 5;
+    p.warmup = 1;
+    p.seed = 12345;
+    p.e_ref = NAN;
+    OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary,
+                  "Exactly one of --input, --water, --random. Energies in kcal/mol (332.0636 q_i q_j / r_ij, "
+                  "r in Angstrom, q in e), no cutoff, no periodic images. Defaults are the thesis's: unroll 4, "
+                  "128 per work-group, the half sweep."};
+    opt_parse(&t, &p, argc, argv);
+
+    const CoulombImpl *impl = prog->impl[p.impl];
+    if (!impl)
+        nbr_fail(EXIT_INPUT, "%s: --impl %s is not available in this build%s%s", prog->name, cimpl_names[p.impl],
+                 prog->missing[p.impl] ? ": " : "", prog->missing[p.impl] ? prog->missing[p.impl] : "");
+    refuse_foreign(&t, impl, argc, argv);
+    int sources = (p.input[0] != 0) + (p.water > 0) + (p.random > 0);
+    if (sources != 1)
+        nbr_fail(EXIT_INPUT, "%s: give exactly one of --input FILE, --water N, --random N (got %d)", prog->name, sources);
+    if (impl->knobs & CKNOB_TILED) {
+        if (p.unroll != 1 && p.unroll != 2 && p.unroll != 4 && p.unroll != 8)
+            opt_die(prog->name, " must be 1, 2, 4 or 8", "unroll");
+        if (p.block & (p.block - 1)) opt_die(prog->name, " must be a power of two", "block");
+        if (p.block % p.unroll) opt_die(prog->name, " must be a multiple of --unroll", "block");
+    }
+    if (impl->kind == CIMPL_REF && p.acc == ACC_PAIRWISE)
+        nbr_fail(EXIT_INPUT, "%s: --acc pairwise is a mode of the tiled kernels (opencl, cuda); --impl ref has float, "
+                             "double and kahan",
+                 prog->name);
+    if (p.print_config) {
+        printf("program=%s\n", prog->name);
+        OptTable ti = t;
+        ti.knobs = impl->knobs;
+        opt_print_plain(&ti, &p, "print-config");
+        printf("git_rev=%s\n", nbr_git_rev());
+        return 0;
+    }
+
+    /* the CSV is refused (header, folder, revision) before anything is computed */
+    static CsvRow row;
+    static char header[CSV_MAX_COLS * 32];
+    CoulombRun run = {&p, NULL, NULL};
+    Outcome out = {0};
+    if (p.csv[0]) {
+        fill_row(&row, &t, &p, impl, &run, &out);
+        csv_header(&row, header, sizeof header);
+        csv_open_check(prog->name, p.allow_dirty, p.csv, "csv", header);
+    }
+
+    static ChargeSystem sys;
+    if (p.input[0]) input_read(&sys, p.input, p.format);
+    else if (p.water > 0) input_water(&sys, p.water, p.seed);
+    else input_random(&sys, p.random, p.seed);
+    if (p.write[0]) {
+        input_write_xyzq(&sys, p.write);
+        printf("%s: wrote %ld atoms of %s to %s\n", prog->name, sys.n, sys.name, p.write);
+        return 0;
+    }
+    run.sys = &sys;
+    if (!p.quiet) {
+        OptTable ti = t;
+        ti.knobs = impl->knobs;
+        opt_print(&ti, &p);
+        printf("# %-14s = %s\n# %-14s = %ld\n", "system", sys.name, "N", sys.n);
+    }
+
+    impl->setup(&run);   /* first: a missing device stops the run before the reference is computed */
+
+    /* the reference */
+    out.ref_source = "given";
+    out.cond = NAN;
+    out.e_ref = p.e_ref;
+    if (isnan(p.e_ref)) {
+        double t0 = wall_seconds();
+        double abs_sum = 0;
+        out.e_ref = prog->exact(&sys, impl->kind == CIMPL_REF ? p.threads : 0, &abs_sum);
+        out.cond = out.e_ref != 0 ? abs_sum / fabs(out.e_ref) : INFINITY;
+        out.ref_seconds = wall_seconds() - t0;
+        out.ref_source = "computed";
+    }
+
+    double *times = nbr_alloc(sizeof(double) * (size_t)p.reps, "timings"), e = 0, secs;
+    for (int k = 0; k < p.warmup; k++) e = impl->energy(&run, &secs);
+    for (int k = 0; k < p.reps; k++) e = impl->energy(&run, &times[k]);
+    qsort(times, (size_t)p.reps, sizeof *times, cmp_double);
+    out.median = p.reps % 2 ? times[p.reps / 2] : 0.5 * (times[p.reps / 2 - 1] + times[p.reps / 2]);
+    out.min = times[0];
+    out.energy = e;
+    out.rel_error = out.e_ref != 0 ? (e - out.e_ref) / fabs(out.e_ref) : e - out.e_ref;
+    out.tol = coulomb_tolerance(p.acc, sys.n);
+    int over = !(fabs(out.rel_error) <= out.tol);
+    out.status = over ? "over_tolerance" : "ok";
+
+    double pairs = 0.5 * (double)sys.n * (sys.n - 1);
+    printf("%s %s %s", prog->name, cimpl_names[impl->kind], acc_names[p.acc]);
+    if (impl->knobs & CKNOB_TILED) printf(" unroll %d block %d %s", p.unroll, p.block, sweep_names[p.sweep]);
+    printf(" %s N=%ld on %s\n", sys.name, sys.n, impl->device_name ? impl->device_name(&run) : "the CPU");
+    printf("  E = %.10g kcal/mol; reference %.15g (%s); rel_error %.3g (tolerance %.0e: %s)\n", e, out.e_ref,
+           out.ref_source, out.rel_error, out.tol, over ? "OVER" : "ok");
+    printf("  t_eval %.6g s (median of %d; min %.6g), %.4g pair interactions per second", out.median, p.reps,
+           out.min, out.median > 0 ? pairs / out.median : 0.0);
+    if (out.ref_seconds > 0)
+        printf("; reference took %.4g s; condition sum|E_ij|/|E| = %.4g", out.ref_seconds, out.cond);
+    printf("\n");
+
+    if (p.csv[0]) {
+        fill_row(&row, &t, &p, impl, &run, &out);
+        csv_append(prog->name, p.allow_dirty, p.csv, "csv", &row);
+    }
+    if (impl->teardown) impl->teardown(&run);
+    free(times);
+    input_free(&sys);
+    if (over && p.check) {
+        fprintf(stderr, "%s: relative error %.3g exceeds the %s tolerance %.0e\n", prog->name, out.rel_error,
+                acc_names[p.acc], out.tol);
+        return 1;
+    }
+    return 0;
+}

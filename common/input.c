@@ -1,0 +1,198 @@
+/* input.c - charge systems: readers, generators, writer (see input.h). */
+#include "input.h"
+#include "fail.h"
+#include "rng.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const format_names[] = {"auto", "pqr", "xyzq", NULL};
+static const double PI = 3.14159265358979323846;
+
+static void sys_alloc(ChargeSystem *s, long n)
+{
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+    s->n = n;
+    s->x = nbr_alloc(bytes, "positions");
+    s->y = nbr_alloc(bytes, "positions");
+    s->z = nbr_alloc(bytes, "positions");
+    s->q = nbr_alloc(bytes, "charges");
+}
+
+void input_free(ChargeSystem *s)
+{
+    free(s->x); free(s->y); free(s->z); free(s->q);
+    s->x = s->y = s->z = s->q = NULL;
+    s->n = 0;
+}
+
+/* A whole token as a finite number, else 0. */
+static int number(const char *tok, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(tok, &end);
+    return tok[0] && *end == '\0' && errno != ERANGE && isfinite(*v);
+}
+
+/* A residue number: an integer, perhaps with an insertion code letter. */
+static int res_seq(const char *tok)
+{
+    const char *c = tok + (*tok == '-');
+    if (!isdigit((unsigned char)*c)) return 0;
+    while (isdigit((unsigned char)*c)) c++;
+    if (isalpha((unsigned char)*c)) c++;
+    return *c == '\0';
+}
+
+enum { MAX_TOKENS = 16 };
+static int split(char *line, char **tok)
+{
+    int n = 0;
+    for (char *c = strtok(line, " \t\r\n"); c; c = strtok(NULL, " \t\r\n"))
+        if (n < MAX_TOKENS) tok[n++] = c; else return MAX_TOKENS + 1;
+    return n;
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+void input_read(ChargeSystem *s, const char *path, int format)
+{
+    if (format == FORMAT_AUTO) {
+        size_t len = strlen(path);
+        format = len >= 4 && strcasecmp(path + len - 4, ".pqr") == 0 ? FORMAT_PQR : FORMAT_XYZQ;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) nbr_fail(EXIT_INPUT, "cannot read --input %s: %s", path, strerror(errno));
+    long cap = 1024, n = 0, lineno = 0;
+    double *v = nbr_alloc((size_t)cap * 4 * sizeof(double), "input atoms");
+    char *line = NULL;
+    size_t linecap = 0;
+    while (getline(&line, &linecap, f) > 0) {
+        lineno++;
+        char copy[64], *tok[MAX_TOKENS];
+        snprintf(copy, sizeof copy, "%s", line);
+        copy[strcspn(copy, "\r\n")] = '\0';
+        int nt = split(line, tok);
+        double a[4], radius;
+        if (nt == 0) continue;
+        if (format == FORMAT_PQR) {
+            if (strcmp(tok[0], "ATOM") != 0 && strcmp(tok[0], "HETATM") != 0) continue;  /* REMARK, TER, END, ... */
+            if (nt != 10 && nt != 11)
+                nbr_fail(EXIT_INPUT, "%s:%ld: a PQR atom line needs 10 or 11 whitespace-separated fields (record "
+                                     "serial name resName [chain] resSeq x y z charge radius), this one has %d: '%.40s'",
+                         path, lineno, nt > MAX_TOKENS ? MAX_TOKENS + 1 : nt, copy);
+            if (!res_seq(tok[nt - 6]))
+                nbr_fail(EXIT_INPUT, "%s:%ld: PQR field %d (resSeq) is not a residue number: '%s' (a field missing "
+                                     "or extra?)", path, lineno, nt - 5, tok[nt - 6]);
+            for (int k = 0; k < 4; k++)
+                if (!number(tok[nt - 5 + k], &a[k]))
+                    nbr_fail(EXIT_INPUT, "%s:%ld: PQR field %d (%s) is not a number: '%s'", path, lineno,
+                             nt - 4 + k, (const char *[]){"x", "y", "z", "charge"}[k], tok[nt - 5 + k]);
+            if (!number(tok[nt - 1], &radius) || radius < 0)
+                nbr_fail(EXIT_INPUT, "%s:%ld: PQR field %d (radius) is not a non-negative number: '%s'", path, lineno,
+                         nt, tok[nt - 1]);
+        } else {
+            if (tok[0][0] == '#') continue;
+            if (nt != 4)
+                nbr_fail(EXIT_INPUT, "%s:%ld: an x y z q line needs 4 numbers, this one has %d fields: '%.40s'", path,
+                         lineno, nt > MAX_TOKENS ? MAX_TOKENS + 1 : nt, copy);
+            for (int k = 0; k < 4; k++)
+                if (!number(tok[k], &a[k]))
+                    nbr_fail(EXIT_INPUT, "%s:%ld: field %d (%c) is not a number: '%s'", path, lineno, k + 1, "xyzq"[k],
+                             tok[k]);
+        }
+        if (n == cap) {
+            cap *= 2;
+            double *w = realloc(v, (size_t)cap * 4 * sizeof(double));
+            if (!w) nbr_fail(EXIT_CAPACITY, "cannot allocate %.3g MB for the atoms of %s", cap * 32 / 1e6, path);
+            v = w;
+        }
+        memcpy(v + 4 * n++, a, sizeof a);
+    }
+    free(line);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) nbr_fail(EXIT_INPUT, "cannot read --input %s: read error", path);
+    if (n == 0)
+        nbr_fail(EXIT_INPUT, "%s: no atoms (%s format%s)", path, format_names[format],
+                 format == FORMAT_PQR ? ": no ATOM or HETATM lines" : "");
+    sys_alloc(s, n);
+    for (long i = 0; i < n; i++) {
+        s->x[i] = v[4 * i]; s->y[i] = v[4 * i + 1]; s->z[i] = v[4 * i + 2]; s->q[i] = v[4 * i + 3];
+    }
+    free(v);
+    snprintf(s->name, sizeof s->name, "%s", basename_of(path));
+}
+
+/* A uniformly random rotation (Shoemake's quaternion from three uniforms). */
+static void random_rotation(Rng *g, double R[3][3])
+{
+    double u1 = rng_uniform(g), u2 = 2 * PI * rng_uniform(g), u3 = 2 * PI * rng_uniform(g);
+    double a = sqrt(1 - u1), b = sqrt(u1);
+    double w = a * sin(u2), x = a * cos(u2), y = b * sin(u3), z = b * cos(u3);
+    R[0][0] = 1 - 2 * (y * y + z * z); R[0][1] = 2 * (x * y - z * w);     R[0][2] = 2 * (x * z + y * w);
+    R[1][0] = 2 * (x * y + z * w);     R[1][1] = 1 - 2 * (x * x + z * z); R[1][2] = 2 * (y * z - x * w);
+    R[2][0] = 2 * (x * z - y * w);     R[2][1] = 2 * (y * z + x * w);     R[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+void input_water(ChargeSystem *s, long n, uint64_t seed)
+{
+    if (n % 3) nbr_fail(EXIT_INPUT, "--water %ld: the number of atoms must be a multiple of 3 (3 per molecule)", n);
+    long m = n / 3, side = (long)ceil(cbrt((double)m));
+    while (side * side * side < m) side++;
+    while ((side - 1) * (side - 1) * (side - 1) >= m) side--;
+    double a = cbrt(1.0 / WATER_DENSITY), half = 0.5 * WATER_HOH_DEG * PI / 180;
+    double body[3][3] = {{0, 0, 0},
+                         {WATER_OH * sin(half), WATER_OH * cos(half), 0},
+                         {-WATER_OH * sin(half), WATER_OH * cos(half), 0}};
+    const double q[3] = {WATER_Q_O, WATER_Q_H, WATER_Q_H};
+    Rng g;
+    rng_seed(&g, seed);
+    sys_alloc(s, n);
+    for (long k = 0; k < m; k++) {
+        double site[3] = {a * (k % side), a * (k / side % side), a * (k / (side * side))}, R[3][3];
+        random_rotation(&g, R);
+        for (int atom = 0; atom < 3; atom++) {
+            double r[3];
+            for (int d = 0; d < 3; d++)
+                r[d] = site[d] + R[d][0] * body[atom][0] + R[d][1] * body[atom][1] + R[d][2] * body[atom][2];
+            long i = 3 * k + atom;
+            s->x[i] = r[0]; s->y[i] = r[1]; s->z[i] = r[2]; s->q[i] = q[atom];
+        }
+    }
+    snprintf(s->name, sizeof s->name, "water-%ld", n);
+}
+
+void input_random(ChargeSystem *s, long n, uint64_t seed)
+{
+    Rng g;
+    rng_seed(&g, seed);
+    sys_alloc(s, n);
+    double L = cbrt(n / 0.1), sum = 0;
+    for (long i = 0; i < n; i++) {
+        s->x[i] = L * rng_uniform(&g); s->y[i] = L * rng_uniform(&g); s->z[i] = L * rng_uniform(&g);
+        s->q[i] = 2 * rng_uniform(&g) - 1;
+        sum += s->q[i];
+    }
+    for (long i = 0; i < n; i++) s->q[i] -= sum / n;
+    snprintf(s->name, sizeof s->name, "random-%ld", n);
+}
+
+void input_write_xyzq(const ChargeSystem *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) nbr_fail(EXIT_INPUT, "cannot write --write %s: %s", path, strerror(errno));
+    fprintf(f, "# %s: %ld atoms, x y z (Angstrom) q (e)\n", s->name, s->n);
+    for (long i = 0; i < s->n; i++) fprintf(f, "%.17g %.17g %.17g %.17g\n", s->x[i], s->y[i], s->z[i], s->q[i]);
+    if (fclose(f) != 0) nbr_fail(EXIT_INPUT, "cannot write --write %s: %s", path, strerror(errno));
+}

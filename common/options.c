@@ -1,0 +1,181 @@
+/* options.c - the option-table parser (see options.h). */
+#include "options.h"
+#include "real.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "program: --flag<msg>"; with raw, `flag` is the user's own word as typed. */
+static void die_as(const char *program, const char *msg, const char *flag, int raw)
+#ifdef __GNUC__
+    __attribute__((noreturn))
+#endif
+    ;
+static void die_as(const char *program, const char *msg, const char *flag, int raw)
+{
+    fprintf(stderr, "%s: %s%s%s\n", program, flag && !raw ? "--" : "", flag ? flag : "", msg);
+    exit(2);
+}
+void opt_die(const char *program, const char *msg, const char *flag) { die_as(program, msg, flag, 0); }
+
+const Option *opt_find(const OptTable *t, const char *flag)
+{
+    for (int k = 0; k < t->n; k++)
+        if (strcmp(t->opt[k].flag, flag) == 0) return &t->opt[k];
+    return NULL;
+}
+
+int opt_applies(const OptTable *t, const Option *o) { return !o->knob || (o->knob & t->knobs); }
+
+static int enum_index(const char *const *names, const char *text)
+{
+    for (int k = 0; names[k]; k++)
+        if (strcmp(names[k], text) == 0) return k;
+    return -1;
+}
+
+static void enum_choices(const char *const *names, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int k = 0; names[k]; k++) {
+        strncat(out, k ? "|" : "", len - strlen(out) - 1);
+        strncat(out, names[k], len - strlen(out) - 1);
+    }
+}
+
+void opt_set(const OptTable *t, void *p, const Option *o, const char *text)
+{
+    const char *program = t->program;
+    char *base = (char *)p + o->offset, *end = NULL, msg[512];
+    if (o->type == T_ENUM) {
+        int k = enum_index(o->names, text);
+        if (k < 0) {
+            char choices[256];
+            enum_choices(o->names, choices, sizeof choices);
+            snprintf(msg, sizeof msg, " must be one of %s (got '%s')", choices, text);
+            opt_die(program, msg, o->flag);
+        }
+        *(int *)base = k;
+        return;
+    }
+    if (o->type == T_STR) {
+        if (strlen(text) > (size_t)o->max) {
+            snprintf(msg, sizeof msg, " is longer than %.0f characters", o->max);
+            opt_die(program, msg, o->flag);
+        }
+        strcpy(base, text);
+        return;
+    }
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || !isfinite(v)) {
+        snprintf(msg, sizeof msg, " needs a number (got '%s')", text);
+        opt_die(program, msg, o->flag);
+    }
+    if (o->type != T_REAL && v != floor(v)) {
+        snprintf(msg, sizeof msg, " needs a whole number (got '%s')", text);
+        opt_die(program, msg, o->flag);
+    }
+    if (v < o->min || v > o->max) {
+        snprintf(msg, sizeof msg, " = %s is outside its limits [%g, %g]", text, o->min, o->max);
+        opt_die(program, msg, o->flag);
+    }
+    switch (o->type) {
+    case T_INT: *(int *)base = (int)v; break;
+    case T_LONG: *(long *)base = (long)v; break;
+    case T_U64: *(uint64_t *)base = strtoull(text, NULL, 10); break;
+    default: *(double *)base = v; break;
+    }
+}
+
+static void print_help(const OptTable *t)
+{
+    printf("%s (%s precision): %s\n\nusage: %s [--flag value]...\n\n", t->program, NBR_PRECISION, t->summary,
+           t->program);
+    for (int k = 0; k < t->n; k++) {
+        const Option *o = &t->opt[k];
+        if (!opt_applies(t, o)) continue;
+        char arg[256] = "";
+        if (o->type == T_ENUM) enum_choices(o->names, arg, sizeof arg);
+        else if (o->type == T_STR) strcpy(arg, "TEXT");
+        else if (o->type != T_FLAG) snprintf(arg, sizeof arg, "%s [%g..%g]",
+                                             o->type == T_REAL ? "X" : "N", o->min, o->max);
+        printf("  --%-14s %s\n      %s\n", o->flag, arg, o->help);
+    }
+    if (t->help_note) printf("\n%s\n", t->help_note);
+}
+
+void opt_parse(const OptTable *t, void *p, int argc, char **argv)
+{
+    const char *program = t->program;
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            print_help(t);
+            exit(0);
+        }
+        if (strncmp(arg, "--", 2) != 0) die_as(program, ": unexpected argument (flags start with --; see --help)", arg, 1);
+        const Option *o = opt_find(t, arg + 2);
+        if (!o) die_as(program, ": unknown flag (see --help)", arg, 1);
+        if (!opt_applies(t, o)) {
+            char msg[256];
+            snprintf(msg, sizeof msg, " is not a knob of %s (see --help for the ones it has)", program);
+            opt_die(program, msg, o->flag);
+        }
+        if (o->type == T_FLAG) { *(int *)((char *)p + o->offset) = 1; continue; }
+        if (k + 1 >= argc) opt_die(program, " needs a value", o->flag);
+        opt_set(t, p, o, argv[++k]);
+    }
+}
+
+void opt_value_text(const Option *o, const void *p, char *out, int len)
+{
+    const char *base = (const char *)p + o->offset;
+    switch (o->type) {
+    case T_INT: case T_FLAG: snprintf(out, len, "%d", *(const int *)base); break;
+    case T_LONG: snprintf(out, len, "%ld", *(const long *)base); break;
+    case T_U64: snprintf(out, len, "%llu", (unsigned long long)*(const uint64_t *)base); break;
+    case T_REAL: snprintf(out, len, "%.10g", *(const double *)base); break;
+    case T_ENUM: snprintf(out, len, "%s", o->names[*(const int *)base]); break;
+    case T_STR: snprintf(out, len, "%s", base); break;
+    }
+}
+
+void opt_columns(const OptTable *t, const void *p, void (*fn)(void *ctx, const char *col, const char *value),
+                 void *ctx)
+{
+    char text[600];
+    for (int k = 0; k < t->n; k++) {
+        const Option *o = &t->opt[k];
+        if (!o->column) continue;
+        if (!opt_applies(t, o)) snprintf(text, sizeof text, "-");
+        else opt_value_text(o, p, text, sizeof text);
+        fn(ctx, o->column, text);
+    }
+}
+
+void opt_print_plain(const OptTable *t, const void *p, const char *skip)
+{
+    char text[600];
+    for (int k = 0; k < t->n; k++) {
+        const Option *o = &t->opt[k];
+        if (!opt_applies(t, o) || (skip && strcmp(o->flag, skip) == 0)) continue;
+        opt_value_text(o, p, text, sizeof text);
+        printf("%s=%s\n", o->flag, text);
+    }
+}
+
+void opt_print(const OptTable *t, const void *p)
+{
+    char text[600];
+    for (int k = 0; k < t->n; k++) {
+        const Option *o = &t->opt[k];
+        if (!opt_applies(t, o)) continue;
+        opt_value_text(o, p, text, sizeof text);
+        printf("# %-14s = %s\n", o->flag, text);
+    }
+}

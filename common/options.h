@@ -1,0 +1,63 @@
+/* options.h - the option-table parser that every program's flags go through.
+ *
+ * A table of Option rows describes each flag: type, limits, help, the knob bit that says which
+ * programs have it, and the CSV column that records it. The MD programs' table is in params.c
+ * (struct Params); the Coulomb programs have their own (kernels/cpu/coulomb_params.c, struct
+ * CoulombParams). Parsing, --help, the printed configuration and the CSV columns all read the
+ * table, so the documentation cannot drift from the code. Bad input: one line, exit 2. */
+#ifndef NBR_OPTIONS_H
+#define NBR_OPTIONS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { T_INT, T_LONG, T_U64, T_REAL, T_ENUM, T_STR, T_FLAG } OptType;
+
+typedef struct {
+    const char *flag;           /* without the leading "--" */
+    OptType type;
+    size_t offset;              /* of the field in the program's parameter struct */
+    double min, max;            /* inclusive limits for numbers; for T_STR max = longest text */
+    const char *const *names;   /* for T_ENUM: NULL-terminated, enum value = index */
+    unsigned knob;              /* 0 = every program of the table */
+    const char *column;         /* CSV column recording the value; NULL = not recorded */
+    const char *help;
+} Option;
+
+typedef struct {
+    const Option *opt;
+    int n;
+    unsigned knobs;             /* the program's knobs: options of other knobs are refused */
+    const char *program, *summary;
+    const char *help_note;      /* last paragraph of --help (may be NULL) */
+} OptTable;
+
+/* "program: --flag<msg>" on stderr, exit 2. */
+void opt_die(const char *program, const char *msg, const char *flag)
+#ifdef __GNUC__
+    __attribute__((noreturn))
+#endif
+    ;
+const Option *opt_find(const OptTable *t, const char *flag);
+int opt_applies(const OptTable *t, const Option *o);
+/* Sets one option from its text (limits checked; exit 2 on a bad value). */
+void opt_set(const OptTable *t, void *base, const Option *o, const char *text);
+/* Every argument in order: --help prints the table and exits 0; an unknown flag, a flag of
+ * another program's knob, a missing or bad value: one line, exit 2. */
+void opt_parse(const OptTable *t, void *base, int argc, char **argv);
+void opt_value_text(const Option *o, const void *base, char *out, int len);
+/* The CSV columns in table order: fn(ctx, column, value); "-" where the knob does not apply. */
+void opt_columns(const OptTable *t, const void *base, void (*fn)(void *ctx, const char *col, const char *value),
+                 void *ctx);
+/* "# flag = value" lines (the resolved configuration). */
+void opt_print(const OptTable *t, const void *base);
+/* "flag=value" lines for scripts, except the option `skip` (NULL: none). */
+void opt_print_plain(const OptTable *t, const void *base, const char *skip);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

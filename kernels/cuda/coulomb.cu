@@ -1,0 +1,369 @@
+/* coulomb.cu - Sirny's tiled all-pairs Coulomb energy in CUDA (see coulomb.cuh).
+ *
+ * One thread per atom; the (x, y, z, q) of one block at a time are staged through shared memory;
+ * the own tile (j > i) and the last, partial tile (j < n) are handled apart so the loop over the
+ * full tiles between them has no condition; the inner loop is unrolled UNROLL times with the
+ * outer loop kept rolled (#pragma unroll 1), as the thesis's macro unrolling does. FULL sweeps
+ * every j != i instead (each pair twice; the host halves the sum). Pass 1 leaves one sum per
+ * block (tree in shared memory), pass 2 (one block) sums those. The arrays are padded to whole
+ * blocks (padding: charge 0, far away; never read unconditionally).
+ *
+ * Modes: 0 float, 1 double, 2 kahan (float terms; Kahan-compensated per-thread sums and exact
+ * TwoSum combination of (hi, lo) pairs in both reductions), 3 pairwise (float terms; a plain sum
+ * per tile, tile sums merged pairwise like a binary counter, tree reductions). */
+#include "coulomb.cuh"
+#include "cuda_check.cuh"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+namespace {
+
+template <int MODE> struct ModeT { typedef float R; typedef float4 V4; };
+#if CUDART_VERSION >= 13000
+typedef double4_32a Double4;   /* CUDA 13 deprecates the unqualified double4 */
+#else
+typedef double4 Double4;
+#endif
+template <> struct ModeT<1> { typedef double R; typedef Double4 V4; };
+
+__device__ __forceinline__ float rsqrt_(float x) { return rsqrtf(x); }
+__device__ __forceinline__ double rsqrt_(double x) { return rsqrt(x); }
+
+template <typename R> struct AccPlain {
+    R s;
+    __device__ AccPlain() : s(0) {}
+    __device__ __forceinline__ void add(R t) { s += t; }
+    __device__ __forceinline__ void tile_end() {}
+    __device__ __forceinline__ R hi() const { return s; }
+    __device__ __forceinline__ R lo() const { return 0; }
+};
+
+struct AccKahan {   /* s + c is the sum, c what the additions lost */
+    float s, c;
+    __device__ AccKahan() : s(0), c(0) {}
+    __device__ __forceinline__ void add(float t)
+    {
+        float y = t + c, u = s + y;
+        c = y - (u - s);
+        s = u;
+    }
+    __device__ __forceinline__ void tile_end() {}
+    __device__ __forceinline__ float hi() const { return s; }
+    __device__ __forceinline__ float lo() const { return c; }
+};
+
+struct AccPairwise {
+    float t, stack[32];
+    unsigned count;
+    __device__ AccPairwise() : t(0), count(0) {}
+    __device__ __forceinline__ void add(float x) { t += x; }
+    __device__ __forceinline__ void tile_end()
+    {
+        float v = t;
+        unsigned k = ++count;
+        int l = 0;
+        while ((k & 1u) == 0) { v += stack[l++]; k >>= 1; }
+        stack[l] = v;
+        t = 0;
+    }
+    __device__ __forceinline__ float hi() const
+    {
+        float s = 0;
+        for (int l = 0; l < 32; l++)
+            if (count & (1u << l)) s += stack[l];
+        return s;
+    }
+    __device__ __forceinline__ float lo() const { return 0; }
+};
+
+template <int MODE> struct AccOf { typedef AccPlain<float> T; };
+template <> struct AccOf<1> { typedef AccPlain<double> T; };
+template <> struct AccOf<2> { typedef AccKahan T; };
+template <> struct AccOf<3> { typedef AccPairwise T; };
+
+/* (ah, al) += (bh, bl): exact for the high parts (TwoSum), the low parts added */
+template <typename R> __device__ __forceinline__ void two_add(R &ah, R &al, R bh, R bl)
+{
+    R s = ah + bh, bb = s - ah, e = (ah - (s - bb)) + (bh - bb);
+    al = al + bl + e;
+    ah = s;
+}
+
+template <int MODE, typename R> __device__ void reduce_tile(R *rh, R *rl, unsigned lid, unsigned size)
+{
+    for (unsigned step = size >> 1; step > 0; step >>= 1) {
+        if (lid < step) {
+            if (MODE == 2) {
+                R h = rh[lid], l = rl[lid];
+                two_add(h, l, rh[lid + step], rl[lid + step]);
+                rh[lid] = h;
+                rl[lid] = l;
+            } else {
+                rh[lid] += rh[lid + step];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* conditions of the boundary tiles */
+struct Always { __device__ bool operator()(unsigned) const { return true; } };
+struct InRange { unsigned base, n; __device__ bool operator()(unsigned j) const { return base + j < n; } };
+struct Above { unsigned lid, base, n; __device__ bool operator()(unsigned j) const { return j > lid && base + j < n; } };
+struct NotSelf { unsigned lid, base, n; __device__ bool operator()(unsigned j) const { return j != lid && base + j < n; } };
+
+template <int UNROLL, typename V4, typename Acc, typename Cond>
+__device__ __forceinline__ void tile_loop(const V4 *tile, const V4 &me, unsigned bsize, Acc &acc, Cond cond)
+{
+#pragma unroll 1
+    for (unsigned j = 0; j < bsize; j += UNROLL) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (cond(j + u)) {
+                const V4 p = tile[j + u];
+                auto dx = me.x - p.x, dy = me.y - p.y, dz = me.z - p.z;
+                acc.add(me.w * p.w * rsqrt_(dx * dx + dy * dy + dz * dz));
+            }
+        }
+    }
+    acc.tile_end();
+}
+
+extern __shared__ __align__(32) unsigned char coulomb_smem[];
+
+template <int UNROLL, int MODE, bool FULL>
+__global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict__ pos, unsigned n,
+                                      typename ModeT<MODE>::R *out_hi, typename ModeT<MODE>::R *out_lo)
+{
+    typedef typename ModeT<MODE>::R R;
+    typedef typename ModeT<MODE>::V4 V4;
+    V4 *tile = reinterpret_cast<V4 *>(coulomb_smem);
+    R *rh = reinterpret_cast<R *>(tile + blockDim.x), *rl = rh + blockDim.x;
+    const unsigned lid = threadIdx.x, bsize = blockDim.x, g = blockIdx.x, groups = gridDim.x;
+    const unsigned gid = g * bsize + lid, last = (groups - 1) * bsize;
+    const V4 me = pos[gid];
+    const bool active = gid < n;
+    typename AccOf<MODE>::T acc;
+
+    if (FULL) {
+        for (unsigned t = 0; t + 1 < groups; t++) {
+            tile[lid] = pos[t * bsize + lid];
+            __syncthreads();
+            if (active) {
+                if (t == g) tile_loop<UNROLL>(tile, me, bsize, acc, NotSelf{lid, t * bsize, n});
+                else tile_loop<UNROLL>(tile, me, bsize, acc, Always{});
+            }
+            __syncthreads();
+        }
+        tile[lid] = pos[last + lid];
+        __syncthreads();
+        if (active) {
+            if (g == groups - 1) tile_loop<UNROLL>(tile, me, bsize, acc, NotSelf{lid, last, n});
+            else tile_loop<UNROLL>(tile, me, bsize, acc, InRange{last, n});
+        }
+    } else {
+        /* the own tile: j > i */
+        tile[lid] = me;
+        __syncthreads();
+        if (active) tile_loop<UNROLL>(tile, me, bsize, acc, Above{lid, g * bsize, n});
+        __syncthreads();
+        /* the full tiles after it, but the last: no condition */
+        for (unsigned t = g + 1; t + 1 < groups; t++) {
+            tile[lid] = pos[t * bsize + lid];
+            __syncthreads();
+            if (active) tile_loop<UNROLL>(tile, me, bsize, acc, Always{});
+            __syncthreads();
+        }
+        /* the last tile, unless it is the own one */
+        if (g != groups - 1) {
+            tile[lid] = pos[last + lid];
+            __syncthreads();
+            if (active) tile_loop<UNROLL>(tile, me, bsize, acc, InRange{last, n});
+        }
+    }
+    rh[lid] = active ? acc.hi() : R(0);
+    rl[lid] = active ? acc.lo() : R(0);
+    __syncthreads();
+    reduce_tile<MODE>(rh, rl, lid, bsize);
+    if (lid == 0) {
+        out_hi[g] = rh[0];
+        out_lo[g] = rl[0];
+    }
+}
+
+/* pass 2, one block: the blocks' sums to one (hi, lo) pair */
+template <int MODE>
+__global__ void coulomb_sum_kernel(const typename ModeT<MODE>::R *in_hi, const typename ModeT<MODE>::R *in_lo,
+                                   unsigned count, typename ModeT<MODE>::R *result)
+{
+    typedef typename ModeT<MODE>::R R;
+    R *rh = reinterpret_cast<R *>(coulomb_smem), *rl = rh + blockDim.x;
+    const unsigned lid = threadIdx.x, size = blockDim.x;
+    R h = 0, l = 0;
+    for (unsigned k = lid; k < count; k += size) {
+        if (MODE == 2) two_add(h, l, in_hi[k], in_lo[k]);
+        else h += in_hi[k];
+    }
+    rh[lid] = h;
+    rl[lid] = l;
+    __syncthreads();
+    reduce_tile<MODE>(rh, rl, lid, size);
+    if (lid == 0) {
+        result[0] = rh[0];
+        result[1] = rl[0];
+    }
+}
+
+typedef void (*EnergyLaunch)(const void *pos, unsigned n, void *hi, void *lo, unsigned groups, unsigned block,
+                             size_t smem);
+typedef void (*SumLaunch)(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem);
+
+template <int U, int M, bool F>
+void launch_energy(const void *pos, unsigned n, void *hi, void *lo, unsigned groups, unsigned block, size_t smem)
+{
+    typedef typename ModeT<M>::R R;
+    typedef typename ModeT<M>::V4 V4;
+    coulomb_energy_kernel<U, M, F><<<groups, block, smem>>>((const V4 *)pos, n, (R *)hi, (R *)lo);
+}
+
+template <int M> void launch_sum(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem)
+{
+    typedef typename ModeT<M>::R R;
+    coulomb_sum_kernel<M><<<1, block, smem>>>((const R *)hi, (const R *)lo, count, (R *)result);
+}
+
+template <int M, bool F> EnergyLaunch pick_unroll(int u)
+{
+    switch (u) {
+    case 1: return launch_energy<1, M, F>;
+    case 2: return launch_energy<2, M, F>;
+    case 4: return launch_energy<4, M, F>;
+    default: return launch_energy<8, M, F>;
+    }
+}
+template <bool F> EnergyLaunch pick_mode(int m, int u)
+{
+    switch (m) {
+    case ACC_FLOAT: return pick_unroll<0, F>(u);
+    case ACC_DOUBLE: return pick_unroll<1, F>(u);
+    case ACC_KAHAN: return pick_unroll<2, F>(u);
+    default: return pick_unroll<3, F>(u);
+    }
+}
+SumLaunch pick_sum(int m)
+{
+    switch (m) {
+    case ACC_FLOAT: return launch_sum<0>;
+    case ACC_DOUBLE: return launch_sum<1>;
+    case ACC_KAHAN: return launch_sum<2>;
+    default: return launch_sum<3>;
+    }
+}
+
+struct CuCtx {
+    void *pos, *hi, *lo, *result;
+    unsigned groups, block, block2;
+    size_t real_size, smem, smem2;
+    EnergyLaunch energy;
+    SumLaunch sum;
+    cudaEvent_t start, stop;
+    char device[256];
+};
+
+void cu_setup(CoulombRun *r)
+{
+    const CoulombParams *p = r->p;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+        nbr_fail(EXIT_INTERNAL, "coulomb-cuda: no CUDA device found");
+    if (p->device >= count)
+        nbr_fail(EXIT_INPUT, "coulomb-cuda: --device %d: there are %d CUDA devices", p->device, count);
+    CUDA_CHECK(cudaSetDevice(p->device));
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, p->device));
+    CuCtx *c = (CuCtx *)calloc(1, sizeof *c);
+    if (!c) nbr_fail(EXIT_CAPACITY, "cannot allocate the CUDA context");
+    snprintf(c->device, sizeof c->device, "%s", prop.name);
+    const int mode = p->acc;
+    c->real_size = mode == ACC_DOUBLE ? sizeof(double) : sizeof(float);
+    c->block = (unsigned)p->block;
+    c->block2 = 256;
+    c->smem = c->block * (4 + 2) * c->real_size;
+    c->smem2 = c->block2 * 2 * c->real_size;
+    if (c->smem > prop.sharedMemPerBlock)
+        nbr_fail(EXIT_INPUT, "coulomb-cuda: --block %u needs %zu bytes of shared memory, the device has %zu per block",
+                 c->block, c->smem, (size_t)prop.sharedMemPerBlock);
+    c->energy = p->sweep == SWEEP_FULL ? pick_mode<true>(mode, p->unroll) : pick_mode<false>(mode, p->unroll);
+    c->sum = pick_sum(mode);
+
+    const long n = r->sys->n;
+    c->groups = (unsigned)((n + c->block - 1) / c->block);
+    const size_t npad = (size_t)c->groups * c->block;
+    void *host = nbr_alloc(npad * 4 * c->real_size, "CUDA positions");
+    for (size_t i = 0; i < npad; i++) {
+        const bool in = (long)i < n;
+        const double v[4] = {in ? r->sys->x[i] : 1e15, in ? r->sys->y[i] : 1e15, in ? r->sys->z[i] : 1e15,
+                             in ? r->sys->q[i] : 0};
+        for (int k = 0; k < 4; k++)
+            if (mode == ACC_DOUBLE) ((double *)host)[4 * i + k] = v[k];
+            else ((float *)host)[4 * i + k] = (float)v[k];
+    }
+    CUDA_CHECK(cudaMalloc(&c->pos, npad * 4 * c->real_size));
+    CUDA_CHECK(cudaMemcpy(c->pos, host, npad * 4 * c->real_size, cudaMemcpyHostToDevice));
+    free(host);
+    CUDA_CHECK(cudaMalloc(&c->hi, c->groups * c->real_size));
+    CUDA_CHECK(cudaMalloc(&c->lo, c->groups * c->real_size));
+    CUDA_CHECK(cudaMalloc(&c->result, 2 * c->real_size));
+    CUDA_CHECK(cudaEventCreate(&c->start));
+    CUDA_CHECK(cudaEventCreate(&c->stop));
+    r->ctx = c;
+}
+
+double cu_energy(CoulombRun *r, double *seconds)
+{
+    CuCtx *c = (CuCtx *)r->ctx;
+    CUDA_CHECK(cudaEventRecord(c->start));
+    c->energy(c->pos, (unsigned)r->sys->n, c->hi, c->lo, c->groups, c->block, c->smem);
+    LAUNCH_CHECK("coulomb_energy_kernel");
+    c->sum(c->hi, c->lo, c->groups, c->result, c->block2, c->smem2);
+    LAUNCH_CHECK("coulomb_sum_kernel");
+    CUDA_CHECK(cudaEventRecord(c->stop));
+    CUDA_CHECK(cudaEventSynchronize(c->stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, c->start, c->stop));
+    *seconds = ms * 1e-3;
+    double res[2];
+    if (c->real_size == sizeof(double)) {
+        CUDA_CHECK(cudaMemcpy(res, c->result, sizeof res, cudaMemcpyDeviceToHost));
+    } else {
+        float f[2];
+        CUDA_CHECK(cudaMemcpy(f, c->result, sizeof f, cudaMemcpyDeviceToHost));
+        res[0] = f[0];
+        res[1] = f[1];
+    }
+    const double e = COULOMB_K * (res[0] + res[1]);
+    return r->p->sweep == SWEEP_FULL ? 0.5 * e : e;
+}
+
+const char *cu_device(CoulombRun *r) { return ((CuCtx *)r->ctx)->device; }
+
+void cu_teardown(CoulombRun *r)
+{
+    CuCtx *c = (CuCtx *)r->ctx;
+    if (!c) return;
+    cudaFree(c->pos); cudaFree(c->hi); cudaFree(c->lo); cudaFree(c->result);
+    cudaEventDestroy(c->start); cudaEventDestroy(c->stop);
+    free(c);
+    r->ctx = NULL;
+}
+
+} // namespace
+
+#ifndef NBR_COMPILER
+#define NBR_COMPILER "nvcc"
+#endif
+extern const CoulombImpl coulomb_cuda_impl = {
+    CIMPL_CUDA, CKNOB_CUDA | CKNOB_TILED, NBR_COMPILER, cu_setup, cu_energy, cu_device, cu_teardown,
+};

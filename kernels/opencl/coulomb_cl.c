@@ -1,0 +1,173 @@
+/* coulomb_cl.c - host side of the OpenCL Coulomb energy (see coulomb_cl.h, coulomb.cl).
+ * Setup (not timed, as in the thesis): platform and device, the program built for --unroll,
+ * --acc and --sweep, positions uploaded as (x, y, z, q) padded to whole work-groups. One
+ * evaluation: pass 1 over all atoms, pass 2 over the work-groups' sums, timed by the OpenCL
+ * profiling events from the start of pass 1 to the end of pass 2. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include "coulomb_cl.h"
+#include "../../common/fail.h"
+
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_program prog;
+    cl_kernel k_energy, k_sum;
+    cl_mem pos, hi, lo, result;
+    cl_uint groups;
+    size_t block, block2, real_size;
+    char device[200];
+} ClCtx;
+
+static void ck(cl_int err, const char *what)
+{
+    if (err != CL_SUCCESS) nbr_fail(EXIT_INTERNAL, "coulomb: OpenCL %s failed (error %d)", what, (int)err);
+}
+
+static void cl_setup(CoulombRun *r)
+{
+    const CoulombParams *p = r->p;
+    ClCtx *c = calloc(1, sizeof *c);
+    if (!c) nbr_fail(EXIT_CAPACITY, "cannot allocate the OpenCL context");
+    cl_uint nplat = 0, ndev = 0;
+    cl_platform_id plats[64];
+    if (clGetPlatformIDs(64, plats, &nplat) != CL_SUCCESS || nplat == 0)
+        nbr_fail(EXIT_INTERNAL, "coulomb: no OpenCL platform found (install an ICD, e.g. pocl-opencl-icd)");
+    if ((cl_uint)p->cl_platform >= nplat)
+        nbr_fail(EXIT_INPUT, "coulomb: --cl-platform %d: there are %u OpenCL platforms", p->cl_platform, nplat);
+    cl_platform_id plat = plats[p->cl_platform];
+    cl_device_id devs[64];
+    if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 64, devs, &ndev) != CL_SUCCESS || ndev == 0)
+        nbr_fail(EXIT_INTERNAL, "coulomb: no OpenCL device found on platform %d", p->cl_platform);
+    if ((cl_uint)p->cl_device >= ndev)
+        nbr_fail(EXIT_INPUT, "coulomb: --cl-device %d: platform %d has %u devices", p->cl_device, p->cl_platform, ndev);
+    cl_device_id dev = devs[p->cl_device];
+    char name[128] = "", pname[64] = "";
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    snprintf(c->device, sizeof c->device, "%s (OpenCL: %s)", name, pname);
+
+    int mode = p->acc; /* 0 float, 1 double, 2 kahan, 3 pairwise: the AccMode order */
+    if (mode == ACC_DOUBLE) {
+        cl_device_fp_config fp64 = 0;
+        clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
+        if (!fp64) nbr_fail(EXIT_INPUT, "coulomb: --acc double: OpenCL device %s has no double precision", name);
+    }
+    cl_int err;
+    c->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    ck(err, "clCreateContext");
+    c->queue = clCreateCommandQueue(c->ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    ck(err, "clCreateCommandQueue");
+    const char *src = coulomb_cl_source;
+    c->prog = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &err);
+    ck(err, "clCreateProgramWithSource");
+    char opts[128];
+    snprintf(opts, sizeof opts, "-DUNROLL=%d -DMODE=%d -DFULL=%d", p->unroll, mode, p->sweep == SWEEP_FULL);
+    if (clBuildProgram(c->prog, 1, &dev, opts, NULL, NULL) != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(c->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        for (char *q = log; *q; q++) if (*q == '\n') *q = ' ';
+        nbr_fail(EXIT_INTERNAL, "coulomb: building coulomb.cl (%s) failed: %.600s", opts, log);
+    }
+    c->k_energy = clCreateKernel(c->prog, "coulomb_energy", &err);
+    ck(err, "clCreateKernel coulomb_energy");
+    c->k_sum = clCreateKernel(c->prog, "coulomb_sum", &err);
+    ck(err, "clCreateKernel coulomb_sum");
+
+    size_t kmax = 0, kmax2 = 0;
+    clGetKernelWorkGroupInfo(c->k_energy, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
+    clGetKernelWorkGroupInfo(c->k_sum, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax2, &kmax2, NULL);
+    c->block = (size_t)p->block;
+    if (c->block > kmax)
+        nbr_fail(EXIT_INPUT, "coulomb: --block %d is more than the %zu work-items per work-group %s allows for this kernel",
+                 p->block, kmax, name);
+    for (c->block2 = 256; c->block2 > kmax2; c->block2 >>= 1) {}
+
+    long n = r->sys->n;
+    c->groups = (cl_uint)((n + (long)c->block - 1) / (long)c->block);
+    size_t npad = (size_t)c->groups * c->block;
+    c->real_size = mode == ACC_DOUBLE ? sizeof(double) : sizeof(float);
+    void *host = nbr_alloc(npad * 4 * c->real_size, "OpenCL positions");
+    for (size_t i = 0; i < npad; i++) {
+        int in = (long)i < n;
+        double v[4] = {in ? r->sys->x[i] : 1e15, in ? r->sys->y[i] : 1e15, in ? r->sys->z[i] : 1e15,
+                       in ? r->sys->q[i] : 0};
+        for (int k = 0; k < 4; k++)
+            if (mode == ACC_DOUBLE) ((double *)host)[4 * i + k] = v[k];
+            else ((float *)host)[4 * i + k] = (float)v[k];
+    }
+    c->pos = clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, npad * 4 * c->real_size, host, &err);
+    ck(err, "clCreateBuffer positions");
+    free(host);
+    c->hi = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, c->groups * c->real_size, NULL, &err);
+    ck(err, "clCreateBuffer sums");
+    c->lo = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, c->groups * c->real_size, NULL, &err);
+    ck(err, "clCreateBuffer sums");
+    c->result = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 2 * c->real_size, NULL, &err);
+    ck(err, "clCreateBuffer result");
+    cl_uint nn = (cl_uint)n;
+    ck(clSetKernelArg(c->k_energy, 0, sizeof(cl_mem), &c->pos), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 1, sizeof nn, &nn), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 2, c->block * 4 * c->real_size, NULL), "clSetKernelArg (local tile)");
+    ck(clSetKernelArg(c->k_energy, 3, c->block * c->real_size, NULL), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 4, c->block * c->real_size, NULL), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 5, sizeof(cl_mem), &c->hi), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 6, sizeof(cl_mem), &c->lo), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_sum, 0, sizeof(cl_mem), &c->hi), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_sum, 1, sizeof(cl_mem), &c->lo), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_sum, 2, sizeof c->groups, &c->groups), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_sum, 3, c->block2 * c->real_size, NULL), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_sum, 4, c->block2 * c->real_size, NULL), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_sum, 5, sizeof(cl_mem), &c->result), "clSetKernelArg");
+    r->ctx = c;
+}
+
+static double cl_energy(CoulombRun *r, double *seconds)
+{
+    ClCtx *c = r->ctx;
+    size_t global = (size_t)c->groups * c->block;
+    cl_event e1, e2;
+    ck(clEnqueueNDRangeKernel(c->queue, c->k_energy, 1, NULL, &global, &c->block, 0, NULL, &e1),
+       "launching coulomb_energy");
+    ck(clEnqueueNDRangeKernel(c->queue, c->k_sum, 1, NULL, &c->block2, &c->block2, 0, NULL, &e2),
+       "launching coulomb_sum");
+    double res[2];
+    float resf[2];
+    ck(clEnqueueReadBuffer(c->queue, c->result, CL_TRUE, 0, 2 * c->real_size,
+                           c->real_size == sizeof(double) ? (void *)res : (void *)resf, 0, NULL, NULL),
+       "reading the result");
+    if (c->real_size != sizeof(double)) { res[0] = resf[0]; res[1] = resf[1]; }
+    cl_ulong t0 = 0, t1 = 0;
+    ck(clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL), "profiling");
+    ck(clGetEventProfilingInfo(e2, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL), "profiling");
+    clReleaseEvent(e1);
+    clReleaseEvent(e2);
+    *seconds = (double)(t1 - t0) * 1e-9;
+    double e = COULOMB_K * (res[0] + res[1]);
+    return r->p->sweep == SWEEP_FULL ? 0.5 * e : e;
+}
+
+static const char *cl_device(CoulombRun *r) { return ((ClCtx *)r->ctx)->device; }
+
+static void cl_teardown(CoulombRun *r)
+{
+    ClCtx *c = r->ctx;
+    if (!c) return;
+    clReleaseMemObject(c->pos); clReleaseMemObject(c->hi); clReleaseMemObject(c->lo);
+    clReleaseMemObject(c->result);
+    clReleaseKernel(c->k_energy); clReleaseKernel(c->k_sum);
+    clReleaseProgram(c->prog);
+    clReleaseCommandQueue(c->queue);
+    clReleaseContext(c->ctx);
+    free(c);
+    r->ctx = NULL;
+}
+
+const CoulombImpl coulomb_opencl_impl = {
+    .kind = CIMPL_OPENCL, .knobs = CKNOB_OPENCL | CKNOB_TILED, .compiler = "OpenCL C (runtime build)",
+    .setup = cl_setup, .energy = cl_energy, .device_name = cl_device, .teardown = cl_teardown,
+};

@@ -1,0 +1,136 @@
+# The Coulomb energy programs (issue 12; Sirny 2010): coulomb (C reference with OpenMP, and
+# OpenCL where built) and coulomb-cuda. E = 332.0636 sum_{i<j} q_i q_j / r_ij in kcal/mol.
+#  - the exact reference (double terms, compensated sums) and the plain double loop reproduce
+#    energies computed by hand, from x y z q and PQR input;
+#  - every implementation and accumulation mode agrees with the reference within the tolerance
+#    it states (--check: double 1e-12, kahan and pairwise 1e-6, float 1e-4) on random and water
+#    inputs, for every unroll factor and both sweeps;
+#  - malformed input and bad flags: one line, exit 2.
+# OpenCL runs where a platform exists (PoCL in CI); CUDA only on a GPU; elsewhere SKIP lines.
+c=$BUILD/double/coulomb
+cf=$BUILD/float/coulomb
+cu=$BUILD/double/coulomb-cuda
+d=tests/data/coulomb
+tmp=$TEST_LOG_DIR/coulomb
+mkdir -p "$tmp"
+
+# "reference X" of the output within relative `tol` of the hand value
+_t80_ref_is() {   # WANT TOL CMD...
+    local want=$1 tol=$2 out
+    shift 2
+    out=$("$@") || return 1
+    echo "$out"
+    echo "$out" | awk -v w="$want" -v t="$tol" '
+        { for (k = 1; k < NF; k++) if ($k == "reference" && v == "") v = $(k + 1) }
+        END { r = (v - w) / (w < 0 ? -w : w); if (r < 0) r = -r; print "hand", w, "reference", v, "relative", r;
+              exit !(v != "" && r <= t) }'
+}
+printf '0 0 0 1\n2 0 0 -1\n' >"$tmp/two.xyzq"
+t_ok coulomb-two-charges-exact _t80_ref_is -166.0318 1e-14 $c --input "$tmp/two.xyzq" --reps 1 --quiet
+t_ok coulomb-two-charges-double $c --input "$tmp/two.xyzq" --acc double --e-ref -166.0318 --check --reps 1 --quiet
+t_ok coulomb-nacl-cube-exact _t80_ref_is -966.9890776248491 1e-14 $c --input $d/nacl_cube.xyzq --reps 1 --quiet
+t_ok coulomb-nacl-cube-double $c --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 --check --reps 1 --quiet
+t_ok coulomb-pqr-two-charges _t80_ref_is 55.343933333333333 1e-14 $c --input $d/two.pqr --reps 1 --quiet
+t_ok coulomb-nacl-cube-float $cf --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 --check --reps 1 --quiet
+
+# a written system reads back to the same energy, to the last bit
+t_ok coulomb-write-water $c --water 300 --write "$tmp/w300.xyzq"
+_t80_same() {   # CMD1 -- CMD2: the same "E = " value
+    local a b
+    a=$("${@:1:$(($# / 2))}" | grep -o 'E = [^ ]*') || return 1
+    b=$("${@:$(($# / 2 + 2))}" | grep -o 'E = [^ ]*') || return 1
+    echo "$a / $b"; [ -n "$a" ] && [ "$a" = "$b" ]
+}
+t_ok coulomb-roundtrip _t80_same $c --water 300 --reps 1 --quiet -- $c --input "$tmp/w300.xyzq" --reps 1 --quiet
+# the generator: N/3 molecules, O -0.834 and H +0.417, neutral
+t_grep coulomb-water-charges '^O 100 H 200 net 0$' awk 'NR > 1 { o += $4 == -0.834; h += $4 == 0.417; s += $4 }
+    END { printf "O %d H %d net %s\n", o, h, (s < 1e-9 && s > -1e-9) ? "0" : s }' "$tmp/w300.xyzq"
+
+# the C reference's own modes (OpenMP over 2 threads and 1)
+# (not kahan on random charges: their sum's condition sum|E_ij|/|E| is ~2000, and the float
+# row sums of the C loop (sum_j q_j / r_ij, times q_i) lose 1.3e-6 there; the tiled kernels'
+# per-pair terms do not)
+for acc in double float; do
+    t_ok coulomb-ref-$acc-random $c --impl ref --acc $acc --random 1500 --check --reps 1 --quiet
+done
+for acc in double float kahan; do
+    t_ok coulomb-ref-$acc-water $c --impl ref --acc $acc --water 1500 --threads 1 --check --reps 1 --quiet
+done
+
+# OpenCL: every mode, unroll factor and sweep against the reference
+if ! $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2>&1; then
+    t_skip coulomb-opencl "no OpenCL here: $(tail -1 "$tmp/probe.log")"
+else
+    for acc in float double kahan pairwise; do
+        for input in "--random 1000" "--water 1500"; do
+            t_ok "coulomb-opencl-$acc-${input#--}" $c --impl opencl --acc $acc $input --check --reps 1 --quiet
+        done
+    done
+    for sweep in half full; do
+        for u in 1 2 4 8; do
+            # 1000 atoms in blocks of 64: an own tile, full tiles and a partial last tile
+            t_ok "coulomb-opencl-$sweep-u$u" $c --impl opencl --acc double --sweep $sweep --unroll $u --block 64 \
+                --random 1000 --check --reps 1 --quiet
+        done
+        t_ok "coulomb-opencl-$sweep-one-block" $c --impl opencl --acc double --sweep $sweep --block 128 --random 100 \
+            --check --reps 1 --quiet
+    done
+    t_ok coulomb-opencl-kahan-full $c --impl opencl --acc kahan --sweep full --water 1500 --check --reps 1 --quiet
+    t_ok coulomb-opencl-hand $c --impl opencl --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 \
+        --check --reps 1 --quiet
+    t_error coulomb-opencl-no-device 2 'cl-device 7: platform 0 has' $c --impl opencl --random 10 --cl-device 7
+fi
+
+# CUDA: on a GPU only
+if [ -x "$cu" ] && have_gpu; then
+    for acc in float double kahan pairwise; do
+        for input in "--random 1000" "--water 1500"; do
+            t_ok "coulomb-cuda-$acc-${input#--}" $cu --acc $acc $input --check --reps 1 --quiet
+        done
+    done
+    for sweep in half full; do
+        for u in 1 2 4 8; do
+            t_ok "coulomb-cuda-$sweep-u$u" $cu --acc double --sweep $sweep --unroll $u --block 64 --random 1000 \
+                --check --reps 1 --quiet
+        done
+    done
+    t_ok coulomb-cuda-hand $cu --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 --check --reps 1 \
+        --quiet
+else
+    t_skip coulomb-cuda "no GPU here (or coulomb-cuda not built)"
+fi
+
+# malformed input: one line naming the file and the line, exit 2
+printf '0 0 0 1\n1 2 3\n' >"$tmp/short.xyzq"
+printf '0 0 0 1\n1 2 3 x\n' >"$tmp/nan.xyzq"
+printf '# nothing\n\n' >"$tmp/empty.xyzq"
+sed 's/0.900   1.200/0.900   1.2z0/' $d/two.pqr >"$tmp/bad.pqr"
+sed 's/ 0.5000 1.0000$/ 0.5000/' $d/two.pqr >"$tmp/fields.pqr"
+t_error coulomb-err-short-line 2 'short.xyzq:2: an x y z q line needs 4 numbers' $c --input "$tmp/short.xyzq"
+t_error coulomb-err-not-a-number 2 "nan.xyzq:2: field 4 \\(q\\) is not a number: 'x'" $c --input "$tmp/nan.xyzq"
+t_error coulomb-err-empty 2 'empty.xyzq: no atoms' $c --input "$tmp/empty.xyzq"
+t_error coulomb-err-pqr-number 2 "bad.pqr:4: PQR field 7 \\(y\\) is not a number" $c --input "$tmp/bad.pqr"
+t_error coulomb-err-pqr-fields 2 'fields.pqr:3: PQR field 5 \(resSeq\) is not a residue number: .A.' $c --input "$tmp/fields.pqr"
+t_error coulomb-err-no-file 2 'cannot read --input .*nope.pqr' $c --input "$tmp/nope.pqr"
+t_error coulomb-err-water-3 2 'multiple of 3' $c --water 100
+t_error coulomb-err-two-sources 2 'exactly one of --input' $c --water 300 --random 10
+t_error coulomb-err-no-source 2 'exactly one of --input' $c
+t_error coulomb-err-unknown-flag 2 '--ne: unknown flag' $c --ne 4
+t_error coulomb-err-unroll 2 '--unroll must be 1, 2, 4 or 8' $c --impl opencl --unroll 3 --random 10
+t_error coulomb-err-block 2 '--block must be a power of two' $c --impl opencl --block 96 --random 10
+t_error coulomb-err-unroll-ref 2 '--unroll does not apply to --impl ref' $c --impl ref --unroll 2 --random 10
+t_error coulomb-err-pairwise-ref 2 'pairwise is a mode of the tiled kernels' $c --impl ref --acc pairwise --random 10
+t_error coulomb-err-impl 2 '--impl must be one of ref\|opencl\|cuda' $c --impl metal --random 10
+t_error coulomb-err-cuda-here 2 'coulomb-cuda' $c --impl cuda --random 10
+t_grep coulomb-help '--unroll' $c --help
+
+# the CSV: its own schema, appended; another header refused before computing
+csv=$tmp/coulomb.csv
+rm -f "$csv"
+t_ok coulomb-csv $c --random 300 --reps 1 --quiet --tag t80 --csv "$csv"
+t_ok coulomb-csv-append $c --random 300 --acc kahan --reps 1 --quiet --csv "$csv"
+t_grep coulomb-csv-columns '^timestamp,git_rev,host,device,compiler,program,tag,impl,precision,unroll,block,sweep,omp_threads,.*,input,n,t_eval_s,.*pairs_per_s,energy,e_ref,.*rel_error,tolerance,status$' \
+    head -1 "$csv"
+t_grep coulomb-csv-rows '^3$' sh -c "grep -c '' '$csv'"
+printf 'some,other,header\n' >"$tmp/other.csv"
+t_error coulomb-csv-schema 2 'another header' timeout 20 $c --random 200000 --reps 100 --csv "$tmp/other.csv"
