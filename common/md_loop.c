@@ -176,8 +176,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     s->n = (int)params_natoms(p);
     s->L = (real)params_box(p);
     s->rn = (real)params_rn(p);
-    s->pot.rc2 = (real)(p->rc * p->rc);
-    s->pot.shift = (real)p->shift;
+    s->pot = potential_make(p->potential, p->rc, p->shift);
     if (p->print_config) {
         params_print_plain(p, v.knobs);
         printf("variant=%s\nprecision=%s\ngit_rev=%s\nn=%d\nL=%.10g\nr_n=%.10g\n", v.name, NBR_PRECISION,
@@ -193,6 +192,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     s->v = nbr_alloc(sizeof(vec3) * s->n, "velocities");
     s->a = nbr_alloc(sizeof(vec3) * s->n, "accelerations");
     s->u = nbr_alloc(sizeof(real) * s->n, "per-atom energies");
+    s->q = nbr_alloc(sizeof(real) * s->n, "charges");
     state_init(s);
     if (!p->quiet) {
         printf("# nbrlab %s: %s\n", v.name, v.summary);
@@ -391,7 +391,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     if (v.finish) v.finish(s);
     free(e_prod);
     free(block_wall);
-    free(s->r); free(s->v); free(s->a); free(s->u);
+    free(s->r); free(s->v); free(s->a); free(s->u); free(s->q);
     free(s);
     return res.unstable ? EXIT_UNSTABLE : status ? EXIT_INTERNAL : 0;
 }

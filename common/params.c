@@ -1,6 +1,7 @@
 /* params.c - the option table and the parser built on it. */
 #include "params.h"
 #include "options.h"
+#include "potential.h"
 #include "real.h"
 
 #include <errno.h>
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const system_names[]  = {"sp", "lj", NULL};
+const char *const system_names[]  = {"sp", "lj", "salt", NULL};
 const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", NULL};
 const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
@@ -20,14 +21,18 @@ const char *const onoff_names[]   = {"off", "on", NULL};
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
     {"system", T_ENUM, F(system), 0, 0, system_names, 0, "system",
-     "preset: sp (soft sphere: rho 0.8, T 1, r_c 2^(1/6), delta 0.6, shift 1) or lj "
-     "(rho 0.38, T 1.2, r_c 3, delta 0.8, shift 0); applied before every other flag"},
+     "preset: sp (soft sphere: rho 0.8, T 1, r_c 2^(1/6), delta 0.6, shift 1), lj "
+     "(rho 0.38, T 1.2, r_c 3, delta 0.8, shift 0) or salt (RUMD's molten salt: LJ + shifted-force Coulomb, "
+     "charges +-1, rho 0.3677, T 2, r_c 6, delta 0.5, dt 0.004); applied before every other flag"},
     {"ne", T_INT, F(ne), 1, 1290, NULL, 0, "ne", "atoms per edge of the initial cubic lattice (N = ne^3)"},
     {"rho", T_REAL, F(rho), 1e-6, 3.0, NULL, 0, "rho", "number density"},
     {"temp", T_REAL, F(temp), 0, 1e3, NULL, 0, "temp", "temperature (initial |v| = sqrt(3T); rescaling target)"},
     {"rc", T_REAL, F(rc), 0.5, 10, NULL, 0, "rc", "interaction cutoff r_c"},
     {"delta", T_REAL, F(delta), 0, 5, NULL, 0, "delta", "neighbour shell thickness: r_n = r_c + delta"},
     {"dt", T_REAL, F(dt), 1e-6, 0.05, NULL, 0, "dt", "time step"},
+    {"potential", T_ENUM, F(potential), 0, 0, potential_names, 0, "potential",
+     "pair potential: lj (LJ 12-6, cut at r_c, plus --shift) or lj-coulsf (the same plus shifted-force Coulomb "
+     "between charges +-1 in a rock-salt pattern: needs an even --ne)"},
     {"shift", T_REAL, F(shift), -10, 10, NULL, 0, "shift", "energy added to u(r) inside r_c"},
     {"config", T_ENUM, F(config), 0, 0, config_names, 0, "config",
      "initial positions: lattice (the paper), jitter (lattice + random displacements), "
@@ -114,10 +119,14 @@ static void set_defaults(Params *p)
 
 static void apply_preset(Params *p)
 {
+    p->potential = POT_LJ;
     if (p->system == SYS_SP) {
         p->rho = 0.8; p->temp = 1.0; p->rc = pow(2.0, 1.0 / 6.0); p->delta = 0.6; p->shift = 1.0;
-    } else {
+    } else if (p->system == SYS_LJ) {
         p->rho = 0.38; p->temp = 1.2; p->rc = 3.0; p->delta = 0.8; p->shift = 0.0;
+    } else {   /* RUMD 2017, Table 4: ~330 neighbours within r_c */
+        p->rho = 0.3677; p->temp = 2.0; p->rc = 6.0; p->delta = 0.5; p->shift = 0.0; p->dt = 0.004;
+        p->potential = POT_LJ_COULSF;
     }
 }
 
@@ -147,6 +156,9 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *
     if (p->equil > p->steps) die(program, " must not exceed --steps", "equil");
     if (p->threads % 32 != 0) die(program, " must be a multiple of 32 (the warp size)", "threads");
     if (p->rc * p->rc >= 1e30) die(program, " is too large", "rc");
+    if (p->potential == POT_LJ_COULSF && p->ne % 2)
+        die(program, " must be even with --potential lj-coulsf (charges +-1 alternate on the lattice: an odd edge "
+                     "leaves a net charge)", "ne");
 }
 
 double params_rn(const Params *p) { return p->rc + p->delta; }

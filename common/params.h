@@ -31,7 +31,7 @@ enum {
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
-typedef enum { SYS_SP, SYS_LJ } SystemKind;
+typedef enum { SYS_SP, SYS_LJ, SYS_SALT } SystemKind;
 typedef enum { CONFIG_LATTICE, CONFIG_JITTER, CONFIG_RANDOM, CONFIG_BOUNDARY } ConfigKind;
 typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
@@ -50,6 +50,7 @@ typedef struct Params {
     int system;          /* SystemKind: selects the preset below */
     int ne;              /* atoms per edge of the initial cubic lattice: N = ne^3 */
     double rho, temp, rc, delta, dt, shift;
+    int potential;       /* PotentialKind (potential.h): lj, or lj-coulsf with charges +-1 */
     int config;          /* ConfigKind: initial positions */
     uint64_t seed;
     /* the run */

@@ -13,7 +13,7 @@
 void reference_compute(const Sim *s, double band, Reference *ref)
 {
     const int n = s->n;
-    const double L = s->L, rc = s->p.rc, rc2 = rc * rc, shift = s->p.shift;
+    const double L = s->L, rc = s->p.rc, rc2 = rc * rc;
     long double (*f)[3] = calloc((size_t)n, sizeof *f), *u = calloc((size_t)n, sizeof *u), total = 0, virial = 0, virial_abs = 0;
     ref->f = calloc((size_t)n, sizeof *ref->f);
     ref->u = calloc((size_t)n, sizeof *ref->u);
@@ -32,8 +32,7 @@ void reference_compute(const Sim *s, double band, Reference *ref)
                            pbc_delta_double(ri[2], s->r[j].z, L)};
             double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             if (r2 >= (rc + band) * (rc + band)) continue;
-            double ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2, r = sqrt(r2);
-            double fr = 48 * ri6 * (ri6 - 0.5) * ri2, uij = 4 * ri6 * (ri6 - 1) + shift;
+            double fr, r = sqrt(r2), uij = pair_u_double(s->pot, r2, (double)s->q[i] * s->q[j], &fr);
             if (fabs(r - rc) <= band) {
                 /* within rounding of r_c: the variant may count this pair or not */
                 ref->fband[i] += fabs(fr) * r; ref->fband[j] += fabs(fr) * r;

@@ -73,6 +73,7 @@ typedef struct Sim {
     /* host state: authoritative for CPU variants, a mirror for GPU ones (see download) */
     vec3 *r, *v, *a;
     real *u;              /* per-atom potential energy (sum over j of u(r_ij)/2), if has_u */
+    real *q;              /* charges (all 0 unless the potential has charges) */
     Props props;
     Stats stats;
     int step;             /* current step, 0 before the first */

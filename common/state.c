@@ -68,6 +68,11 @@ void state_init(Sim *s)
         }
         break;
     }
+    /* charges +-1 in a rock-salt pattern: on the lattice by site parity (neighbours opposite;
+     * other configs keep the same assignment by index); an even ne makes the sum zero */
+    const int ne = s->p.ne;
+    for (int i = 0; i < s->n; i++)
+        s->q[i] = s->p.potential == POT_LJ_COULSF ? (real)(((i % ne + i / ne % ne + i / (ne * ne)) % 2) ? -1 : 1) : 0;
     double vmag = sqrt(3 * s->p.temp), sum[3] = {0, 0, 0}, dir[3];
     for (int i = 0; i < s->n; i++) {
         random_direction(&g, dir);

@@ -31,3 +31,12 @@ for v in $cpu_variants; do
             "$BUILD/$prec/$v" --system lj --ne 10 --steps 1200 --equil 100 --verify-lists --stage-reps 0 --quiet
     done
 done
+# RUMD's molten salt (--system salt: LJ + shifted-force Coulomb, charges +-1, r_c 6, ~330
+# neighbours each): every CPU variant against the reference, whose pair function is the same
+# definition in double (common/potential.h), after 100 MD steps.
+for v in $cpu_variants; do
+    for prec in double float; do
+        t_grep "check-$v-$prec-salt-ne16" "check $v: PASS" \
+            "$BUILD/$prec/$v" --system salt --ne 16 --steps 200 --equil 100 --stage-reps 0 --check --quiet
+    done
+done

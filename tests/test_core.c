@@ -30,14 +30,14 @@ static int close_rel(double a, double b, double tol) { return fabs(a - b) <= tol
 static void test_potential(void)
 {
     const double rc = pow(2.0, 1.0 / 6.0);
-    PairPotential sp = {(real)(rc * rc), 1};
+    PairPotential sp = potential_make(POT_LJ, rc, 1);
     real fr;
     /* SP is continuous at r_c: u(r_c^-) = 0 and the force vanishes there too */
     real u_at = pair_lj(sp, (real)(rc * rc) * (1 - (real)REAL_EPS), &fr);
     expect(fabs(u_at) < 1e3 * REAL_EPS, "SP u(r_c) = 0 (continuous)", u_at, 0);
     expect(fabs(fr) < 1e3 * REAL_EPS, "SP f(r_c) = 0", fr, 0);
     /* force = -du/dr, checked by a central difference in double at r = 1.05 */
-    PairPotential lj = {9, 0};
+    PairPotential lj = potential_make(POT_LJ, 3, 0);
     double r = 1.05, h = 1e-5, fr1;
     real frr;
     double up = pair_lj(lj, (real)((r + h) * (r + h)), &frr), um = pair_lj(lj, (real)((r - h) * (r - h)), &frr);
@@ -48,6 +48,29 @@ static void test_potential(void)
     /* minimum of LJ at 2^(1/6): u = -1, f = 0 */
     double u_min = pair_lj(lj, (real)(rc * rc), &frr);
     expect(close_rel(u_min, -1, TOL), "LJ u(2^(1/6)) = -1", u_min, -1);
+}
+
+/* Shifted-force Coulomb (the salt): u and f vanish at r_c, f = -du/dr, and one pair of unit
+ * charges at r = 1 has, by hand, u = LJ(1) + (1 - 1/6 + (1 - 6)/36) = 0 + 0.69444... */
+static void test_coulsf(void)
+{
+    const double rc = 6;
+    PairPotential sf = potential_make(POT_LJ_COULSF, rc, 0);
+    double fr;
+    const double u1 = pair_u_double(sf, 1.0, 1.0, &fr);
+    /* the parameters are kept in the working precision, hence its tolerance */
+    expect(close_rel(u1, 1 - 1 / rc + (1 - rc) / (rc * rc), TOL), "SF Coulomb u(1), q q = 1, by hand", u1,
+           1 - 1 / rc + (1 - rc) / (rc * rc));
+    const double ua = pair_u_double(sf, rc * rc * (1 - 1e-12), -1.0, &fr), lj6 = 4 * (pow(rc, -12) - pow(rc, -6));
+    expect(fabs(ua - lj6) < TOL, "SF Coulomb u(r_c^-) = 0: only the LJ term's u(6) is left", ua, lj6);
+    double r = 1.3, h = 1e-6, frp, frm;
+    const double up = pair_u_double(sf, (r + h) * (r + h), -1.0, &frp), um = pair_u_double(sf, (r - h) * (r - h), -1.0, &frm);
+    pair_u_double(sf, r * r, -1.0, &fr);
+    expect(close_rel(fr * r, -(up - um) / (2 * h), 1e-6), "SF Coulomb force = -du/dr (opposite charges, r 1.3)",
+           fr * r, -(up - um) / (2 * h));
+    real frr;
+    pair_u(sf, (real)(rc * rc * (1 - 1e-6)), (real)1, &frr);
+    expect(fabs(frr) < 1e-3, "SF Coulomb force -> 0 at r_c in the working precision", frr, 0);
 }
 
 static void test_pbc(void)
@@ -162,7 +185,7 @@ static void test_rng(void)
 static Sim *make_sim(int system, int ne, int config)
 {
     static Sim s;
-    free(s.r); free(s.v); free(s.a); free(s.u);
+    free(s.r); free(s.v); free(s.a); free(s.u); free(s.q);
     memset(&s, 0, sizeof s);
     char *argv[] = {"test", "--system", system == SYS_SP ? "sp" : "lj", NULL};
     params_parse(&s.p, 3, argv, 0, "test", "");
@@ -171,8 +194,9 @@ static Sim *make_sim(int system, int ne, int config)
     s.n = ne * ne * ne;
     s.L = (real)params_box(&s.p);
     s.rn = (real)params_rn(&s.p);
+    s.pot = potential_make(s.p.potential, s.p.rc, s.p.shift);
     s.r = malloc(sizeof(vec3) * s.n); s.v = malloc(sizeof(vec3) * s.n);
-    s.a = malloc(sizeof(vec3) * s.n); s.u = malloc(sizeof(real) * s.n);
+    s.a = malloc(sizeof(vec3) * s.n); s.u = malloc(sizeof(real) * s.n); s.q = malloc(sizeof(real) * s.n);
     state_init(&s);
     return &s;
 }
@@ -247,6 +271,7 @@ static void test_configs(void)
 int main(void)
 {
     test_potential();
+    test_coulsf();
     test_pbc();
     test_offsets();
     test_layers();

@@ -27,7 +27,7 @@ static void forces(Sim *s)
                  dz = pbc_delta(ri.z, s->r[j].z, L);
             real r2 = dx * dx + dy * dy + dz * dz;
             if (r2 >= pot.rc2) continue;
-            real fr, u = pair_lj(pot, r2, &fr);
+            real fr, u = pair_u(pot, r2, s->q[i] * s->q[j], &fr);
             fi.x += fr * dx; fi.y += fr * dy; fi.z += fr * dz;
             s->a[j].x -= fr * dx; s->a[j].y -= fr * dy; s->a[j].z -= fr * dz;
             s->u[i] += (real)0.5 * u;

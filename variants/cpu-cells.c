@@ -22,6 +22,7 @@ typedef struct {
 
 typedef struct {
     vec3 *restrict a;
+    const real *q;
     PairPotential pot;
     double upot, virial;
 } ForceSum;
@@ -53,7 +54,7 @@ static void add_pair_force(void *arg, int i, int j, real dx, real dy, real dz, r
     if (!within) return;
     ForceSum *fs = arg;
     real fr;
-    fs->upot += pair_lj(fs->pot, r2, &fr);
+    fs->upot += pair_u(fs->pot, r2, fs->q[i] * fs->q[j], &fr);
     fs->virial += fr * r2;
     fs->a[i].x += fr * dx; fs->a[i].y += fr * dy; fs->a[i].z += fr * dz;
     fs->a[j].x -= fr * dx; fs->a[j].y -= fr * dy; fs->a[j].z -= fr * dz;
@@ -64,7 +65,7 @@ static void forces(Sim *s)
     Ctx *c = s->ctx;
     cpu_wrap(s);            /* cells of width r_c hold only atoms inside the box */
     lcells_assign(&c->lc, s);
-    ForceSum fs = {.a = s->a, .pot = s->pot};
+    ForceSum fs = {.a = s->a, .q = s->q, .pot = s->pot};
     memset(s->a, 0, sizeof(vec3) * s->n);
     half_shell_pairs(&c->lc, s->r, s->pot.rc2, add_pair_force, &fs);
     s->props.upot_sum = fs.upot;

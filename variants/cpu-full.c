@@ -25,7 +25,7 @@ static void forces(Sim *s)
         real fx = 0, fy = 0, fz = 0, ui = 0, wi = 0;
         for (int m0 = p[i]; m0 < p[i + 1]; m0 += PAIR_CHUNK) {
             const int len = p[i + 1] - m0 < PAIR_CHUNK ? p[i + 1] - m0 : PAIR_CHUNK;
-            pair_chunk(s->r[i], t + m0, len, s->r, s->L, s->pot, &b);
+            pair_chunk(s, i, t + m0, len, &b);
             for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; wi += b.w[k]; }
         }
         s->a[i] = (vec3){fx, fy, fz};

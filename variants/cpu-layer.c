@@ -167,7 +167,7 @@ static void forces(Sim *s)
         for (int m0 = 0; m0 < nnbr[i]; m0 += PAIR_CHUNK) {
             const int len = nnbr[i] - m0 < PAIR_CHUNK ? nnbr[i] - m0 : PAIR_CHUNK;
             for (int k = 0; k < len; k++) col[k] = W[(m0 + k) * n + i];
-            pair_chunk(s->r[i], col, len, s->r, s->L, s->pot, &b);
+            pair_chunk(s, i, col, len, &b);
             for (int k = 0; k < len; k++) { fx += b.x[k]; fy += b.y[k]; fz += b.z[k]; ui += b.u[k]; wi += b.w[k]; }
         }
         s->a[i] = (vec3){fx, fy, fz};

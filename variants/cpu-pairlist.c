@@ -106,6 +106,7 @@ static void forces(Sim *s)
     const vec3 *restrict r = s->r, *restrict half = c->half;
     vec3 *restrict a = s->a;
     const PairPotential pot = s->pot;
+    const real *restrict q = s->q;
     double upot = 0, virial = 0;
     memset(a, 0, sizeof(vec3) * s->n);
     for (size_t m0 = 0; m0 < c->np; m0 += CHUNK) {
@@ -119,7 +120,7 @@ static void forces(Sim *s)
                        dz = (r[i].z - h.z) - (r[j].z + h.z);
             const real r2 = dx * dx + dy * dy + dz * dz;
             real f;
-            const real u = pair_lj(pot, r2, &f), fr = r2 < pot.rc2 ? f : 0;
+            const real u = pair_u(pot, r2, q[i] * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
             bu[k] = r2 < pot.rc2 ? u : 0;
             bw[k] = fr * r2;
             bx[k] = fr * dx; by[k] = fr * dy; bz[k] = fr * dz;

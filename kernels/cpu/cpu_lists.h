@@ -133,20 +133,34 @@ typedef struct {
     real w[PAIR_CHUNK];                               /* pair virial r.f, 0 beyond r_c */
 } PairChunk;
 
-static inline void pair_chunk(vec3 ri, const int *restrict nbr, int len, const vec3 *restrict r,
-                              real L, PairPotential pot, PairChunk *restrict out)
+/* The loop for one potential kind, a constant where pair_chunk calls it, so each kind gets its
+ * own vectorised loop (the charges are not even loaded without Coulomb). */
+static inline __attribute__((always_inline)) void pair_chunk_kind(vec3 ri, real qi, const int *restrict nbr,
+                                                                  int len, const vec3 *restrict r,
+                                                                  const real *restrict q, real L,
+                                                                  PairPotential pot, const int kind,
+                                                                  PairChunk *restrict out)
 {
+    pot.kind = kind;
     for (int k = 0; k < len; k++) {
         const int j = nbr[k];
         const real dx = pbc_delta(ri.x, r[j].x, L), dy = pbc_delta(ri.y, r[j].y, L),
                    dz = pbc_delta(ri.z, r[j].z, L);
         const real r2 = dx * dx + dy * dy + dz * dz;
         real f;
-        const real u = pair_lj(pot, r2, &f), fr = r2 < pot.rc2 ? f : 0;
+        const real u = pair_u(pot, r2, kind == POT_LJ ? 0 : qi * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
         out->u[k] = r2 < pot.rc2 ? u : 0;
         out->w[k] = fr * r2;
         out->x[k] = fr * dx; out->y[k] = fr * dy; out->z[k] = fr * dz;
     }
+}
+
+static inline void pair_chunk(const Sim *s, int i, const int *restrict nbr, int len, PairChunk *restrict out)
+{
+    if (s->pot.kind == POT_LJ)
+        pair_chunk_kind(s->r[i], 0, nbr, len, s->r, s->q, s->L, s->pot, POT_LJ, out);
+    else
+        pair_chunk_kind(s->r[i], s->q[i], nbr, len, s->r, s->q, s->L, s->pot, POT_LJ_COULSF, out);
 }
 
 /* ---- neighbours grouped by atom (p_i, t_m) ---------------------------------------------- */

@@ -61,5 +61,8 @@ void reorder_atoms(Sim *s, const int *order)
         for (int i = 0; i < s->n; i++) tmp[i] = arrays[k][order[i]];
         memcpy(arrays[k], tmp, sizeof(vec3) * s->n);
     }
+    real *q = (real *)tmp;   /* the charges move with their atoms */
+    for (int i = 0; i < s->n; i++) q[i] = s->q[order[i]];
+    memcpy(s->q, q, sizeof(real) * s->n);
     free(tmp);
 }

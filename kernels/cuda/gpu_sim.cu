@@ -124,6 +124,9 @@ void gpu_ensure_stage(GpuSim *g, int n)
 
 int gpu_init(Sim *s)
 {
+    if (s->p.potential != POT_LJ)
+        nbr_fail(EXIT_INPUT, "%s: --potential %s: charges are not carried on the GPU yet (the force kernel is "
+                             "LJ only): use a cpu-* program", s->variant->name, potential_names[s->p.potential]);
     GpuSim *g = new GpuSim();
     s->ctx = g;
     const int n = s->n;
