@@ -97,34 +97,48 @@ static void build(Sim *s)
 
 enum { CHUNK = 256 };
 
+typedef struct {
+    real x[CHUNK], y[CHUNK], z[CHUNK], u[CHUNK], w[CHUNK];   /* force on i, u, r.f of each pair */
+} PairBuf;
+
+/* The arithmetic of one chunk for one potential kind, a constant at the call, so each kind gets
+ * its own vectorised loop (without Coulomb the charges are not even loaded). */
+static inline __attribute__((always_inline)) void chunk_arith(const Pair *restrict pc, int len,
+                                                              const vec3 *restrict r, const vec3 *restrict half,
+                                                              const real *restrict q, PairPotential pot,
+                                                              const int kind, PairBuf *restrict b)
+{
+    pot.kind = kind;
+    for (int k = 0; k < len; k++) {
+        const uint32_t i = pc[k].a & INDEX_MASK, j = pc[k].b, code = pc[k].a >> CODE_SHIFT;
+        const vec3 h = half[code]; /* (r_i - b/2) - (r_j + b/2), as pbc_delta */
+        const real dx = (r[i].x - h.x) - (r[j].x + h.x), dy = (r[i].y - h.y) - (r[j].y + h.y),
+                   dz = (r[i].z - h.z) - (r[j].z + h.z);
+        const real r2 = dx * dx + dy * dy + dz * dz;
+        real f;
+        const real u = pair_u(pot, r2, kind == POT_LJ ? 0 : q[i] * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
+        b->u[k] = r2 < pot.rc2 ? u : 0;
+        b->w[k] = fr * r2;
+        b->x[k] = fr * dx; b->y[k] = fr * dy; b->z[k] = fr * dz;
+    }
+}
+
 /* Two passes per chunk of pairs: the arithmetic, branch-free (the cutoff selects, it does not
  * branch) so the compiler vectorises it with gathers; then the scattered updates of f. */
 static void forces(Sim *s)
 {
     const Ctx *c = s->ctx;
     const Pair *restrict pairs = c->pairs;
-    const vec3 *restrict r = s->r, *restrict half = c->half;
     vec3 *restrict a = s->a;
-    const PairPotential pot = s->pot;
-    const real *restrict q = s->q;
     double upot = 0, virial = 0;
+    PairBuf buf;
     memset(a, 0, sizeof(vec3) * s->n);
     for (size_t m0 = 0; m0 < c->np; m0 += CHUNK) {
         const int len = c->np - m0 < CHUNK ? (int)(c->np - m0) : CHUNK;
         const Pair *restrict pc = pairs + m0;
-        real bx[CHUNK], by[CHUNK], bz[CHUNK], bu[CHUNK], bw[CHUNK];
-        for (int k = 0; k < len; k++) {
-            const uint32_t i = pc[k].a & INDEX_MASK, j = pc[k].b, code = pc[k].a >> CODE_SHIFT;
-            const vec3 h = half[code]; /* (r_i - b/2) - (r_j + b/2), as pbc_delta */
-            const real dx = (r[i].x - h.x) - (r[j].x + h.x), dy = (r[i].y - h.y) - (r[j].y + h.y),
-                       dz = (r[i].z - h.z) - (r[j].z + h.z);
-            const real r2 = dx * dx + dy * dy + dz * dz;
-            real f;
-            const real u = pair_u(pot, r2, q[i] * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
-            bu[k] = r2 < pot.rc2 ? u : 0;
-            bw[k] = fr * r2;
-            bx[k] = fr * dx; by[k] = fr * dy; bz[k] = fr * dz;
-        }
+        if (s->pot.kind == POT_LJ) chunk_arith(pc, len, s->r, c->half, s->q, s->pot, POT_LJ, &buf);
+        else chunk_arith(pc, len, s->r, c->half, s->q, s->pot, POT_LJ_COULSF, &buf);
+        const real *bx = buf.x, *by = buf.y, *bz = buf.z, *bu = buf.u, *bw = buf.w;
         /* f_i is summed in registers while i repeats (the build emits an atom's pairs
          * together): read-modify-writes of one a[i] in a row would wait on each other */
         uint32_t cur = pc[0].a & INDEX_MASK;
