@@ -71,12 +71,12 @@ static double total_energy(const Sim *s)
     return (0.5 * s->props.ukin_sum + s->props.upot_sum) / s->n;
 }
 
-/* P = (N T + W / 3) / V with T = sum v^2 / (3 (N - 1)) (momentum is conserved, as LAMMPS
- * counts the degrees of freedom) and W the pair virial. */
+/* The virial theorem: P V = (sum m v^2 + W) / 3, W the pair virial sum r_ij . f_ij (unit mass;
+ * as LAMMPS computes it: its dof k T is sum m v^2). */
 static double pressure(const Sim *s)
 {
-    const double V = (double)s->L * s->L * s->L, T = s->props.ukin_sum / (3.0 * (s->n - 1 > 0 ? s->n - 1 : 1));
-    return (s->n * T + s->props.virial_sum / 3.0) / V;
+    const double V = (double)s->L * s->L * s->L;
+    return (s->props.ukin_sum + s->props.virial_sum) / (3.0 * V);
 }
 
 static int compare_doubles(const void *a, const void *b)
