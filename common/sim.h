@@ -36,7 +36,7 @@ extern const char *const stage_names[NSTAGES];
 typedef struct {
     double ukin_sum;   /* sum of v^2 (kinetic energy = ukin_sum / 2) */
     double upot_sum;   /* total potential energy U */
-    double virial_sum; /* sum over pairs of r_ij . f_ij (pressure P V = N T + virial / 3) */
+    double virial_sum; /* sum over pairs of r_ij . f_ij (pressure P V = (sum v^2 + virial) / 3) */
     double vv_max;     /* largest v^2: drives the rebuild test */
 } Props;
 
