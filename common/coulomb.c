@@ -57,14 +57,7 @@ static const Option options[] = {
      "write the system as x y z q lines to this file and exit"},
     {"check", T_FLAG, F(check), 0, 0, NULL, 0, NULL,
      "exit 1 when the relative error against the reference exceeds the mode's stated tolerance"},
-    {"quiet", T_FLAG, F(quiet), 0, 0, NULL, 0, NULL, "print only the summary"},
-    {"print-config", T_FLAG, F(print_config), 0, 0, NULL, 0, NULL,
-     "print the resolved configuration as name=value lines (for scripts) and exit"},
-    {"allow-dirty", T_FLAG, F(allow_dirty), 0, 0, NULL, 0, NULL,
-     "allow appending rows under a results/ directory from a build of uncommitted or unknown code"},
-    {"csv", T_STR, F(csv), 0, sizeof(((CoulombParams *)0)->csv) - 1, NULL, 0, NULL,
-     "append one result row to this CSV file (its own schema: results/<machine>/coulomb.csv)"},
-    {"tag", T_STR, F(tag), 0, sizeof(((CoulombParams *)0)->tag) - 1, NULL, 0, NULL, "label written to the CSV row"},
+    NBR_OUTPUT_OPTIONS(CoulombParams),
 };
 #undef F
 enum { NOPTIONS = sizeof options / sizeof options[0] };
@@ -117,21 +110,10 @@ typedef struct {
 static void fill_row(CsvRow *row, const OptTable *t, const CoulombParams *p, const CoulombImpl *impl,
                      CoulombRun *r, const Outcome *o)
 {
-    char text[CSV_COL_LEN], host[128] = "unknown", device[CSV_COL_LEN];
-    time_t now = time(NULL);
     long n = r->sys ? r->sys->n : 0;
     double pairs = 0.5 * (double)n * (n - 1);
-    gethostname(host, sizeof host - 1);
-    if (impl->device_name && r->ctx) snprintf(device, sizeof device, "%s", impl->device_name(r));
-    else csv_cpu_model(device, sizeof device);
-    strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     row->n = 0;
-    csv_col(row, "timestamp", "%s", text);
-    csv_col(row, "git_rev", "%s", nbr_git_rev());
-    csv_col(row, "host", "%s", host);
-    csv_col(row, "device", "%s", device);
-    csv_col(row, "compiler", "%s%s%s", nbr_host_compiler(), impl->compiler ? " + " : "",
-            impl->compiler ? impl->compiler : "");
+    csv_provenance(row, impl->device_name && r->ctx ? impl->device_name(r) : NULL, impl->compiler);
     csv_col(row, "program", "%s", t->program);
     csv_col(row, "tag", "%s", p->tag);
     OptTable ti = *t;

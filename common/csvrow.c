@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 void csv_vcol(CsvRow *row, const char *name, const char *fmt, va_list ap)
 {
@@ -18,6 +20,24 @@ void csv_vcol(CsvRow *row, const char *name, const char *fmt, va_list ap)
     for (char *c = row->value[row->n]; *c; c++)
         if (*c == ',' || *c == '"' || *c == '\n') *c = ';';
     row->name[row->n++] = name;
+}
+
+void csv_provenance(CsvRow *row, const char *device, const char *device_compiler)
+{
+    char when[64], host[128] = "unknown", cpu[CSV_COL_LEN];
+    const time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    gethostname(host, sizeof host - 1);
+    if (!device) {
+        csv_cpu_model(cpu, sizeof cpu);
+        device = cpu;
+    }
+    csv_col(row, "timestamp", "%s", when);
+    csv_col(row, "git_rev", "%s", nbr_git_rev());
+    csv_col(row, "host", "%s", host);
+    csv_col(row, "device", "%s", device);
+    csv_col(row, "compiler", "%s%s%s", nbr_host_compiler(), device_compiler ? " + " : "",
+            device_compiler ? device_compiler : "");
 }
 
 void csv_col(CsvRow *row, const char *name, const char *fmt, ...)

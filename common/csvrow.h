@@ -30,6 +30,10 @@ void csv_col(CsvRow *row, const char *name, const char *fmt, ...)
 void csv_header(const CsvRow *row, char *out, size_t len);
 /* The CPU's model name (/proc/cpuinfo), for the device column of CPU runs. */
 void csv_cpu_model(char *out, size_t len);
+/* The provenance columns every schema starts with: timestamp, git_rev, host, device (the
+ * given name, or the CPU's model where NULL) and compiler (the host compiler, " + " the device
+ * compiler where one is given). */
+void csv_provenance(CsvRow *row, const char *device, const char *device_compiler);
 /* Refuses now (one line naming `who`, exit 2) what csv_append would refuse. */
 void csv_open_check(const char *who, int allow_dirty, const char *path, const char *flag, const char *header);
 /* Writes the header to a new file, then the row. */

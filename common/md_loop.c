@@ -127,10 +127,10 @@ static int overlapping_start(const Sim *s, char *why, size_t len)
 }
 
 /* One averaging block's numbers, for the console and --blocks-csv. */
-static void end_block(Sim *s, int block, int len, int timed, double e_sum, double t_sum, double us)
+static void end_block(Sim *s, int block, int len, int timed, double e_mean, double t_mean, double us)
 {
     BlockRow b = {.block = block, .step = s->step, .steps = len, .timed_steps = timed,
-                  .e_mean = e_sum / len, .temp_mean = t_sum / len, .e_end = total_energy(s),
+                  .e_mean = e_mean, .temp_mean = t_mean, .e_end = total_energy(s),
                   .u_end = s->props.upot_sum / s->n, .builds_total = s->stats.builds_total,
                   .us_per_atom_step = us};
     if (!s->p.quiet)
@@ -332,8 +332,9 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                 if (nblocks < nblocks_max) block_wall[nblocks++] = per_step;
                 block_us = per_step / s->n * 1e6;
             }
-            end_block(s, ++block, end - block_start, timed, block_e * (end - block_start) / block_samples,
-                      block_t * (end - block_start) / block_samples, block_us);
+            /* block means over the block's sample points */
+            end_block(s, ++block, end - block_start, timed, block_e / block_samples, block_t / block_samples,
+                      block_us);
             block_start = end;
             block_samples = 0;
             /* an explosion shows long before the end: atoms overlapping, or (in production)

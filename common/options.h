@@ -27,6 +27,18 @@ typedef struct {
     const char *help;
 } Option;
 
+/* The output options every program has, written once, for the table of a parameter struct T
+ * with the fields quiet, print_config, allow_dirty, csv[] and tag[]. */
+#define NBR_OUTPUT_OPTIONS(T)                                                                              \
+    {"quiet", T_FLAG, offsetof(T, quiet), 0, 0, NULL, 0, NULL, "print only the summary"},                  \
+    {"print-config", T_FLAG, offsetof(T, print_config), 0, 0, NULL, 0, NULL,                               \
+     "print the resolved configuration as name=value lines (for scripts) and exit"},                       \
+    {"allow-dirty", T_FLAG, offsetof(T, allow_dirty), 0, 0, NULL, 0, NULL,                                 \
+     "allow appending rows under a results/ directory from a build of uncommitted or unknown code"},       \
+    {"csv", T_STR, offsetof(T, csv), 0, sizeof(((T *)0)->csv) - 1, NULL, 0, NULL,                          \
+     "append one result row to this CSV file (the program's schema; another header is refused)"},          \
+    {"tag", T_STR, offsetof(T, tag), 0, sizeof(((T *)0)->tag) - 1, NULL, 0, NULL, "label written to the CSV row"}
+
 typedef struct {
     const Option *opt;
     int n;

@@ -79,15 +79,9 @@ static const Option options[] = {
      "kernel-level timing: after production replay each stage this many times on its own (0 = off)"},
     {"drift-limit", T_REAL, F(drift_limit), 0, 1e9, NULL, 0, NULL,
      "a run whose energy moves by more than this, relative to |E| (or 3T/2 where E is near 0), is unstable: status unstable, exit 4"},
-    {"quiet", T_FLAG, F(quiet), 0, 0, NULL, 0, NULL, "print only the summary"},
-    {"print-config", T_FLAG, F(print_config), 0, 0, NULL, 0, NULL,
-     "print the resolved configuration as name=value lines (for scripts) and exit"},
-    {"allow-dirty", T_FLAG, F(allow_dirty), 0, 0, NULL, 0, NULL,
-     "allow appending rows under a results/ directory from a build of uncommitted or unknown code"},
-    {"csv", T_STR, F(csv), 0, sizeof(((Params *)0)->csv) - 1, NULL, 0, NULL, "append one result row to this CSV file"},
+    NBR_OUTPUT_OPTIONS(Params),
     {"blocks-csv", T_STR, F(blocks_csv), 0, sizeof(((Params *)0)->blocks_csv) - 1, NULL, 0, NULL,
      "append one row per averaging block (energies, temperature, timing) to this CSV file"},
-    {"tag", T_STR, F(tag), 0, sizeof(((Params *)0)->tag) - 1, NULL, 0, NULL, "label written to the CSV row"},
 };
 #undef F
 enum { NOPTIONS = sizeof options / sizeof options[0] };

@@ -29,8 +29,6 @@ static void col(Row *row, const char *name, const char *fmt, ...)
     va_end(ap);
 }
 
-static void cpu_model(char *out, size_t len) { csv_cpu_model(out, len); }
-
 static void option_col(void *row, const char *name, const char *value) { col(row, name, "%s", value); }
 
 /* Stage fractions from kernel time x calls per step (the paper's t_n/t, t_f/t). */
@@ -45,21 +43,10 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
 {
     const Params *p = &s->p;
     const Variant *v = s->variant;
-    char text[COL_LEN], host[128] = "unknown", device[COL_LEN];
-    time_t now = time(NULL);
     int prod = p->steps - p->equil;
 
-    gethostname(host, sizeof host - 1);
-    if (v->device_name && s->ctx) snprintf(device, sizeof device, "%s", v->device_name((Sim *)s));
-    else cpu_model(device, sizeof device);
-    strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-
     row->n = 0;
-    col(row, "timestamp", "%s", text);
-    col(row, "git_rev", "%s", nbr_git_rev());
-    col(row, "host", "%s", host);
-    col(row, "device", "%s", device);
-    col(row, "compiler", "%s%s%s", nbr_host_compiler(), v->compiler ? " + " : "", v->compiler ? v->compiler : "");
+    csv_provenance(row, v->device_name && s->ctx ? v->device_name((Sim *)s) : NULL, v->compiler);
     col(row, "variant", "%s", v->name);
     col(row, "tag", "%s", p->tag);
     col(row, "precision", "%s", NBR_PRECISION);
@@ -103,18 +90,6 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "status", "%s", status);
 }
 
-static void header_of(const Row *row, char *out, size_t len) { csv_header(row, out, len); }
-
-static void open_check(const Sim *s, const char *path, const char *flag, const char *header)
-{
-    csv_open_check(s->variant->name, s->p.allow_dirty, path, flag, header);
-}
-
-static void append_row(const Sim *s, const char *path, const char *flag, const Row *row)
-{
-    csv_append(s->variant->name, s->p.allow_dirty, path, flag, row);
-}
-
 static void fill_block(Row *row, const Sim *s, const BlockRow *b)
 {
     row->n = 0;
@@ -145,13 +120,13 @@ void report_open(const Sim *s)
     static const BlockRow no_block;
     if (s->p.csv[0]) {
         fill_row(&row, s, &none, "ok");
-        header_of(&row, header, sizeof header);
-        open_check(s, s->p.csv, "csv", header);
+        csv_header(&row, header, sizeof header);
+        csv_open_check(s->variant->name, s->p.allow_dirty, s->p.csv, "csv", header);
     }
     if (s->p.blocks_csv[0]) {
         fill_block(&row, s, &no_block);
-        header_of(&row, header, sizeof header);
-        open_check(s, s->p.blocks_csv, "blocks-csv", header);
+        csv_header(&row, header, sizeof header);
+        csv_open_check(s->variant->name, s->p.allow_dirty, s->p.blocks_csv, "blocks-csv", header);
     }
 }
 
@@ -160,7 +135,7 @@ void report_block(const Sim *s, const BlockRow *b)
     if (!s->p.blocks_csv[0]) return;
     static Row row;
     fill_block(&row, s, b);
-    append_row(s, s->p.blocks_csv, "blocks-csv", &row);
+    csv_append(s->variant->name, s->p.allow_dirty, s->p.blocks_csv, "blocks-csv", &row);
 }
 
 void report_csv(const Sim *s, const RunResult *res, const char *status)
@@ -168,7 +143,7 @@ void report_csv(const Sim *s, const RunResult *res, const char *status)
     if (!s->p.csv[0]) return;
     static Row row;
     fill_row(&row, s, res, status);
-    append_row(s, s->p.csv, "csv", &row);
+    csv_append(s->variant->name, s->p.allow_dirty, s->p.csv, "csv", &row);
 }
 
 void report_summary(const Sim *s, const RunResult *res)

@@ -131,7 +131,7 @@ typedef struct Variant {
     void (*chunk_begin)(Sim *s, int nsteps);  /* starts capturing */
     void (*chunk_end)(Sim *s, int nsteps);    /* ends the capture and launches the graph */
 
-    /* --stage-timing: the fewest bytes a stage must move through memory, for the GB/s
+    /* kernel-level timing (--stage-reps): the fewest bytes a stage must move through memory, for the GB/s
      * columns (documented where defined); NULL = not stated. */
     double (*stage_bytes)(Sim *s, Stage st);
 

@@ -125,41 +125,28 @@ static void ref_setup(CoulombRun *r)
     r->ctx = c;
 }
 
-static double energy_double(const Dbl *d, long n, int threads)
-{
-    const double *x = d->x, *y = d->y, *z = d->z, *q = d->q;
-    double e = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : e) num_threads(nthreads(threads))
-    for (long i = 0; i < n; i++) {
-        double s = 0;
-        const double xi = x[i], yi = y[i], zi = z[i];
-#pragma omp simd reduction(+ : s)
-        for (long j = i + 1; j < n; j++) {
-            double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
-            s += q[j] / sqrt(dx * dx + dy * dy + dz * dz);
-        }
-        e += q[i] * s;
+/* The plain all-pairs sum, written once for both precisions: row sums over j > i, then
+ * q_i times each, threads over the rows. */
+#define NBR_PLAIN_ENERGY_BODY(T, SQRT)                                                         \
+    {                                                                                          \
+        const T *x = d->x, *y = d->y, *z = d->z, *q = d->q;                                    \
+        T e = 0;                                                                               \
+        _Pragma("omp parallel for schedule(dynamic, 16) reduction(+ : e) num_threads(nthreads(threads))") \
+        for (long i = 0; i < n; i++) {                                                         \
+            T s = 0;                                                                           \
+            const T xi = x[i], yi = y[i], zi = z[i];                                           \
+            _Pragma("omp simd reduction(+ : s)")                                               \
+            for (long j = i + 1; j < n; j++) {                                                 \
+                T dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];                              \
+                s += q[j] / SQRT(dx * dx + dy * dy + dz * dz);                                 \
+            }                                                                                  \
+            e += q[i] * s;                                                                     \
+        }                                                                                      \
+        return COULOMB_K * (double)e;                                                          \
     }
-    return COULOMB_K * e;
-}
-
-static double energy_float(const Flt *d, long n, int threads)
-{
-    const float *x = d->x, *y = d->y, *z = d->z, *q = d->q;
-    float e = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : e) num_threads(nthreads(threads))
-    for (long i = 0; i < n; i++) {
-        float s = 0;
-        const float xi = x[i], yi = y[i], zi = z[i];
-#pragma omp simd reduction(+ : s)
-        for (long j = i + 1; j < n; j++) {
-            float dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
-            s += q[j] / sqrtf(dx * dx + dy * dy + dz * dz);
-        }
-        e += q[i] * s;
-    }
-    return COULOMB_K * (double)e;
-}
+static double energy_double(const Dbl *d, long n, int threads) NBR_PLAIN_ENERGY_BODY(double, sqrt)
+static double energy_float(const Flt *d, long n, int threads) NBR_PLAIN_ENERGY_BODY(float, sqrtf)
+#undef NBR_PLAIN_ENERGY_BODY
 
 /* Kahan in float: s + c is the sum, c the part lost so far (Kahan's sign convention negated). */
 #define KAHAN_F(s, c, t)                   \

@@ -307,11 +307,8 @@ void gpu_fill_H(GpuSim *g, int n);
 cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormatDesc desc, const GpuSim *g,
                                 const char *what);
 
-/* stage_bytes.cu: the Variant's stage_bytes hook (--stage-timing GB/s): the fewest bytes a
+/* stage_bytes.cu: the Variant's stage_bytes hook (the GB/s of the kernel-level timing, --stage-reps): the fewest bytes a
  * stage moves through device memory, per occurrence of the stage in the loop. */
 double gpu_stage_bytes(Sim *s, Stage st);
-/* GB/s of a 256 MB device-to-device copy (bytes read + written), a ceiling to compare those
- * with; 0 if the buffers cannot be had. Not called by any stage. */
-double gpu_copy_ceiling(Sim *s);
 
 #endif

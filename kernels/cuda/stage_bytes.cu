@@ -1,11 +1,12 @@
 /* stage_bytes.cu - the fewest bytes each stage of a GPU variant must move through device
- * memory (the Variant's stage_bytes hook), so that --stage-timing can print GB/s beside each
- * stage's time; and the copy ceiling to compare those with.
+ * memory (the Variant's stage_bytes hook), so that the kernel-level timing (--stage-reps) can print GB/s beside each
+ * stage's time (the H200's device-to-device copy ceiling, read + write, measured 4.06 TB/s in
+ * the first session's runs).
  *
  * Every array a stage touches is counted once per access kind (read, or written, or both
  * for read-modify-write); neighbour positions r_j gathered through W or H are assumed to
  * come from cache after their first touch (true after reordering), so the N_p gathered
- * positions are not counted: a GB/s above the copy ceiling shows the caches at work. Block
+ * positions are not counted: a GB/s above that ceiling shows the caches at work. Block
  * partials of the reductions (8 bytes per block and quantity) are left out where a kernel
  * leaves them beside its real work. With n atoms, N_p = stats.nbr_entries (full-list
  * entries at the last build), r4 = sizeof(real4), G^3 cells:
@@ -40,35 +41,4 @@ double gpu_stage_bytes(Sim *s, Stage st)
     case STAGE_OTHER: return 8.0 * NPARTS * g->blocks;
     default: return 0;
     }
-}
-
-double gpu_copy_ceiling(Sim *s)
-{
-    GpuSim *g = gpu_of(s);
-    const size_t bytes = (size_t)256 << 20;
-    void *src = NULL, *dst = NULL;
-    if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) {
-        cudaGetLastError();
-        if (src) CUDA_CHECK(cudaFree(src));
-        return 0;
-    }
-    CUDA_CHECK(cudaMemsetAsync(src, 1, bytes, g->stream));
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
-    float best = 1e30f;
-    for (int k = 0; k < 6; k++) {   /* the first is a warm-up */
-        float ms = 0;
-        CUDA_CHECK(cudaEventRecord(e0, g->stream));
-        CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g->stream));
-        CUDA_CHECK(cudaEventRecord(e1, g->stream));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (k > 0 && ms < best) best = ms;
-    }
-    CUDA_CHECK(cudaEventDestroy(e0));
-    CUDA_CHECK(cudaEventDestroy(e1));
-    CUDA_CHECK(cudaFree(src));
-    CUDA_CHECK(cudaFree(dst));
-    return 2.0 * bytes / (best * 1e-3) / 1e9;
 }
