@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const system_names[]  = {"sp", "lj", "salt", NULL};
+const char *const system_names[]  = {"sp", "lj", "salt", "lammps-lj", NULL};
+const char *const lattice_names[] = {"sc", "fcc", NULL};
+const char *const list_names[]    = {"auto", "none", "n2", "sort", NULL};
 const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", NULL};
 const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
@@ -23,8 +25,14 @@ static const Option options[] = {
     {"system", T_ENUM, F(system), 0, 0, system_names, 0, "system",
      "preset: sp (soft sphere: rho 0.8, T 1, r_c 2^(1/6), delta 0.6, shift 1), lj "
      "(rho 0.38, T 1.2, r_c 3, delta 0.8, shift 0) or salt (RUMD's molten salt: LJ + shifted-force Coulomb, "
-     "charges +-1, rho 0.3677, T 2, r_c 6, delta 0.5, dt 0.004); applied before every other flag"},
-    {"ne", T_INT, F(ne), 1, 1290, NULL, 0, "ne", "atoms per edge of the initial cubic lattice (N = ne^3)"},
+     "charges +-1, rho 0.3677, T 2, r_c 6, delta 0.5, dt 0.004) or lammps-lj (the LAMMPS/RUMD LJ benchmark, "
+     "LAMMPS's bench/in.lj: fcc lattice, rho 0.8442, T 1.44 at the start, r_c 2.5, skin 0.3, shift 0, dt 0.005, "
+     "NVE from the start: --equil 0; N = 4 ne^3); applied before every other flag"},
+    {"ne", T_INT, F(ne), 1, 1290, NULL, 0, "ne",
+     "unit cells per edge of the initial lattice: N = ne^3 (--lattice sc) or 4 ne^3 (fcc, as LAMMPS's "
+     "'region box block 0 ne 0 ne 0 ne')"},
+    {"lattice", T_ENUM, F(lattice), 0, 0, lattice_names, 0, "lattice",
+     "initial lattice: sc (simple cubic, the paper) or fcc (face-centred cubic, 4 atoms per unit cell)"},
     {"rho", T_REAL, F(rho), 1e-6, 3.0, NULL, 0, "rho", "number density"},
     {"temp", T_REAL, F(temp), 0, 1e3, NULL, 0, "temp", "temperature (initial |v| = sqrt(3T); rescaling target)"},
     {"rc", T_REAL, F(rc), 0.5, 10, NULL, 0, "rc", "interaction cutoff r_c"},
@@ -61,7 +69,25 @@ static const Option options[] = {
     {"graph", T_ENUM, F(graph), 0, 0, onoff_names, KNOB_GRAPH, "graph",
      "with --decide device: capture the steps between sample points once as a CUDA graph and replay it"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
-    {"tp", T_INT, F(tp), 1, 32, NULL, KNOB_TP, "tp", "threads per particle"},
+    {"tp", T_INT, F(tp), 0, 64, NULL, KNOB_TP, "tp",
+     "threads per particle t_p (0 = RUMD's default: 4 for N <= 10000, else 1); above 32 a multiple of 32"},
+    {"list", T_ENUM, F(list_method), 0, 0, list_names, KNOB_LISTMETHOD, "list_method",
+     "neighbour list (RUMD): none (all pairs every step), n2 (O(N^2) build in shared-memory tiles), sort (atoms "
+     "sorted by cell, 125 cells of edge >= r_n/2 searched) or auto (RUMD's default: n2 below N = 8000, else sort)"},
+    {"pb", T_INT, F(pb), 0, 1024, NULL, KNOB_PB, "pb",
+     "particles per block p_b (RUMD; 0 = its default: 32 for N <= 10000, else 64), rounded up to fill whole warps"},
+    {"prefetch", T_ENUM, F(prefetch), 0, 0, onoff_names, KNOB_PREFETCH, "prefetch",
+     "the force loop loads the next neighbour's index (and position) before it works on the current one"},
+    {"sort-every", T_INT, F(sort_every), 0, 1e9, NULL, KNOB_SORT, "sort_every",
+     "lists none and n2: sort the atoms by cell every this many steps, at the next rebuild (0 = never); the sort "
+     "list sorts at every build"},
+    {"autotune", T_FLAG, F(autotune), 0, 0, NULL, KNOB_AUTOTUNE, "autotune",
+     "first search the list method, skin, p_b and t_p with short runs from one stored start (RUMD's autotuner), "
+     "or take them from --autotune-cache"},
+    {"autotune-budget", T_REAL, F(autotune_budget), 1, 1e5, NULL, KNOB_AUTOTUNE, NULL,
+     "seconds the autotuner may spend; the search stops with the best found when they are used up"},
+    {"autotune-cache", T_STR, F(autotune_cache), 0, sizeof(((Params *)0)->autotune_cache) - 1, NULL, KNOB_AUTOTUNE,
+     NULL, "file of autotuned parameters keyed by GPU, N, rho, T, potential and dt (\"\" = no cache)"},
     {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "max_nbr", "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
     {"grow-from", T_LONG, F(grow_from), 0, 1e6, NULL, KNOB_LIST, NULL,
      "debug: the automatic neighbour capacity starts from this many neighbours per atom instead of the density's "
@@ -104,7 +130,11 @@ static void set_defaults(Params *p)
     p->wlayout = WLAYOUT_ROW;
     p->layers = WHERE_HOST;
     p->reduce = WHERE_HOST;
-    p->tp = 1;
+    p->tp = 0;
+    p->prefetch = 1;
+    p->sort_every = 200;
+    p->autotune_budget = 120;
+    snprintf(p->autotune_cache, sizeof p->autotune_cache, "%s", "rumd-autotune.cache");
     p->rebuild_frac = 0.5;
     p->sample_every = 10;
     p->drift_limit = 0.05;
@@ -114,7 +144,12 @@ static void set_defaults(Params *p)
 static void apply_preset(Params *p)
 {
     p->potential = POT_LJ;
-    if (p->system == SYS_SP) {
+    p->lattice = LATTICE_SC;
+    if (p->system == SYS_LAMMPS_LJ) {   /* LAMMPS bench/in.lj: NVE from the fcc start, which melts */
+        p->rho = 0.8442; p->temp = 1.44; p->rc = 2.5; p->delta = 0.3; p->shift = 0.0; p->dt = 0.005;
+        p->lattice = LATTICE_FCC;
+        p->equil = 0;
+    } else if (p->system == SYS_SP) {
         p->rho = 0.8; p->temp = 1.0; p->rc = pow(2.0, 1.0 / 6.0); p->delta = 0.6; p->shift = 1.0;
     } else if (p->system == SYS_LJ) {
         p->rho = 0.38; p->temp = 1.2; p->rc = 3.0; p->delta = 0.8; p->shift = 0.0;
@@ -153,11 +188,22 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *
     if (p->potential == POT_LJ_COULSF && p->ne % 2)
         die(program, " must be even with --potential lj-coulsf (charges +-1 alternate on the lattice: an odd edge "
                      "leaves a net charge)", "ne");
+    if (p->potential == POT_LJ_COULSF && p->lattice != LATTICE_SC)
+        die(program, " must be sc with --potential lj-coulsf (the charges alternate on a simple cubic lattice)",
+            "lattice");
+    if (params_natoms(p) > 2147483647L)
+        die(program, ": N = 4 ne^3 is beyond 2^31 - 1 atoms (atom indices are int): lower --ne", "ne");
+    if (p->tp > 32 && p->tp % 32)
+        die(program, " above 32 must be a multiple of 32 (a particle's threads then fill whole warps)", "tp");
 }
 
 double params_rn(const Params *p) { return p->rc + p->delta; }
-double params_box(const Params *p) { return p->ne / cbrt(p->rho); }
-long params_natoms(const Params *p) { return (long)p->ne * p->ne * p->ne; }
+long params_natoms(const Params *p) { return (p->lattice == LATTICE_FCC ? 4L : 1L) * p->ne * p->ne * p->ne; }
+/* L^3 = N / rho; for sc this is ne / rho^(1/3) */
+double params_box(const Params *p)
+{
+    return p->lattice == LATTICE_FCC ? p->ne * cbrt(4.0 / p->rho) : p->ne / cbrt(p->rho);
+}
 
 void params_columns(const Params *p, unsigned knobs, void (*fn)(void *ctx, const char *col, const char *value),
                     void *ctx)

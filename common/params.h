@@ -28,10 +28,17 @@ enum {
     KNOB_DECIDE   = 1u << 10, /* rebuild decision on the host or the device */
     KNOB_GRAPH    = 1u << 11, /* CUDA graphs for the steps between sample points */
     KNOB_DEVICE   = 1u << 12, /* which GPU */
+    KNOB_LISTMETHOD = 1u << 13, /* RUMD's neighbour-list method: none / n2 / sort */
+    KNOB_PB       = 1u << 14, /* particles per block p_b (RUMD) */
+    KNOB_PREFETCH = 1u << 15, /* prefetch of the next neighbour index (RUMD) */
+    KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
+    KNOB_AUTOTUNE = 1u << 17, /* RUMD's autotuner */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
-typedef enum { SYS_SP, SYS_LJ, SYS_SALT } SystemKind;
+typedef enum { SYS_SP, SYS_LJ, SYS_SALT, SYS_LAMMPS_LJ } SystemKind;
+typedef enum { LATTICE_SC, LATTICE_FCC } LatticeKind;
+typedef enum { LIST_AUTO, LIST_NONE, LIST_N2, LIST_SORT } ListMethod;
 typedef enum { CONFIG_LATTICE, CONFIG_JITTER, CONFIG_RANDOM, CONFIG_BOUNDARY } ConfigKind;
 typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
@@ -44,11 +51,14 @@ extern const char *const read_names[];
 extern const char *const wlayout_names[];
 extern const char *const where_names[];
 extern const char *const onoff_names[];
+extern const char *const lattice_names[];
+extern const char *const list_names[];
 
 typedef struct Params {
     /* the physical system */
     int system;          /* SystemKind: selects the preset below */
-    int ne;              /* atoms per edge of the initial cubic lattice: N = ne^3 */
+    int ne;              /* unit cells per edge of the initial cubic lattice: N = ne^3 (sc) or 4 ne^3 (fcc) */
+    int lattice;         /* LatticeKind: simple cubic (the paper) or face-centred cubic (lammps-lj) */
     double rho, temp, rc, delta, dt, shift;
     int potential;       /* PotentialKind (potential.h): lj, or lj-coulsf with charges +-1 */
     int config;          /* ConfigKind: initial positions */
@@ -67,6 +77,14 @@ typedef struct Params {
     int layers;          /* Where: layer assignment */
     int reduce;          /* Where: final stage of reductions */
     int tp;              /* threads per particle */
+    int list_method;     /* ListMethod (gpu-rumd): auto = RUMD's default for N */
+    int pb;              /* particles per block p_b (gpu-rumd); 0 = RUMD's default for N */
+    int prefetch;        /* 1: the force loop loads the next neighbour index ahead (gpu-rumd) */
+    int sort_every;      /* gpu-rumd, lists n2 / none: sort atoms by cell every this many steps, at
+                            the next rebuild (0 = never); the sort list sorts at every build */
+    int autotune;        /* gpu-rumd: search list method, skin, p_b and t_p first (RUMD's appendix) */
+    double autotune_budget; /* seconds the search may take */
+    char autotune_cache[512]; /* the file of tuned parameters ("" = no cache) */
     int decide;          /* Decide: who decides rebuilds (device: the host reads at sample points only) */
     int graph;           /* 1: the steps between sample points as one CUDA graph */
     int device;          /* GPU index */
@@ -100,8 +118,8 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *
 
 /* Derived quantities. */
 double params_rn(const Params *p);          /* r_c + delta */
-double params_box(const Params *p);         /* L = ne / rho^(1/3) */
-long   params_natoms(const Params *p);      /* ne^3 */
+double params_box(const Params *p);         /* L = (N / rho)^(1/3) */
+long   params_natoms(const Params *p);      /* ne^3 (sc) or 4 ne^3 (fcc) */
 
 /* Prints the fully resolved configuration, one "name = value" per line, prefixed "# ". */
 void params_print(const Params *p, unsigned knobs);

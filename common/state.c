@@ -20,20 +20,30 @@ static void random_direction(Rng *g, double out[3])
     out[0] = a * f; out[1] = b * f; out[2] = 1 - 2 * s;
 }
 
-/* Lattice sites (i + 1/2) a - L/2: the paper's simple cubic start. */
+/* Lattice sites: the paper's simple cubic start, (i + 1/2) a - L/2, or the face-centred cubic
+ * one of LAMMPS's bench/in.lj (4 sites per unit cell of edge a = L / ne, the basis (0,0,0),
+ * (1/2,1/2,0), (1/2,0,1/2), (0,1/2,1/2) shifted by a/4 so no site sits on a box face).
+ * Atoms are numbered cell by cell, x fastest. Jitter is in units of the nearest-neighbour
+ * distance (a for sc, a/sqrt 2 for fcc). */
 static void place_lattice(Sim *s, Rng *g, double jitter)
 {
+    static const double sc_basis[1][3] = {{0.5, 0.5, 0.5}};
+    static const double fcc_basis[4][3] = {{0.25, 0.25, 0.25}, {0.75, 0.75, 0.25}, {0.75, 0.25, 0.75},
+                                           {0.25, 0.75, 0.75}};
+    const int fcc = s->p.lattice == LATTICE_FCC, nb = fcc ? 4 : 1;
+    const double(*basis)[3] = fcc ? fcc_basis : sc_basis;
     int ne = s->p.ne, k = 0;
-    double a = (double)s->L / ne;
+    double a = (double)s->L / ne, spacing = fcc ? a / sqrt(2.0) : a;
     for (int z = 0; z < ne; z++)
         for (int y = 0; y < ne; y++)
-            for (int x = 0; x < ne; x++, k++) {
-                double p[3] = {(x + 0.5) * a, (y + 0.5) * a, (z + 0.5) * a};
-                for (int d = 0; d < 3; d++) p[d] += jitter * a * (rng_uniform(g) - 0.5) - 0.5 * s->L;
-                s->r[k].x = pbc_wrap((real)p[0], s->L);
-                s->r[k].y = pbc_wrap((real)p[1], s->L);
-                s->r[k].z = pbc_wrap((real)p[2], s->L);
-            }
+            for (int x = 0; x < ne; x++)
+                for (int b = 0; b < nb; b++, k++) {
+                    double p[3] = {(x + basis[b][0]) * a, (y + basis[b][1]) * a, (z + basis[b][2]) * a};
+                    for (int d = 0; d < 3; d++) p[d] += jitter * spacing * (rng_uniform(g) - 0.5) - 0.5 * s->L;
+                    s->r[k].x = pbc_wrap((real)p[0], s->L);
+                    s->r[k].y = pbc_wrap((real)p[1], s->L);
+                    s->r[k].z = pbc_wrap((real)p[2], s->L);
+                }
 }
 
 /* Atoms exactly on cell faces (multiples of the cell width w, including -L/2 and, before
