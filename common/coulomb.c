@@ -42,8 +42,8 @@ static const Option options[] = {
     {"warmup", T_INT, F(warmup), 0, 1e6, NULL, 0, NULL, "untimed evaluations before them"},
     {"input", T_STR, F(input), 0, sizeof(((CoulombParams *)0)->input) - 1, NULL, 0, NULL,
      "read the system from this file: PQR (ATOM/HETATM serial name resName [chain] resSeq x y z charge radius) or "
-     "x y z q lines (# comments)"},
-    {"format", T_ENUM, F(format), 0, 0, format_names, 0, NULL, "--input format (auto: .pqr is PQR, else x y z q)"},
+     "x y z q lines (# comments); .gz or .xz: read through gzip / xz"},
+    {"format", T_ENUM, F(format), 0, 0, format_names, 0, NULL, "--input format (auto: .pqr or .pqr.gz is PQR, else x y z q)"},
     {"water", T_LONG, F(water), 0, 3e7, NULL, 0, NULL,
      "generate a TIP3P-like water box of this many atoms (a multiple of 3; N/3 molecules on a cubic lattice at "
      "0.0334 molecules/A^3, random orientations; the thesis: 43239 ... 630828)"},

@@ -4,12 +4,14 @@
 #include "rng.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 
 const char *const format_names[] = {"auto", "pqr", "xyzq", NULL};
 static const double PI = 3.14159265358979323846;
@@ -65,14 +67,88 @@ static const char *basename_of(const char *path)
     return b ? b + 1 : path;
 }
 
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return len >= k && strncasecmp(s + len - k, suffix, k) == 0;
+}
+
+/* A compressed input (.gz, .xz) is read through its decompressor: the command that writes it
+ * to stdout, or NULL for a plain file. */
+static const char *decompressor(const char *path)
+{
+    size_t len = strlen(path);
+    if (ends_with(path, len, ".gz")) return "gzip -dc";
+    if (ends_with(path, len, ".xz")) return "xz -dc";
+    return NULL;
+}
+
+/* popen of "DECOMP -- 'path' 2>/dev/null" (the path single-quoted for the shell; the
+ * decompressor's own complaint is replaced by ours, so the failure is one line). */
+static FILE *open_decompressed(const char *decomp, const char *path)
+{
+    size_t len = strlen(path), cap = strlen(decomp) + 4 * len + 32;
+    char *cmd = nbr_alloc(cap, "the decompressor's command line"), *c = cmd;
+    c += sprintf(c, "%s -- '", decomp);
+    for (const char *p = path; *p; p++) {
+        if (*p == '\'') { memcpy(c, "'\\''", 4); c += 4; }
+        else *c++ = *p;
+    }
+    strcpy(c, "' 2>/dev/null");
+    FILE *f = popen(cmd, "r");
+    free(cmd);
+    if (!f) nbr_fail(EXIT_INPUT, "cannot read --input %s: cannot start %s: %s", path, decomp, strerror(errno));
+    return f;
+}
+
+typedef struct { FILE *f; const char *decomp, *path; } InputStream;
+
+/* Ends the read of a compressed input: the decompressor's exit status, and the one-line
+ * failure when it failed. */
+static void close_decompressed(InputStream *in, int read_error)
+{
+    int status = pclose(in->f);
+    if (read_error || status != 0)
+        nbr_fail(EXIT_INPUT, "cannot read --input %s: %s failed (%s)", in->path, in->decomp,
+                 status == -1 ? strerror(errno)
+                 : WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "no such command"
+                 : "a corrupt or truncated file");
+}
+
+/* A malformed line. In a compressed input it may be the torn end of a truncated archive: the
+ * rest is drained and a failed decompressor is named instead, as the cause. */
+static void line_fail(InputStream *in, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+static void line_fail(InputStream *in, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (in->decomp) {
+        char buf[4096];
+        while (fread(buf, 1, sizeof buf, in->f) > 0) {}
+        close_decompressed(in, ferror(in->f));
+    }
+    nbr_fail(EXIT_INPUT, "%s", msg);
+}
+
 void input_read(ChargeSystem *s, const char *path, int format)
 {
+    const char *decomp = decompressor(path);
     if (format == FORMAT_AUTO) {
-        size_t len = strlen(path);
-        format = len >= 4 && strcasecmp(path + len - 4, ".pqr") == 0 ? FORMAT_PQR : FORMAT_XYZQ;
+        /* the name without its compression suffix: .pqr is PQR */
+        size_t len = strlen(path) - (decomp ? 3 : 0);
+        format = ends_with(path, len, ".pqr") ? FORMAT_PQR : FORMAT_XYZQ;
     }
     FILE *f = fopen(path, "r");
     if (!f) nbr_fail(EXIT_INPUT, "cannot read --input %s: %s", path, strerror(errno));
+    if (decomp) {
+        fclose(f);
+        f = open_decompressed(decomp, path);
+    }
+    InputStream in = {f, decomp, path};
     long cap = 1024, n = 0, lineno = 0;
     double *v = nbr_alloc((size_t)cap * 4 * sizeof(double), "input atoms");
     char *line = NULL;
@@ -88,27 +164,27 @@ void input_read(ChargeSystem *s, const char *path, int format)
         if (format == FORMAT_PQR) {
             if (strcmp(tok[0], "ATOM") != 0 && strcmp(tok[0], "HETATM") != 0) continue;  /* REMARK, TER, END, ... */
             if (nt != 10 && nt != 11)
-                nbr_fail(EXIT_INPUT, "%s:%ld: a PQR atom line needs 10 or 11 whitespace-separated fields (record "
+                line_fail(&in, "%s:%ld: a PQR atom line needs 10 or 11 whitespace-separated fields (record "
                                      "serial name resName [chain] resSeq x y z charge radius), this one has %d: '%.40s'",
                          path, lineno, nt > MAX_TOKENS ? MAX_TOKENS + 1 : nt, copy);
             if (!res_seq(tok[nt - 6]))
-                nbr_fail(EXIT_INPUT, "%s:%ld: PQR field %d (resSeq) is not a residue number: '%s' (a field missing "
+                line_fail(&in, "%s:%ld: PQR field %d (resSeq) is not a residue number: '%s' (a field missing "
                                      "or extra?)", path, lineno, nt - 5, tok[nt - 6]);
             for (int k = 0; k < 4; k++)
                 if (!number(tok[nt - 5 + k], &a[k]))
-                    nbr_fail(EXIT_INPUT, "%s:%ld: PQR field %d (%s) is not a number: '%s'", path, lineno,
+                    line_fail(&in, "%s:%ld: PQR field %d (%s) is not a number: '%s'", path, lineno,
                              nt - 4 + k, (const char *[]){"x", "y", "z", "charge"}[k], tok[nt - 5 + k]);
             if (!number(tok[nt - 1], &radius) || radius < 0)
-                nbr_fail(EXIT_INPUT, "%s:%ld: PQR field %d (radius) is not a non-negative number: '%s'", path, lineno,
+                line_fail(&in, "%s:%ld: PQR field %d (radius) is not a non-negative number: '%s'", path, lineno,
                          nt, tok[nt - 1]);
         } else {
             if (tok[0][0] == '#') continue;
             if (nt != 4)
-                nbr_fail(EXIT_INPUT, "%s:%ld: an x y z q line needs 4 numbers, this one has %d fields: '%.40s'", path,
+                line_fail(&in, "%s:%ld: an x y z q line needs 4 numbers, this one has %d fields: '%.40s'", path,
                          lineno, nt > MAX_TOKENS ? MAX_TOKENS + 1 : nt, copy);
             for (int k = 0; k < 4; k++)
                 if (!number(tok[k], &a[k]))
-                    nbr_fail(EXIT_INPUT, "%s:%ld: field %d (%c) is not a number: '%s'", path, lineno, k + 1, "xyzq"[k],
+                    line_fail(&in, "%s:%ld: field %d (%c) is not a number: '%s'", path, lineno, k + 1, "xyzq"[k],
                              tok[k]);
         }
         if (n == cap) {
@@ -121,8 +197,14 @@ void input_read(ChargeSystem *s, const char *path, int format)
     }
     free(line);
     int bad = ferror(f);
-    fclose(f);
-    if (bad) nbr_fail(EXIT_INPUT, "cannot read --input %s: read error", path);
+    if (decomp) {
+        /* a corrupt or truncated archive: the decompressor exits non-zero (what it wrote before
+         * is dropped with the rest: nothing half-read) */
+        close_decompressed(&in, bad);
+    } else {
+        fclose(f);
+        if (bad) nbr_fail(EXIT_INPUT, "cannot read --input %s: read error", path);
+    }
     if (n == 0)
         nbr_fail(EXIT_INPUT, "%s: no atoms (%s format%s)", path, format_names[format],
                  format == FORMAT_PQR ? ": no ATOM or HETATM lines" : "");

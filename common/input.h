@@ -28,7 +28,9 @@ extern const char *const format_names[];
 #define WATER_HOH_DEG 104.52
 #define WATER_DENSITY 0.0334     /* molecules per cubic Angstrom (liquid water, 1 g/cm^3) */
 
-/* FORMAT_AUTO: .pqr (any case) is PQR, anything else "x y z q". */
+/* FORMAT_AUTO: .pqr (any case) is PQR, anything else "x y z q". A name ending in .gz or .xz is
+ * read through gzip -dc / xz -dc (the format from the name without it: x.pqr.gz is PQR); a
+ * corrupt or truncated archive stops the program like a malformed line. */
 void input_read(ChargeSystem *s, const char *path, int format);
 /* n atoms = n/3 molecules (n must be a multiple of 3) on a simple cubic lattice of spacing
  * (1/WATER_DENSITY)^(1/3) filled in x, y, z order (the last layers partly), each molecule

@@ -5,7 +5,10 @@
 #  - every implementation and accumulation mode agrees with the reference within the tolerance
 #    it states (--check: double 1e-12, kahan and pairwise 1e-6, float 1e-4) on random and water
 #    inputs, for every unroll factor and both sweeps;
-#  - malformed input and bad flags: one line, exit 2.
+#  - the real input (reference/adk_oplsaa: solvated adenylate kinase, 47 681 atoms, gzipped):
+#    the reference gives the energy numpy computed apart (1e-13; a planted charge fails it),
+#    and every implementation agrees with it within its tolerance;
+#  - malformed input (plain and compressed) and bad flags: one line, exit 2.
 # OpenCL runs where a platform exists (PoCL in CI); CUDA only on a GPU; elsewhere SKIP lines.
 c=$BUILD/double/coulomb
 cf=$BUILD/float/coulomb
@@ -46,6 +49,23 @@ t_ok coulomb-roundtrip _t80_same $c --water 300 --reps 1 --quiet -- $c --input "
 t_grep coulomb-water-charges '^O 100 H 200 net 0$' awk 'NR > 1 { o += $4 == -0.834; h += $4 == 0.417; s += $4 }
     END { printf "O %d H %d net %s\n", o, h, (s < 1e-9 && s > -1e-9) ? "0" : s }' "$tmp/w300.xyzq"
 
+# the real input: solvated adenylate kinase (reference/adk_oplsaa, 47 681 atoms, OPLS-AA and
+# TIP4P charges from MDAnalysisTests), read gzipped. Its energy computed apart (numpy, double,
+# pairwise and fsum sums: reference/adk_oplsaa/convert.py) is what the C reference must give;
+# a planted fault (one charge 0.52 -> 0.53 e of 47 681) must fail that check.
+adk=reference/adk_oplsaa/adk_oplsaa.xyzq.gz
+adk_e=-4079315.64693693   # convert.py's energy, 15 digits
+t_ok coulomb-adk-exact _t80_ref_is $adk_e 1e-13 $c --input $adk --reps 1 --warmup 0 --quiet
+zcat $adk | awk '!done && $4 == 0.52 { $4 = 0.53; done = 1 } { print }' | gzip >"$tmp/adk_planted.xyzq.gz"
+_t80_planted_caught() {   # PLANTED.gz: it differs from $adk in one charge, and the exact check fails on it
+    [ "$(zcat "$1" | grep -c ' 0.53$')" = 1 ] || { echo "no charge was planted"; return 1; }
+    ! _t80_ref_is $adk_e 1e-13 $c --input "$1" --reps 1 --warmup 0 --quiet
+}
+t_ok coulomb-adk-planted-charge-caught _t80_planted_caught "$tmp/adk_planted.xyzq.gz"
+for acc in double float kahan; do
+    t_ok coulomb-adk-ref-$acc $c --impl ref --acc $acc --input $adk --e-ref $adk_e --check --reps 1 --warmup 0 --quiet
+done
+
 # the C reference's own modes (OpenMP over 2 threads and 1)
 # (not kahan on random charges: their sum's condition sum|E_ij|/|E| is ~2000, and the float
 # row sums of the C loop (sum_j q_j / r_ij, times q_i) lose 1.3e-6 there; the tiled kernels'
@@ -78,6 +98,10 @@ else
     t_ok coulomb-opencl-kahan-full $c --impl opencl --acc kahan --sweep full --water 1500 --check --reps 1 --quiet
     t_ok coulomb-opencl-hand $c --impl opencl --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 \
         --check --reps 1 --quiet
+    for acc in float double kahan pairwise; do
+        t_ok "coulomb-opencl-$acc-adk" $c --impl opencl --acc $acc --input $adk --e-ref $adk_e --check --reps 1 \
+            --warmup 0 --quiet
+    done
     t_error coulomb-opencl-no-device 2 'cl-device 7: platform 0 has' $c --impl opencl --random 10 --cl-device 7
 fi
 
@@ -94,6 +118,10 @@ if [ -x "$cu" ] && have_gpu; then
                 --check --reps 1 --quiet
         done
     done
+    for acc in float double kahan pairwise; do
+        t_ok "coulomb-cuda-$acc-adk" $cu --acc $acc --input $adk --e-ref $adk_e --check --reps 1 --warmup 0 --quiet
+    done
+    t_ok coulomb-cuda-full-adk $cu --acc kahan --sweep full --input $adk --e-ref $adk_e --check --reps 1 --quiet
     t_ok coulomb-cuda-hand $cu --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 --check --reps 1 \
         --quiet
 else
@@ -111,6 +139,16 @@ t_error coulomb-err-not-a-number 2 "nan.xyzq:2: field 4 \\(q\\) is not a number:
 t_error coulomb-err-empty 2 'empty.xyzq: no atoms' $c --input "$tmp/empty.xyzq"
 t_error coulomb-err-pqr-number 2 "bad.pqr:4: PQR field 7 \\(y\\) is not a number" $c --input "$tmp/bad.pqr"
 t_error coulomb-err-pqr-fields 2 'fields.pqr:3: PQR field 5 \(resSeq\) is not a residue number: .A.' $c --input "$tmp/fields.pqr"
+# compressed input: read through gzip / xz; a damaged archive is refused whole, in one line
+gzip -c $d/two.pqr >"$tmp/two.pqr.gz"
+t_ok coulomb-pqr-gz _t80_ref_is 55.343933333333333 1e-14 $c --input "$tmp/two.pqr.gz" --reps 1 --quiet
+head -c 150000 $adk >"$tmp/cut.xyzq.gz"
+printf 'not gzip\n' >"$tmp/plain.xyzq.gz"
+gzip -c "$tmp/nan.xyzq" >"$tmp/nan.xyzq.gz"
+t_error coulomb-err-gz-truncated 2 'cut.xyzq.gz: gzip -dc failed \(a corrupt or truncated file\)' $c --input "$tmp/cut.xyzq.gz"
+t_error coulomb-err-gz-not-gzip 2 'plain.xyzq.gz: gzip -dc failed' $c --input "$tmp/plain.xyzq.gz"
+t_error coulomb-err-gz-line 2 "nan.xyzq.gz:2: field 4 \\(q\\) is not a number: 'x'" $c --input "$tmp/nan.xyzq.gz"
+t_error coulomb-err-gz-no-file 2 "cannot read --input .*nope.xyzq.gz: No such file" $c --input "$tmp/nope.xyzq.gz"
 t_error coulomb-err-no-file 2 'cannot read --input .*nope.pqr' $c --input "$tmp/nope.pqr"
 t_error coulomb-err-water-3 2 'multiple of 3' $c --water 100
 t_error coulomb-err-two-sources 2 'exactly one of --input' $c --water 300 --random 10
