@@ -31,6 +31,8 @@ static const Option options[] = {
     {"block", T_INT, F(block), 1, 1024, NULL, CKNOB_TILED, "block",
      "threads per block (CUDA) / work-items per work-group (OpenCL): the tile of positions staged in shared/local "
      "memory; a power of two, a multiple of --unroll (thesis: 128)"},
+    {"wg", T_INT, F(block), 1, 1024, NULL, CKNOB_OPENCL, NULL,
+     "OpenCL's name for --block: work-items per work-group (the same setting, recorded in the block column)"},
     {"sweep", T_ENUM, F(sweep), 0, 0, sweep_names, CKNOB_TILED, "sweep",
      "half: each work-item sums j > i (own tile and last tile apart, the thesis); full: all j != i, every pair twice, "
      "halved"},
@@ -167,8 +169,9 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
     if (impl->knobs & CKNOB_TILED) {
         if (p.unroll != 1 && p.unroll != 2 && p.unroll != 4 && p.unroll != 8)
             opt_die(prog->name, " must be 1, 2, 4 or 8", "unroll");
-        if (p.block & (p.block - 1)) opt_die(prog->name, " must be a power of two", "block");
-        if (p.block % p.unroll) opt_die(prog->name, " must be a multiple of --unroll", "block");
+        const char *block_flag = impl->knobs & CKNOB_OPENCL ? "block (--wg)" : "block";
+        if (p.block & (p.block - 1)) opt_die(prog->name, " must be a power of two", block_flag);
+        if (p.block % p.unroll) opt_die(prog->name, " must be a multiple of --unroll", block_flag);
     }
     if (impl->kind == CIMPL_REF && p.acc == ACC_PAIRWISE)
         nbr_fail(EXIT_INPUT, "%s: --acc pairwise is a mode of the tiled kernels (opencl, cuda); --impl ref has float, "

@@ -95,6 +95,11 @@ else
         t_ok "coulomb-opencl-$sweep-one-block" $c --impl opencl --acc double --sweep $sweep --block 128 --random 100 \
             --check --reps 1 --quiet
     done
+    # --wg is --block under OpenCL's name: the same run, block 64 in the CSV
+    rm -f "$tmp/wg.csv"
+    t_ok coulomb-opencl-wg $c --impl opencl --acc double --wg 64 --random 1000 --check --reps 1 --quiet --csv "$tmp/wg.csv"
+    t_grep coulomb-opencl-wg-column '^64$' awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "block") c = k }
+        NR == 2 { print $c }' "$tmp/wg.csv"
     t_ok coulomb-opencl-kahan-full $c --impl opencl --acc kahan --sweep full --water 1500 --check --reps 1 --quiet
     t_ok coulomb-opencl-hand $c --impl opencl --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 \
         --check --reps 1 --quiet
@@ -155,7 +160,9 @@ t_error coulomb-err-two-sources 2 'exactly one of --input' $c --water 300 --rand
 t_error coulomb-err-no-source 2 'exactly one of --input' $c
 t_error coulomb-err-unknown-flag 2 '--ne: unknown flag' $c --ne 4
 t_error coulomb-err-unroll 2 '--unroll must be 1, 2, 4 or 8' $c --impl opencl --unroll 3 --random 10
-t_error coulomb-err-block 2 '--block must be a power of two' $c --impl opencl --block 96 --random 10
+t_error coulomb-err-block 2 '--block \(--wg\) must be a power of two' $c --impl opencl --block 96 --random 10
+t_error coulomb-err-wg 2 '--block \(--wg\) must be a power of two' $c --impl opencl --wg 96 --random 10
+t_error coulomb-err-wg-ref 2 '--wg does not apply to --impl ref' $c --impl ref --wg 64 --random 10
 t_error coulomb-err-unroll-ref 2 '--unroll does not apply to --impl ref' $c --impl ref --unroll 2 --random 10
 t_error coulomb-err-pairwise-ref 2 'pairwise is a mode of the tiled kernels' $c --impl ref --acc pairwise --random 10
 t_error coulomb-err-impl 2 '--impl must be one of ref\|opencl\|cuda' $c --impl metal --random 10
