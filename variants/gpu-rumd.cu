@@ -1,0 +1,573 @@
+/* gpu-rumd - RUMD's GPU methods (Bailey et al., SciPost Phys. 2017) on nbrlab's GPU harness.
+ *
+ * Forces (the paper's Fig. 3): t_p threads per particle (--tp) in blocks of p_b particles
+ * (--pb); thread k of particle i takes the neighbours k, k + t_p, ... of its list and the t_p
+ * partial forces, energies and virials are summed with warp shuffles (kernels/cuda/rumd.cuh);
+ * t_p = 1 has its own kernel without that sum, as the paper advises. --prefetch on loads the
+ * next neighbour's index and position before the current pair is worked on; --read picks
+ * the read path of positions (texture, ldg = the read-only cache, plain).
+ * Neighbour list: W[m * N + i] (RUMD's column-major list: the m-th neighbours of consecutive
+ * particles adjacent; nbrlab's "row" layout), holding every j within r_n = r_c + skin; its
+ * capacity follows kernels/capacity.h (starts from the density's estimate, grows on overflow
+ * and the build is redone, or a hard --max-nbr stops the run with one line), never truncated.
+ * List methods (--list):
+ *   none  no list: the force kernel visits all N - 1 others every step (tiny N);
+ *   n2    Fig. 4: each block holds p_b particles, reads the system in tiles of p_b positions
+ *         through shared memory, t_p threads per particle test a tile's entries, a shared
+ *         atomic slot counter per particle places each neighbour found;
+ *   sort  Fig. 5: cells of edge >= r_n / 2 (so 5 x 5 x 5 = 125 cells are searched), atoms
+ *         sorted by cell and every particle array (r, v) rearranged to that order, each cell
+ *         then two integers cellStart / cellEnd; one thread per particle.
+ *   auto  RUMD's default: n2 below N = 8000, else sort (n2 where sort's 5 cells per axis do not fit).
+ * The sort: with the host deciding rebuilds, cub::DeviceRadixSort on (cell, index) pairs, as
+ * RUMD does with Thrust. With --decide device the device decides rebuilds (RUMD's
+ * updateRequired): every rebuild kernel returns at once unless the control block says this
+ * step rebuilds. A device-wide radix sort cannot be skipped from the device (RUMD itself asks
+ * the host here, its section 7), so the device decision sorts by counting: an atomic slot per
+ * atom in its cell, CUB's block scan for the cell starts, a scatter; every kernel gated.
+ * Lists n2 and none sort the atoms the same way every --sort-every steps, at the next
+ * rebuild (the paper's appendix: it still helps the data cache near the n2/sort crossover).
+ * Atoms keep no fixed storage slot (as in gpu-layer's reordering): r and v move together, the
+ * forces are recomputed after every sort, and --check compares per atom in the current order.
+ * Everything else -- leapfrog, reductions, device decision and replay, CUDA graphs, timers,
+ * download, pair enumeration -- is the shared GPU harness (kernels/cuda/). */
+#include "../kernels/cuda/gpu_sim.cuh"
+#include "../kernels/cuda/rumd.cuh"
+
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+
+#include <math.h>
+#include <string.h>
+
+/* One simulation per process: the variant's own state beside GpuSim. */
+static struct {
+    int method;               /* LIST_NONE / LIST_N2 / LIST_SORT, resolved */
+    TpLayout lay;             /* force kernel and n2 build */
+    CellGrid grid;            /* cells of edge >= r_n / 2 (sort) */
+    int cell_bits;            /* key bits of the radix sort */
+    int *key, *key_sorted, *index, *perm, *slot, *count, *start, *end;
+    void *sort_tmp;
+    size_t sort_tmp_bytes;
+    double *force_partial;    /* 2 x force blocks */
+    unsigned *force_ticket;
+    int force_blocks;
+} R;
+
+static const char *NAME = "gpu-rumd";
+
+/* ---- forces ------------------------------------------------------------------------------ */
+
+/* Pair (i, j) into the running sums, if within r_c (minimum image). */
+__device__ __forceinline__ void add_pair(const real4 &ri, const real4 &rj, real L, const PairPotential &pot,
+                                         ForceSum &acc)
+{
+    real dx, dy, dz;
+    const real r2 = min_image_r2(ri, rj, L, dx, dy, dz);
+    if (r2 < pot.rc2 && r2 > 0) {
+        real fr;
+        acc.u += pair_lj(pot, r2, &fr);
+        acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
+        acc.w += fr * r2;
+    }
+}
+
+/* The neighbours m = first, first + stride, ... < count of particle i from W, or with
+ * AllPairs every j = first, first + stride, ... < n (j = i adds nothing: r2 = 0). Prefetch:
+ * the next index and position are loaded before the current pair is worked on. */
+template <int Mode, bool Prefetch, bool AllPairs>
+__device__ __forceinline__ void neighbour_loop(const PosSource &pos, const int *__restrict__ W, int i, int n,
+                                               int count, int first, int stride, real L, const PairPotential &pot,
+                                               const real4 &ri, ForceSum &acc)
+{
+    const int end = AllPairs ? n : count;
+#define NBR_J(m) (AllPairs ? (m) : W[w_index<WLAYOUT_ROW>((m), i, n, 0)])
+    if (Prefetch) {
+        if (first >= end) return;
+        int j = NBR_J(first);
+        real4 rj = fetch_pos<Mode>(pos, j);
+        for (int m = first; m < end; m += stride) {
+            const int next = m + stride < end ? NBR_J(m + stride) : j;
+            const real4 rn = fetch_pos<Mode>(pos, next);
+            add_pair(ri, rj, L, pot, acc);
+            rj = rn;
+        }
+    } else {
+#pragma unroll 4
+        for (int m = first; m < end; m += stride) add_pair(ri, fetch_pos<Mode>(pos, NBR_J(m)), L, pot, acc);
+    }
+#undef NBR_J
+}
+
+/* t_p = 1 (the paper's separate kernel): one thread per particle, blocks of p_b. */
+template <int Mode, bool Prefetch, bool AllPairs>
+__global__ void __launch_bounds__(1024) force_tp1_kernel(PosSource pos, const int *__restrict__ W,
+                                                         const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
+                                                         PairPotential pot, real4 *a, real *u, double *partial,
+                                                         unsigned *ticket, double *upot, double *virial)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    ForceSum acc = {0, 0, 0, 0, 0};
+    if (i < n) {
+        const real4 ri = fetch_pos<Mode>(pos, i);
+        const int count = AllPairs ? 0 : min(nbr_count[i], nbr_cap);
+        neighbour_loop<Mode, Prefetch, AllPairs>(pos, W, i, n, count, 0, 1, L, pot, ri, acc);
+        a[i] = make_real4(acc.fx, acc.fy, acc.fz, 0);
+        u[i] = (real)0.5 * acc.u;
+    }
+    const double ub = block_reduce((double)((real)0.5 * acc.u), SumOp(), 0.0);
+    const double wb = block_reduce((double)((real)0.5 * acc.w), SumOp(), 0.0);
+    finish_force_sums(ub, wb, partial, ticket, upot, virial);
+}
+
+/* t_p threads per particle (Fig. 3). */
+template <int Mode, bool Prefetch, bool AllPairs>
+__global__ void __launch_bounds__(1024) force_tp_kernel(TpLayout lay, PosSource pos, const int *__restrict__ W,
+                                                        const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
+                                                        PairPotential pot, real4 *a, real *u, double *partial,
+                                                        unsigned *ticket, double *upot, double *virial)
+{
+    int local, sub;
+    bool idle;
+    tp_place(lay, local, sub, idle);
+    const int i = blockIdx.x * lay.ppb + local;
+    const bool active = !idle && i < n;
+    ForceSum acc = {0, 0, 0, 0, 0};
+    if (active) {
+        const real4 ri = fetch_pos<Mode>(pos, i);
+        const int count = AllPairs ? 0 : min(nbr_count[i], nbr_cap);
+        neighbour_loop<Mode, Prefetch, AllPairs>(pos, W, i, n, count, sub, lay.tp, L, pot, ri, acc);
+    }
+    acc = group_sum(acc, lay, sub);
+    const bool writer = active && sub == 0;
+    if (writer) {
+        a[i] = make_real4(acc.fx, acc.fy, acc.fz, 0);
+        u[i] = (real)0.5 * acc.u;
+    }
+    const double ub = block_reduce(writer ? (double)((real)0.5 * acc.u) : 0.0, SumOp(), 0.0);
+    const double wb = block_reduce(writer ? (double)((real)0.5 * acc.w) : 0.0, SumOp(), 0.0);
+    finish_force_sums(ub, wb, partial, ticket, upot, virial);
+}
+
+/* U and W go to the first partial of PART_UPOT / PART_VIRIAL, whose other partials stay at
+ * the zeros gpu_init left (only this kernel writes them), so the shared final reductions
+ * (host or device) add the right totals. */
+static void rumd_forces(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    const PosSource pos = gpu_pos(g);
+    const int all = R.method == LIST_NONE;
+    double *upot = g->parts + PART_UPOT * g->blocks, *virial = g->parts + PART_VIRIAL * g->blocks;
+    dispatch_read_prefetch(s->p.read, s->p.prefetch, [&](auto read, auto pre) {
+        constexpr int M = decltype(read)::value;
+        constexpr bool P = decltype(pre)::value;
+        if (R.lay.tp == 1) {
+            if (all)
+                force_tp1_kernel<M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                    pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
+                    R.force_ticket, upot, virial);
+            else
+                force_tp1_kernel<M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                    pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
+                    R.force_ticket, upot, virial);
+        } else {
+            if (all)
+                force_tp_kernel<M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                    R.lay, pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
+                    R.force_ticket, upot, virial);
+            else
+                force_tp_kernel<M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                    R.lay, pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
+                    R.force_ticket, upot, virial);
+        }
+    });
+    LAUNCH_CHECK("rumd force kernel");
+}
+
+/* ---- list build n2 (Fig. 4) -------------------------------------------------------------- */
+
+template <int Mode>
+__global__ void __launch_bounds__(1024) build_n2_kernel(TpLayout lay, PosSource pos, int n, real L, real rn2,
+                                                        int *__restrict__ W, int *__restrict__ nbr_count, int nbr_cap,
+                                                        BuildStatus *status, const int *gate)
+{
+    if (gate && !*gate) return;   /* device decision: no rebuild this step */
+    extern __shared__ unsigned char shared_raw[];
+    real4 *tile = (real4 *)shared_raw;            /* ppb positions */
+    int *slots = (int *)(tile + lay.ppb);         /* ppb slot counters */
+    int local, sub;
+    bool idle;
+    tp_place(lay, local, sub, idle);
+    const int i = blockIdx.x * lay.ppb + local;
+    const bool active = !idle && i < n;
+    for (int k = threadIdx.x; k < lay.ppb; k += blockDim.x) slots[k] = 0;
+    const real4 ri = active ? fetch_pos<Mode>(pos, i) : make_real4(0, 0, 0, 0);
+    for (int base = 0; base < n; base += lay.ppb) {
+        const int len = min(lay.ppb, n - base);
+        __syncthreads();   /* the previous tile is no longer read (and the counters are zeroed) */
+        for (int k = threadIdx.x; k < len; k += blockDim.x) tile[k] = fetch_pos<Mode>(pos, base + k);
+        __syncthreads();
+        if (active)
+            for (int k = sub; k < len; k += lay.tp) {
+                const int j = base + k;
+                real dx, dy, dz;
+                if (j != i && min_image_r2(ri, tile[k], L, dx, dy, dz) < rn2) {
+                    const int m = atomicAdd(&slots[local], 1);
+                    if (m < nbr_cap) W[w_index<WLAYOUT_ROW>(m, i, n, nbr_cap)] = j;
+                }
+            }
+    }
+    __syncthreads();
+    const int m = active && sub == 0 ? slots[local] : 0;
+    if (active && sub == 0) nbr_count[i] = m;
+    record_nbr_stats(m, status);
+}
+
+/* ---- the sort by cell and the list build sort (Fig. 5) ----------------------------------- */
+
+__device__ __forceinline__ int cell_of_r(const real4 &r, const CellGrid &grid)
+{
+    return cell_index(cell_coord(r.x, grid.L, grid.inv_w, grid.G), cell_coord(r.y, grid.L, grid.inv_w, grid.G),
+                      cell_coord(r.z, grid.L, grid.inv_w, grid.G), grid.G);
+}
+
+/* host decision: (cell, index) pairs for the radix sort */
+__global__ void sort_keys_kernel(const real4 *r, int n, CellGrid grid, int *key, int *index)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    key[i] = cell_of_r(r[i], grid);
+    index[i] = i;
+}
+
+/* host decision: cellStart / cellEnd where the sorted keys change (empty cells stay 0, 0) */
+__global__ void cell_bounds_kernel(const int *key_sorted, int n, int *start, int *end)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    const int c = key_sorted[k];
+    if (k == 0 || key_sorted[k - 1] != c) start[c] = k;
+    if (k == n - 1 || key_sorted[k + 1] != c) end[c] = k + 1;
+}
+
+/* device decision, counting sort: each atom's slot in its cell (count is 0 before) */
+__global__ void count_cells_kernel(const real4 *r, int n, CellGrid grid, int *key, int *slot, int *count,
+                                   const int *gate)
+{
+    if (!*gate) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int c = cell_of_r(r[i], grid);
+    key[i] = c;
+    slot[i] = atomicAdd(&count[c], 1);
+}
+
+/* device decision: cellStart by CUB's block scan over tiles of cells (one block), cellEnd */
+enum { SCAN_THREADS = 1024 };
+__global__ void __launch_bounds__(SCAN_THREADS) scan_cells_kernel(const int *count, int *start, int *end,
+                                                                  int ncells, const int *gate)
+{
+    if (!*gate) return;
+    typedef cub::BlockScan<int, SCAN_THREADS> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    int carry = 0;
+    for (int base = 0; base < ncells; base += SCAN_THREADS) {
+        const int c = base + (int)threadIdx.x;
+        int x = c < ncells ? count[c] : 0, total;
+        const int k = x;
+        Scan(tmp).ExclusiveSum(x, x, total);
+        if (c < ncells) {
+            start[c] = carry + x;
+            end[c] = carry + x + k;
+        }
+        carry += total;
+        __syncthreads();   /* tmp is reused by the next tile */
+    }
+}
+
+/* device decision: the sorted position of each atom -> perm (old index at each new place) */
+__global__ void place_kernel(const int *key, const int *slot, const int *start, int n, int *perm, const int *gate)
+{
+    if (!*gate) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) perm[start[key[i]] + slot[i]] = i;
+}
+
+/* r, v gathered into sorted order in the spare arrays ... */
+__global__ void gather_kernel(const real4 *r, const real4 *v, const int *perm, int n, real4 *r_new, real4 *v_new,
+                              const int *gate)
+{
+    if (gate && !*gate) return;
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    const int i = perm[k];
+    r_new[k] = r[i];
+    v_new[k] = v[i];
+}
+
+/* ... and copied back (no pointer swap: a captured graph keeps its pointers); the cell
+ * counts zeroed for the next counting sort */
+__global__ void copy_back_kernel(real4 *r, real4 *v, const real4 *r_new, const real4 *v_new, int n, int *count,
+                                 int ncells, const int *gate)
+{
+    if (gate && !*gate) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        r[i] = r_new[i];
+        v[i] = v_new[i];
+    }
+    if (count)
+        for (int c = i; c < ncells; c += gridDim.x * blockDim.x) count[c] = 0;
+}
+
+/* The 125 cells around particle i's (edge >= r_n / 2, so every j within r_n is in one of
+ * them), each a range [cellStart, cellEnd) of the sorted particles; one thread per particle. */
+template <int Mode>
+__global__ void __launch_bounds__(1024) build_sort_kernel(PosSource pos, const int *__restrict__ start,
+                                                          const int *__restrict__ end, CellGrid grid, int n, real rn2,
+                                                          int *__restrict__ W, int *__restrict__ nbr_count,
+                                                          int nbr_cap, BuildStatus *status, const int *gate)
+{
+    if (gate && !*gate) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int m = 0;
+    if (i < n) {
+        const real4 ri = fetch_pos<Mode>(pos, i);
+        const int G = grid.G;
+        const real L = grid.L;
+        const int cx = cell_coord(ri.x, L, grid.inv_w, G), cy = cell_coord(ri.y, L, grid.inv_w, G),
+                  cz = cell_coord(ri.z, L, grid.inv_w, G);
+        int *w = W + w_index<WLAYOUT_ROW>(0, i, n, nbr_cap);
+        real4 rs = ri;
+        for (int dz = -2; dz <= 2; dz++) {
+            real sz;
+            const int nz = wrap_cell(cz, dz, G, L, sz);
+            rs.z = ri.z - sz;
+            for (int dy = -2; dy <= 2; dy++) {
+                real sy;
+                const int ny = wrap_cell(cy, dy, G, L, sy);
+                rs.y = ri.y - sy;
+                for (int dx = -2; dx <= 2; dx++) {
+                    real sx;
+                    const int nx = wrap_cell(cx, dx, G, L, sx);
+                    rs.x = ri.x - sx;
+                    const int c = cell_index(nx, ny, nz, G);
+                    const int j_end = end[c];
+                    for (int j = start[c]; j < j_end; j++)
+                        record_candidate(i, j, fetch_pos<Mode>(pos, j), rs, rn2, w, (size_t)n, m, nbr_cap);
+                }
+            }
+        }
+        nbr_count[i] = m;
+    }
+    record_nbr_stats(m, status);
+}
+
+/* The sort by cell, r and v rearranged. gate NULL (host decision): cub::DeviceRadixSort, then
+ * the cell bounds if asked; else every kernel gated (the counting sort, bounds included). */
+static void sort_atoms(Sim *s, GpuSim *g, const int *gate, int bounds)
+{
+    const int n = s->n, nc = R.grid.ncells, nb = blocks_for(n, g->threads);
+    if (!gate) {
+        sort_keys_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, n, R.grid, R.key, R.index);
+        LAUNCH_CHECK("sort_keys_kernel");
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(R.sort_tmp, R.sort_tmp_bytes, R.key, R.key_sorted, R.index, R.perm,
+                                                   n, 0, R.cell_bits, g->stream));
+        if (bounds) {
+            CUDA_CHECK(cudaMemsetAsync(R.start, 0, sizeof(int) * nc, g->stream));
+            CUDA_CHECK(cudaMemsetAsync(R.end, 0, sizeof(int) * nc, g->stream));
+            cell_bounds_kernel<<<nb, g->threads, 0, g->stream>>>(R.key_sorted, n, R.start, R.end);
+            LAUNCH_CHECK("cell_bounds_kernel");
+        }
+    } else {
+        count_cells_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, n, R.grid, R.key, R.slot, R.count, gate);
+        LAUNCH_CHECK("count_cells_kernel");
+        scan_cells_kernel<<<1, SCAN_THREADS, 0, g->stream>>>(R.count, R.start, R.end, nc, gate);
+        LAUNCH_CHECK("scan_cells_kernel");
+        place_kernel<<<nb, g->threads, 0, g->stream>>>(R.key, R.slot, R.start, n, R.perm, gate);
+        LAUNCH_CHECK("place_kernel");
+    }
+    gather_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, g->v, R.perm, n, g->r_alt, g->v_alt, gate);
+    LAUNCH_CHECK("gather_kernel");
+    copy_back_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, g->v, g->r_alt, g->v_alt, n, gate ? R.count : nullptr,
+                                                       nc, gate);
+    LAUNCH_CHECK("copy_back_kernel");
+    g->v_parts_valid = 0;
+}
+
+/* The list kernel of the method (none has none), gated or not. */
+static void launch_list(Sim *s, GpuSim *g, const int *gate)
+{
+    const PosSource pos = gpu_pos(g);
+    const real rn2 = s->rn * s->rn;
+    dispatch_read_layout(s->p.read, WLAYOUT_ROW, [&](auto read, auto) {
+        constexpr int M = decltype(read)::value;
+        if (R.method == LIST_N2) {
+            const size_t shared = (size_t)R.lay.ppb * (sizeof(real4) + sizeof(int));
+            build_n2_kernel<M><<<R.force_blocks, R.lay.threads, shared, g->stream>>>(
+                R.lay, pos, s->n, s->L, rn2, g->W, g->nbr_count, g->nbr_cap, g->status, gate);
+        } else {
+            build_sort_kernel<M><<<blocks_for(s->n, g->threads), g->threads, 0, g->stream>>>(
+                pos, R.start, R.end, R.grid, s->n, rn2, g->W, g->nbr_count, g->nbr_cap, g->status, gate);
+        }
+    });
+    LAUNCH_CHECK("rumd list kernel");
+    s->stats.list_threads = R.method == LIST_N2 ? R.lay.threads : g->threads;
+}
+
+/* ---- stages ------------------------------------------------------------------------------ */
+
+/* The host decision's build: sort (method sort), list kernel, grow and redo on overflow. */
+static void rumd_build(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    if (R.method == LIST_SORT) sort_atoms(s, g, nullptr, 1);
+    if (R.method == LIST_NONE) {
+        s->stats.nbr_entries = 0;
+        g->built = 1;
+        return;
+    }
+    for (;;) {
+        CUDA_CHECK(cudaMemsetAsync(g->status, 0, sizeof(BuildStatus), g->stream));
+        launch_list(s, g, nullptr);
+        g->w_launches++;
+        CUDA_CHECK(cudaMemcpyAsync(g->status_host, g->status, sizeof(BuildStatus), cudaMemcpyDeviceToHost,
+                                   g->stream));
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        if (!gpu_fit_nbr(s, g, g->status_host->nbr_max)) break;
+    }
+    s->stats.nbr_entries = (double)g->status_host->nbr_total;
+    s->stats.bytes = g->bytes;
+    g->built = 1;
+}
+
+/* The loop's reordering (every --sort-every steps, lists n2 and none): the sort by cell. */
+static int rumd_reorder(Sim *s)
+{
+    if (R.method == LIST_SORT) return 0;   /* the build sorts anyway */
+    sort_atoms(s, gpu_of(s), nullptr, 0);
+    return 1;
+}
+
+/* The device decision: the sort (gated by this step's rebuild for the sort method, by the
+ * reordering decision for n2 and none) and the list kernel, gated by the rebuild. */
+static void rumd_device_rebuild(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    if (R.method == LIST_SORT) sort_atoms(s, g, &g->ctrl->due, 1);
+    else if (s->p.reorder > 0) sort_atoms(s, g, &g->ctrl->reorder_now, 0);
+    if (R.method != LIST_NONE) launch_list(s, g, &g->ctrl->due);
+}
+
+/* RUMD's defaults (the appendix): n2 below N = 8000, else sort; p_b 32, t_p 4 for N <= 10000,
+ * else 64, 1. */
+static void resolve_knobs(Sim *s)
+{
+    Params *p = &s->p;
+    const long n = s->n;
+    const double L = s->L, rn = s->rn;
+    const int sort_fits = L >= 2.5 * rn;   /* 5 cells of edge >= r_n / 2 per axis */
+    if (p->list_method == LIST_AUTO) p->list_method = n < 8000 || !sort_fits ? LIST_N2 : LIST_SORT;
+    if (p->list_method == LIST_SORT && !sort_fits)
+        nbr_fail(EXIT_INPUT, "%s: --list sort needs 5 cells of edge >= r_n/2 = %.4g per axis, but L = %.4g < 2.5 r_n: "
+                             "use --list n2 or raise --ne", NAME, 0.5 * rn, L);
+    if (p->pb == 0) p->pb = n <= 10000 ? 32 : 64;
+    if (p->tp == 0) p->tp = n <= 10000 ? 4 : 1;
+    R.method = p->list_method;
+    /* the loop's reordering is the sort of lists n2 / none; the sort method sorts in its build */
+    p->reorder = R.method == LIST_SORT ? 0 : p->sort_every;
+    /* no layers here; the shared device decision checks these (it needs no host in a step) */
+    p->layers = WHERE_DEVICE;
+    p->reorder_at = WHERE_DEVICE;
+}
+
+static int rumd_init(Sim *s)
+{
+    resolve_knobs(s);
+    /* gpu_init lays out gpu-layer's cell grid of edge r_n, which gpu-rumd does not use; a box
+     * under 3 r_n (the smallest n2 / none systems) would be refused there, so it sees a smaller
+     * r_n, and the neighbour capacity is set from the true r_n below */
+    const real rn = s->rn;
+    if ((double)s->L < 3.0 * rn) s->rn = (real)(s->L / 3.001);
+    const int rc = gpu_init(s);
+    s->rn = rn;
+    GpuSim *g = gpu_of(s);
+    gpu_free(g, g->W, sizeof(int) * (size_t)g->nbr_cap * s->n);
+    capacity_init(&g->nbr_capacity, NAME, "neighbour list", "neighbours per atom", "max-nbr", s->p.max_nbr,
+                  nbr_start_estimate(s, fmin(poisson_max(neighbours_within(s, s->rn)), (double)s->n)), 1);
+    g->nbr_cap = (int)g->nbr_capacity.cap;
+    g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * s->n, "the neighbour list");
+
+    R.lay = tp_layout(s->p.tp, s->p.pb, NAME);
+    R.force_blocks = blocks_for(s->n, R.lay.ppb);
+    if (R.lay.tp == 1) R.lay.threads = R.lay.ppb;   /* one thread per particle */
+    R.force_partial = (double *)gpu_alloc(g, sizeof(double) * 2 * R.force_blocks, "force partial sums");
+    R.force_ticket = (unsigned *)gpu_alloc(g, sizeof(unsigned), "force block counter");
+    CUDA_CHECK(cudaMemsetAsync(R.force_ticket, 0, sizeof(unsigned), g->stream));
+
+    const int n = s->n;
+    if (s->L >= 2.5 * s->rn) R.grid = cells_init(s->L, 0.5 * (double)s->rn, n, NAME);
+    if (R.grid.G >= 5) {   /* the sort's cells (any method may sort; a dilute grid may have widened them) */
+        R.cell_bits = 1;
+        while ((1L << R.cell_bits) < R.grid.ncells) R.cell_bits++;
+        const size_t nc = (size_t)R.grid.ncells;
+        R.key = (int *)gpu_alloc(g, sizeof(int) * n, "sort keys");
+        R.key_sorted = (int *)gpu_alloc(g, sizeof(int) * n, "sorted keys");
+        R.index = (int *)gpu_alloc(g, sizeof(int) * n, "sort indices");
+        R.perm = (int *)gpu_alloc(g, sizeof(int) * n, "the sort permutation");
+        R.slot = (int *)gpu_alloc(g, sizeof(int) * n, "slots in cells");
+        R.count = (int *)gpu_alloc(g, sizeof(int) * nc, "cell counts");
+        R.start = (int *)gpu_alloc(g, sizeof(int) * nc, "cellStart");
+        R.end = (int *)gpu_alloc(g, sizeof(int) * nc, "cellEnd");
+        CUDA_CHECK(cudaMemsetAsync(R.count, 0, sizeof(int) * nc, g->stream));
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, R.sort_tmp_bytes, R.key, R.key_sorted, R.index, R.perm, n,
+                                                   0, R.cell_bits, g->stream));
+        R.sort_tmp = gpu_alloc(g, R.sort_tmp_bytes, "radix sort workspace");
+        s->stats.cells_per_axis = R.grid.G;
+    } else {
+        if (R.method == LIST_SORT)
+            nbr_fail(EXIT_INPUT, "%s: --list sort: the box holds fewer than 5 cells of edge >= r_n/2 per axis: use "
+                                 "--list n2", NAME);
+        s->p.reorder = 0;   /* no room for the sort's cells: lists n2 / none never sort */
+        s->stats.cells_per_axis = 0;
+    }
+    /* no stored list to enumerate for --check / --verify-lists with --list none */
+    if (R.method == LIST_NONE) ((Variant *)s->variant)->for_each_pair = NULL;
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    s->stats.bytes = g->bytes;
+    if (!s->p.quiet)
+        printf("# gpu-rumd: list %s, t_p %d, p_b %d (%d per block, %d threads), prefetch %s, sort every %d steps%s\n",
+               list_names[R.method], R.lay.tp, s->p.pb, R.lay.ppb, R.lay.threads, onoff_names[s->p.prefetch],
+               s->p.reorder, R.method == LIST_SORT ? " (every build)" : "");
+    return rc;
+}
+
+static void rumd_finish(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    if (g) {
+        void *dev[] = {R.key, R.key_sorted, R.index, R.perm, R.slot, R.count, R.start, R.end, R.sort_tmp,
+                       R.force_partial, R.force_ticket};
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        for (void *p : dev)
+            if (p) CUDA_CHECK(cudaFree(p));
+    }
+    memset(&R, 0, sizeof R);
+    gpu_finish(s);
+}
+
+int main(int argc, char **argv)
+{
+    static Variant variant = gpu_variant("gpu-rumd",
+        "RUMD 2017 (Bailey et al.): t_p threads per particle in blocks of p_b, neighbour lists none / n2 (shared-memory "
+        "tiles) / sort (atoms sorted by cell, 125 cells), prefetch, rebuilds decided on the device",
+        rumd_build, NBR_COMPILER);
+    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH |
+                    KNOB_DEVICE | KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT;
+    variant.init = rumd_init;
+    variant.finish = rumd_finish;
+    variant.forces = rumd_forces;
+    variant.reorder = rumd_reorder;
+    variant.device_rebuild = rumd_device_rebuild;
+    return nbr_main(argc, argv, &variant);
+}
