@@ -483,6 +483,9 @@ static void resolve_knobs(Sim *s)
 
 static int rumd_init(Sim *s)
 {
+    if (s->p.potential != POT_LJ)   /* the force kernels call pair_lj */
+        nbr_fail(EXIT_INPUT, "%s: --potential %s: charges are not in gpu-rumd's force kernels yet: use a cpu-* program",
+                 NAME, potential_names[s->p.potential]);
     resolve_knobs(s);
     /* gpu_init lays out gpu-layer's cell grid of edge r_n, which gpu-rumd does not use; a box
      * under 3 r_n (the smallest n2 / none systems) would be refused there, so it sees a smaller

@@ -1,0 +1,70 @@
+# gpu-rumd (RUMD 2017's methods, variants/gpu-rumd.cu) beyond the GPU groups every gpu-*
+# program gets (tests/cases_50_gpu.sh): each of its code paths checked against the O(N^2)
+# reference per atom (--check: forces and energies, and the stored list against brute force).
+#   rumd-matrix-*   every list method (none, n2, sort) x t_p in {1, 4, 32} x read mode
+#                   (texture, ldg, plain) x prefetch (on, off), SP ne 12 (1728 atoms), both
+#                   precisions: each a kernel instantiation or layout
+#   rumd-sys-*      SP, LJ and lammps-lj for every list method x t_p in {1, 4, 32}
+#   rumd-layout-*   t_p that do not divide 32 (3, 12: idle lanes), t_p 64 (two warps per
+#                   particle, sums through shared memory), p_b 16 / 96 / 192
+#   rumd-device-*   the device decision per list method, graphs off and on (the gated counting
+#                   sort for --list sort and for n2's --sort-every)
+#   rumd-sort-every-* n2 with a sort every 20 steps (host decision: cub::DeviceRadixSort)
+#   rumd-verify-*   --verify-lists per list method (SP, LJ): no stale list misses a pair
+#   rumd-grow-*     the list capacity grown in the middle of a run (--grow-from), per method
+#   rumd-err-*      bad combinations stop with one line and exit 2: p_b x t_p over 1024
+#                   threads, t_p above 32 not a multiple of 32, --list sort in a box under
+#                   5 cells of r_n/2, charges
+# Without a GPU nothing runs: one SKIP line per group, never a pass.
+rumd_groups="matrix sys layout device sort-every verify grow err"
+if ! have_gpu || [ ! -x "$BUILD/double/gpu-rumd" ]; then
+    why="no GPU found"
+    have_gpu && why="gpu-rumd not built (nvcc missing?)"
+    for grp in $rumd_groups; do t_skip "rumd-$grp" "$why"; done
+    return 0 2>/dev/null || exit 0
+fi
+for prec in double float; do
+    b=$BUILD/$prec/gpu-rumd
+    pass="check gpu-rumd: PASS"
+    short="--steps 200 --equil 50 --stage-reps 0 --check --quiet"
+    for list in none n2 sort; do
+        for tp in 1 4 32; do
+            for read in texture ldg plain; do
+                for pre in on off; do
+                    t_grep "rumd-matrix-$prec-$list-tp$tp-$read-prefetch-$pre" "$pass" $b --ne 12 --list $list \
+                        --tp $tp --read $read --prefetch $pre $short
+                done
+            done
+            for sys in "sp 14" "lj 12" "lammps-lj 6" "lammps-lj 10"; do
+                set -- $sys
+                t_grep "rumd-sys-$prec-$1-ne$2-$list-tp$tp" "$pass" $b --system $1 --ne $2 --list $list --tp $tp $short
+            done
+        done
+        for lay in "3 32" "12 32" "64 16" "4 16" "4 96" "1 192" "2 192"; do
+            set -- $lay
+            t_grep "rumd-layout-$prec-$list-tp$1-pb$2" "$pass" $b --system lj --ne 12 --list $list --tp $1 --pb $2 $short
+        done
+        for graph in off on; do
+            t_grep "rumd-device-$prec-$list-graph-$graph" "$pass" $b --ne 14 --list $list --decide device \
+                --graph $graph --sort-every 20 --reduce device --steps 600 --equil 100 --stage-reps 0 --check --quiet
+            t_grep "rumd-device-$prec-lammps-lj-$list-graph-$graph" "$pass" $b --system lammps-lj --ne 8 --list $list \
+                --decide device --graph $graph --steps 600 --equil 0 --stage-reps 0 --check --quiet
+        done
+        for sys in "sp 14" "lj 14"; do
+            set -- $sys
+            t_grep "rumd-verify-$prec-$1-$list" 'no pair within r_c missing: ok' $b --system $1 --ne $2 --list $list \
+                --steps 1000 --equil 100 --verify-lists --stage-reps 0 --quiet
+        done
+        [ $list = none ] && continue
+        t_grep "rumd-grow-$prec-$list" "grows = [1-9]" $b --ne 14 --list $list --grow-from 15 --steps 300 --equil 0 \
+            --stage-reps 0 --check
+    done
+    t_grep "rumd-sort-every-$prec-n2" "$pass" $b --ne 14 --list n2 --sort-every 20 --steps 400 --equil 100 \
+        --stage-reps 0 --check --quiet
+    t_grep "rumd-sort-every-$prec-none" "$pass" $b --ne 10 --list none --sort-every 20 --steps 400 --equil 100 \
+        --stage-reps 0 --check --quiet
+    t_error "rumd-err-$prec-threads" 2 'over CUDA.s 1024' $b --ne 8 --tp 32 --pb 64 --steps 0 --equil 0
+    t_error "rumd-err-$prec-tp" 2 'multiple of 32' $b --ne 8 --tp 40 --steps 0 --equil 0
+    t_error "rumd-err-$prec-sort-box" 2 'use --list n2' $b --system lammps-lj --ne 4 --list sort --steps 0 --equil 0
+    t_error "rumd-err-$prec-charges" 2 'charges' $b --system salt --ne 8 --steps 0 --equil 0
+done
