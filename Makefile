@@ -57,6 +57,21 @@ OPENCL_FOUND := $(shell echo 'int main(void) { cl_uint n; return (int)clGetPlatf
 OPENCL_C     := $(if $(OPENCL_FOUND),$(wildcard kernels/opencl/*.c),)
 OPENCL_GEN   := $(BUILD)/gen/coulomb_cl_src.c
 
+# gpu-dd (domain decomposition over several GPUs, one MPI process each): its own sources
+# (kernels/cuda/dd*.cu) and link line. Built only where MPI is found (mpicc --showme); the
+# NCCL backend is compiled where nccl.h is found (the library is opened at run time), else
+# --comm nccl says it is absent. Override with MPI_CFLAGS= / MPI_LIBS= / NCCL_CFLAGS=.
+DD_CU        := $(wildcard kernels/cuda/dd*.cu)
+KCUDA_SRC    := $(filter-out $(DD_CU),$(KCUDA_SRC))
+MD_GPU       := $(filter-out gpu-dd,$(MD_GPU))
+MPI_CFLAGS   ?= $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS     ?= $(shell mpicc --showme:link 2>/dev/null)
+MPI_FOUND    := $(shell echo '\#include <mpi.h>' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+NCCL_CFLAGS  ?= $(if $(NCCL_HOME),-I$(NCCL_HOME)/include) -I/usr/local/include -I/usr/local/cuda/include
+NCCL_FOUND   := $(shell echo '\#include <nccl.h>' | $(CC) $(NCCL_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+DD_NVFLAGS   := $(MPI_CFLAGS) $(if $(NCCL_FOUND),-DNBR_NCCL $(NCCL_CFLAGS))
+GPU_VARIANTS := $(if $(MPI_FOUND),$(GPU_VARIANTS),$(filter-out gpu-dd,$(GPU_VARIANTS)))
+
 # per precision: -DNBR_FLOAT for float
 prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
 
@@ -74,6 +89,11 @@ endif
 gpu: $(GPU_BINS)
 ifeq ($(NVCC),)
 	@echo "nvcc not found: CUDA variants ($(GPU_VARIANTS)) not built"
+endif
+ifeq ($(MPI_FOUND),)
+	@echo "mpi.h not found (mpicc --showme:compile): gpu-dd not built (Debian: apt-get install libopenmpi-dev)"
+else ifeq ($(NCCL_FOUND),)
+	@echo "nccl.h not found (NCCL_HOME=...): gpu-dd built without --comm nccl"
 endif
 
 # objects of one precision: build/<p>/<source path>.o
@@ -100,13 +120,21 @@ $(BUILD)/$(1)/test-core: $(BUILD)/$(1)/tests/test_core.o $(call objs,$(1),$(COMM
 # CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
 $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
+	$(NVCC) $(NVFLAGS) $$(XNVFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
 $(addprefix $(BUILD)/$(1)/,$(MD_GPU)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/coulomb-cuda: $(BUILD)/$(1)/variants/coulomb-cuda.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(COULOMB_CU)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C))
 	$(NVCC) $(NVFLAGS) -Xcompiler -fopenmp $$^ -o $$@ $(LDLIBS)
 endef
 $(foreach p,$(PRECISIONS),$(eval $(call PRECISION_RULES,$(p))))
+
+# gpu-dd's objects take MPI's (and NCCL's) include flags; the program links MPI and libdl
+define DD_RULES
+$(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) variants/gpu-dd.cu): XNVFLAGS := $(DD_NVFLAGS)
+$(BUILD)/$(1)/gpu-dd: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl
+endef
+$(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))
 
 # The OpenCL kernel source as a C string (the program builds it at run time for its options).
 $(OPENCL_GEN): kernels/opencl/coulomb.cl

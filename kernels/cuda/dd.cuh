@@ -1,0 +1,142 @@
+/* dd.cuh - domain decomposition over several GPUs, one process each (gpu-dd; Doijade et al.
+ * 2025, the GROMACS halo exchange).
+ *
+ * The box is cut into a regular grid px * py * pz of domains; rank r owns the atoms whose
+ * (wrapped) position lies in its box [lo, hi). On the device a domain keeps one position
+ * array, local atoms first, then ghosts:
+ *     r[0, n_local)                      the atoms it owns (integrated here)
+ *     r[n_local, n_local + n_ghost)      copies of atoms of other domains (or periodic images
+ *                                        of its own) within r_n of its faces, already shifted
+ *                                        by +-L where they cross the periodic boundary, so
+ *                                        every pair is a plain difference of two positions
+ * The global atom id rides in r.w (exact in float up to 2^24 atoms): ghosts and migrants
+ * carry it for free, the check gathers by it, the conservation test hashes it.
+ *
+ * Ghosts arrive by pulses, z then y then x, each axis one pulse down (the atoms within r_n
+ * of the low face go to the lower neighbour) and one up; a pulse's candidates are the local
+ * atoms and the ghosts of the axes before, so edge and corner ghosts reach diagonal
+ * neighbours through the intermediate domains (the paper's pulse forwarding). Which atoms a
+ * pulse sends (send_idx) and where its ghosts land (recv_off) is fixed at each rebuild; every
+ * step the coordinate halo repeats the pulses: pack r[send_idx] + shift, send, receive into
+ * r + recv_off, in order (a later pulse forwards what an earlier one received).
+ * An axis with one domain exchanges with itself (a copy with the shift), so the same code
+ * covers one rank and P ranks; the cells over local + ghost atoms are not periodic.
+ *
+ * At a rebuild (the loop's rebuild): wrap, migrate (per axis, the atoms whose owner moved
+ * to the neighbour), check conservation (count and id hash summed over ranks), gather the
+ * ghosts, build cells and the full neighbour matrix W of the local atoms over local + ghost
+ * atoms. Forces then use the shared force kernel (force.cu) over the local atoms unchanged:
+ * no Newton 3 across the boundary, so no force halo.
+ *
+ * Domains thinner than r_n would need more than one pulse per direction: refused. */
+#ifndef NBR_DD_CUH
+#define NBR_DD_CUH
+
+#include "gpu_sim.cuh"
+
+enum { DD_MPI, DD_NCCL, DD_P2P, DD_NBACKENDS };
+extern const char *const dd_comm_names[DD_NBACKENDS];
+
+enum { DD_PULSES = 6 };   /* z down, z up, y down, y up, x down, x up */
+
+struct DdPulse {
+    int axis, dir;          /* dir -1: low face to the lower neighbour; +1: high face up */
+    int send_rank;          /* where this rank's face atoms go */
+    int recv_rank;          /* whose face atoms arrive here (the neighbour on the other side) */
+    real shift;             /* added to the coordinate along axis of every atom sent */
+    int nsend, nrecv;
+    int *send_idx;          /* device, nsend entries (capacity send_cap) */
+    int send_cap;
+    int recv_off;           /* ghosts of this pulse: r[recv_off, recv_off + nrecv) */
+    int remote_off;         /* p2p: recv_off of send_rank's same pulse (where to write) */
+    real4 *send_buf;        /* mpi / nccl: packed positions (capacity send_cap) */
+    real4 *host_send, *host_recv;   /* mpi: pinned staging (capacity host_cap) */
+    int host_cap;
+    unsigned long long arrive_expected;   /* p2p: blocks signalled so far by recv_rank */
+};
+
+struct DdComm;   /* the backend's state (dd_comm.cu) */
+
+struct Dd {
+    int rank, size;
+    int dims[3];            /* px, py, pz */
+    int coord[3];           /* this rank's domain */
+    int nbr[3][2];          /* neighbour ranks along each axis: [axis][0] lower, [1] upper */
+    double lo[3], hi[3], width[3];
+    int comm_kind;          /* DD_* */
+    int local_device;
+
+    Sim dom;                /* the domain as the shared GPU stages see it: dom.n = n_local */
+    GpuSim *g;              /* its device state; g->r holds local then ghost atoms */
+    int n_local, n_ghost;
+    int cap;                /* atoms the per-atom arrays hold (local + ghosts) */
+    int part_blocks;        /* blocks the reduction partials have room for */
+    real4 *r_alt, *v_alt;   /* migration: sorted copies and send buffers */
+    int *keys, *keys_alt, *perm, *perm_alt, *flags;
+    void *cub_tmp;
+    size_t cub_bytes;
+    int *counters;          /* device: migration counts [3], selection count, errors */
+    int *counters_host;     /* pinned */
+    unsigned long long *hash_dev, *hash_host;
+
+    DdPulse pulse[DD_PULSES];
+    long long migrated;     /* atoms sent to other domains, over the run */
+    unsigned long long id_hash_all;   /* sum over ids 0..N-1 of the mixed id */
+
+    /* cells over the extended box (local box + r_n on every side), not periodic */
+    int gc[3], ncells, cell_cap;
+    real c_lo[3], c_inv_w[3];
+    int *cell_count, *cell_start, *cell_atoms, *cell_of, *cell_slot;
+
+    DdComm *comm;
+    int step_epoch;         /* coordinate halo exchanges done (p2p signals) */
+};
+
+static inline Dd *dd_of(Sim *s) { return (Dd *)s->ctx; }
+
+/* dd_domain.cu: the per-domain work (kernels and their host sides). */
+void dd_geometry(Sim *s, Dd *d);             /* domain boxes and cells; refuses thin domains (no GPU needed) */
+void dd_setup(Sim *s, Dd *d);                /* arrays, local atoms from s->r */
+void dd_wrap(Dd *d);
+void dd_rebuild(Sim *s, Dd *d);              /* migrate, check conservation, ghosts, cells, W */
+void dd_halo(Dd *d);                         /* the coordinate halo of one step */
+void dd_gather(Sim *s, Dd *d, int with_forces);   /* local atoms of every rank -> s->r, v (a, u) by id */
+void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg);
+void dd_free(Dd *d);
+unsigned long long dd_mix_id(unsigned long long id);
+
+/* dd_comm.cu: MPI around the run, and the exchange backends. Every rank failing in here
+ * names itself and stops every rank (MPI_Abort), never leaves the others waiting. */
+void dd_mpi_init(int *argc, char ***argv, int *rank, int *size);
+void dd_mpi_finalize(void);
+void dd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+int dd_local_rank(void);   /* rank among the processes of this host (which GPU) */
+void dd_comm_init(Dd *d);
+void dd_comm_free(Dd *d);
+/* Host-side collectives and neighbour exchanges (counts, offsets; never per step). */
+void dd_allreduce_sum_ll(long long *x, int n);
+void dd_allreduce_sum_ull(unsigned long long *x, int n);
+void dd_barrier(void);
+void dd_allreduce_sum_d(double *x, int n);
+void dd_allreduce_max_d(double *x, int n);
+void dd_allreduce_max_i(int *x, int n);
+void dd_sendrecv_int(const int *send, int n, int to, int *recv, int from);
+void dd_allgatherv_bytes(const void *send, long long bytes, void **all, long long *total);
+/* Moves nsend real4 from device send (this rank) to rank `to`, and nrecv real4 from rank
+ * `from` into device recv, on d->g->stream; mpi host-staged, nccl send/recv, p2p (migration:
+ * host-staged as mpi). For the same rank both ways, a device copy. */
+void dd_exchange(Dd *d, const real4 *send, int nsend, int to, real4 *recv, int nrecv, int from, int tag);
+/* The coordinate halo of pulse k: pack r[send_idx] + shift and deliver into send_rank's
+ * r + remote_off through the backend, and receive this pulse's ghosts. */
+void dd_pulse_exchange(Dd *d, int k);
+/* p2p: after any reallocation of r, and at each rebuild, the peers' addresses and offsets. */
+void dd_comm_rebuilt(Dd *d);
+/* Packs r[idx[k]] + shift along axis into out (local or a peer's memory); with a signal
+ * (p2p), each block then raises *signal by one, after its writes are visible. */
+void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *out, unsigned long long *signal);
+/* Host check after a step: a device wait that timed out stops every rank (p2p). */
+void dd_comm_poll(Dd *d);
+/* Called after a rank failure where MPI can still be reached. */
+void dd_abort_all(int code);
+
+#endif

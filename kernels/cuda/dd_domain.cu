@@ -1,0 +1,641 @@
+/* dd_domain.cu - one domain of gpu-dd on its GPU: the local and ghost atoms, migration,
+ * the ghost pulses, cells and the neighbour matrix over local + ghost atoms (dd.cuh says
+ * how the pieces fit). Sorting, compaction and scans are CUB's.
+ *
+ * The list build differs from the single-GPU one (cells.cu, gpu-layer) only in its grid:
+ * the cells cover the domain plus r_n on every side and are not periodic (the ghosts are
+ * the periodic images), gc[a] = floor(extent / r_n) per axis, so a local atom's neighbours
+ * within r_n lie in the 27 cells around its own, clamped at the grid's edges. The cell
+ * contents are a counting sort (atomic slot per atom, exclusive scan of the counts, scatter).
+ * The force kernel, the leapfrog and the reductions are the shared ones, run on the domain
+ * (dom.n = the local atoms). */
+#include "dd.cuh"
+
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One atom as it travels in a gather (check, download). */
+struct DdAtom {
+    int id;
+    real r[3], v[3], a[3], u;
+};
+
+__host__ __device__ __forceinline__ real axis_of(const real4 &r, int axis) { return axis == 0 ? r.x : (axis == 1 ? r.y : r.z); }
+
+__device__ __forceinline__ int atom_id(const real4 &r) { return (int)r.w; }
+
+/* splitmix64's finaliser: ids mixed before summing, so a lost atom and a duplicated one
+ * cannot cancel in the sum the way plain ids could. */
+__host__ __device__ __forceinline__ unsigned long long mix_id(unsigned long long x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+unsigned long long dd_mix_id(unsigned long long id) { return mix_id(id); }
+
+/* The domain index along an axis that owns coordinate x (wrapped into [-L/2, L/2)). */
+__host__ __device__ __forceinline__ int owner_coord(real x, real L, int p)
+{
+    int c = (int)((x + (real)0.5 * L) * ((real)p / L));
+    return c < 0 ? 0 : (c >= p ? p - 1 : c);
+}
+
+/* ---- migration ---------------------------------------------------------------------- */
+
+/* key 0: stays; 1: to the lower neighbour; 2: to the upper one (with two domains along the
+ * axis both are the same rank: key 1). counters[3] counts atoms that jumped further. */
+__global__ void classify_kernel(const real4 *r, int n, int axis, real L, int p, int mine, int *keys, int *perm,
+                                int *counters)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int c = owner_coord(axis_of(r[i], axis), L, p);
+    int key = 0;
+    if (c != mine) {
+        const int down = (mine - 1 + p) % p, up = (mine + 1) % p;
+        key = c == down ? 1 : (c == up ? 2 : 3);
+        if (key == 3) atomicAdd(&counters[3], 1);
+        if (p == 2) key = 1;
+        if (key == 3) key = 1;   /* reported; sent somewhere so nothing is lost silently */
+    }
+    keys[i] = key;
+    perm[i] = i;
+    atomicAdd(&counters[key], 1);
+}
+
+__global__ void gather_kernel(const int *perm, int n, const real4 *r, const real4 *v, real4 *r_out, real4 *v_out)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    r_out[k] = r[perm[k]];
+    v_out[k] = v[perm[k]];
+}
+
+__global__ void id_hash_kernel(const real4 *r, int n, unsigned long long *hash)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long h = i < n ? mix_id((unsigned long long)atom_id(r[i])) : 0ull;
+    h = block_reduce(h, SumOp(), 0ull);
+    if (threadIdx.x == 0) atomicAdd(hash, h);
+}
+
+/* ---- ghosts ------------------------------------------------------------------------- */
+
+/* Candidates of a pulse near the face it sends across (a margin of rounding added: an
+ * extra ghost costs nothing, a missing one loses a pair). */
+__global__ void face_flags_kernel(const real4 *r, int n, int axis, int dir, real face, real reach, int *flags)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const real x = axis_of(r[i], axis);
+    flags[i] = dir < 0 ? x < face + reach : x >= face - reach;
+}
+
+__global__ void pack_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *out,
+                            unsigned long long *signal)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) {
+        real4 q = r[idx[k]];
+        if (axis == 0) q.x += shift;
+        else if (axis == 1) q.y += shift;
+        else q.z += shift;
+        out[k] = q;
+    }
+    if (signal) {   /* p2p: the block's writes reach the peer before its count does */
+        __threadfence_system();
+        __syncthreads();
+        if (threadIdx.x == 0) atomicAdd_system(signal, 1ull);
+    }
+}
+
+/* ---- cells and W -------------------------------------------------------------------- */
+
+struct DdGrid {
+    int gc[3];
+    real lo[3], inv_w[3];
+};
+
+__device__ __forceinline__ int grid_coord(real x, real lo, real inv_w, int g)
+{
+    int c = (int)((x - lo) * inv_w);
+    return c < 0 ? 0 : (c >= g ? g - 1 : c);
+}
+
+__global__ void dd_cells_kernel(const real4 *r, int n, DdGrid grid, int *cell_of, int *cell_slot, int *cell_count)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const real4 ri = r[i];
+    const int c = (grid_coord(ri.z, grid.lo[2], grid.inv_w[2], grid.gc[2]) * grid.gc[1] +
+                   grid_coord(ri.y, grid.lo[1], grid.inv_w[1], grid.gc[1])) * grid.gc[0] +
+                  grid_coord(ri.x, grid.lo[0], grid.inv_w[0], grid.gc[0]);
+    cell_of[i] = c;
+    cell_slot[i] = atomicAdd(&cell_count[c], 1);
+}
+
+__global__ void dd_scatter_kernel(const int *cell_of, const int *cell_slot, const int *cell_start, int n,
+                                  int *cell_atoms)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) cell_atoms[cell_start[cell_of[i]] + cell_slot[i]] = i;
+}
+
+/* One thread per local atom: every atom (local or ghost) of the 27 cells around its own
+ * within r_n goes into W (record_candidate, shared with the single-GPU builds). */
+template <int Mode, int Layout>
+__global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const int *__restrict__ cell_of,
+                                                          const int *__restrict__ cell_start,
+                                                          const int *__restrict__ cell_count,
+                                                          const int *__restrict__ cell_atoms, DdGrid grid,
+                                                          int n_local, int nbr_cap, real rn2, int *__restrict__ W,
+                                                          int *__restrict__ nbr_count, BuildStatus *status)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int m = 0;
+    if (i < n_local) {
+        const real4 ri = fetch_pos<Mode>(pos, i);
+        int *w = W + w_index<Layout>(0, i, n_local, nbr_cap);
+        const size_t w_step = w_index<Layout>(1, i, n_local, nbr_cap) - w_index<Layout>(0, i, n_local, nbr_cap);
+        const int c = cell_of[i], cx = c % grid.gc[0], cy = c / grid.gc[0] % grid.gc[1], cz = c / (grid.gc[0] * grid.gc[1]);
+        for (int z = max(cz - 1, 0); z <= min(cz + 1, grid.gc[2] - 1); z++)
+            for (int y = max(cy - 1, 0); y <= min(cy + 1, grid.gc[1] - 1); y++)
+                for (int x = max(cx - 1, 0); x <= min(cx + 1, grid.gc[0] - 1); x++) {
+                    const int cell = (z * grid.gc[1] + y) * grid.gc[0] + x;
+                    const int start = cell_start[cell], end = start + cell_count[cell];
+                    for (int k = start; k < end; k++) {
+                        const int j = cell_atoms[k];
+                        record_candidate(i, j, fetch_pos<Mode>(pos, j), ri, rn2, w, w_step, m, nbr_cap);
+                    }
+                }
+        nbr_count[i] = m;
+    }
+    record_nbr_stats(m, status);
+}
+
+/* ---- storage ------------------------------------------------------------------------ */
+
+static size_t cub_need(Dd *d, int n)
+{
+    size_t a = 0, b = 0, c = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, a, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0, 2));
+    CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, b, thrust::counting_iterator<int>(0), d->flags, d->perm, d->counters,
+                                          n));
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, c, d->cell_count, d->cell_start, d->ncells));
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+static void *realloc_dev(GpuSim *g, void *old, size_t old_bytes, size_t keep_bytes, size_t new_bytes, const char *what)
+{
+    void *p = gpu_alloc(g, new_bytes, what);
+    if (old && keep_bytes) CUDA_CHECK(cudaMemcpyAsync(p, old, keep_bytes, cudaMemcpyDeviceToDevice, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    gpu_free(g, old, old_bytes);
+    return p;
+}
+
+static void make_pos_texture(Dd *d)
+{
+    GpuSim *g = d->g;
+    if (d->dom.p.read != READ_TEXTURE) return;
+    if (g->tex_r) CUDA_CHECK(cudaDestroyTextureObject(g->tex_r));
+    g->tex_r = gpu_texture(g->r, sizeof(real4) * (size_t)d->cap, cudaCreateChannelDesc<int4>(), g, "positions");
+}
+
+/* Room for `need` atoms (local + ghosts) in every per-atom array; the first `keep` atoms of
+ * r and v survive (W is rebuilt after any growth). */
+static void ensure_atoms(Sim *s, Dd *d, int need, int keep)
+{
+    if (need <= d->cap) return;
+    GpuSim *g = d->g;
+    const int old = d->cap, cap = (int)(need * 1.2) + 1024;
+    const size_t r4 = sizeof(real4), in = sizeof(int);
+    g->r = (real4 *)realloc_dev(g, g->r, r4 * old, r4 * keep, r4 * cap, "positions (local + ghost)");
+    g->v = (real4 *)realloc_dev(g, g->v, r4 * old, r4 * keep, r4 * cap, "velocities");
+    g->a = (real4 *)realloc_dev(g, g->a, r4 * old, 0, r4 * cap, "accelerations");
+    g->u = (real *)realloc_dev(g, g->u, sizeof(real) * old, 0, sizeof(real) * cap, "per-atom energies");
+    /* r_alt, v_alt may hold the atoms leaving in a migration: kept whole */
+    d->r_alt = (real4 *)realloc_dev(g, d->r_alt, r4 * old, r4 * old, r4 * cap, "migration buffers");
+    d->v_alt = (real4 *)realloc_dev(g, d->v_alt, r4 * old, r4 * old, r4 * cap, "migration buffers");
+    int **ints[] = {&d->keys, &d->keys_alt, &d->perm, &d->perm_alt, &d->flags, &g->nbr_count, &d->cell_of,
+                    &d->cell_slot, &d->cell_atoms};
+    for (int **p : ints) *p = (int *)realloc_dev(g, *p, in * old, 0, in * cap, "per-atom indices");
+    g->W = (int *)realloc_dev(g, g->W, in * (size_t)g->nbr_cap * old, 0, in * (size_t)g->nbr_cap * cap,
+                              "the neighbour matrix W");
+    d->cap = cap;
+    const size_t tmp = cub_need(d, cap);
+    if (tmp > d->cub_bytes) {
+        gpu_free(g, d->cub_tmp, d->cub_bytes);
+        d->cub_tmp = gpu_alloc(g, tmp, "CUB temporary storage");
+        d->cub_bytes = tmp;
+    }
+    make_pos_texture(d);
+    s->stats.bytes = g->bytes;
+}
+
+static void ensure_parts(Dd *d)
+{
+    GpuSim *g = d->g;
+    g->blocks = blocks_for(d->n_local > 0 ? d->n_local : 1, g->threads);
+    if (g->blocks <= d->part_blocks) return;
+    const int nb = g->blocks * 2;
+    gpu_free(g, g->parts, sizeof(double) * NPARTS * d->part_blocks);
+    if (g->parts_host) CUDA_CHECK(cudaFreeHost(g->parts_host));
+    g->parts = (double *)gpu_alloc(g, sizeof(double) * NPARTS * nb, "reduction partials");
+    g->parts_host = (double *)gpu_pinned(sizeof(double) * NPARTS * nb, "reduction partials");
+    CUDA_CHECK(cudaMemset(g->parts, 0, sizeof(double) * NPARTS * nb));
+    d->part_blocks = nb;
+}
+
+static void ensure_send(Dd *d, DdPulse *pl, int n)
+{
+    if (n <= pl->send_cap) return;
+    const int cap = (int)(n * 1.2) + 256;
+    gpu_free(d->g, pl->send_idx, sizeof(int) * pl->send_cap);
+    gpu_free(d->g, pl->send_buf, sizeof(real4) * pl->send_cap);
+    pl->send_idx = (int *)gpu_alloc(d->g, sizeof(int) * cap, "halo send lists");
+    pl->send_buf = (real4 *)gpu_alloc(d->g, sizeof(real4) * cap, "halo send buffers");
+    pl->send_cap = cap;
+}
+
+static void read_counters(Dd *d, int n)
+{
+    CUDA_CHECK(cudaMemcpyAsync(d->counters_host, d->counters, sizeof(int) * n, cudaMemcpyDeviceToHost, d->g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
+}
+
+/* ---- setup -------------------------------------------------------------------------- */
+
+void dd_geometry(Sim *s, Dd *d)
+{
+    const double L = s->L, rn = s->rn;
+    static const char axis_name[3] = {'x', 'y', 'z'};
+    if (L <= 2 * rn)
+        dd_fail(EXIT_INPUT, "the box edge L = %.4g is not above 2 r_n = %.4g (each pair must be seen through one image): "
+                   "raise --ne", L, 2 * rn);
+    for (int a = 0; a < 3; a++) {
+        d->width[a] = L / d->dims[a];
+        if (d->width[a] < rn)
+            dd_fail(EXIT_INPUT, "domains along %c are %.4g wide (L / %d), thinner than r_n = %.4g (one pulse per direction "
+                       "needs width >= r_n): at most %d domains along %c at this --ne",
+                    axis_name[a], d->width[a], d->dims[a], rn, (int)floor(L / rn), axis_name[a]);
+        d->lo[a] = -0.5 * L + d->coord[a] * d->width[a];
+        d->hi[a] = d->lo[a] + d->width[a];
+        /* the cell grid: the domain plus r_n (and a rounding margin) on each side */
+        const double margin = 8 * REAL_EPS * L, ext = d->width[a] + 2 * (rn + margin);
+        d->gc[a] = (int)floor(ext / rn);
+        if (d->gc[a] < 1) d->gc[a] = 1;
+        d->c_lo[a] = (real)(d->lo[a] - rn - margin);
+        d->c_inv_w[a] = (real)(d->gc[a] / ext);
+    }
+}
+
+void dd_setup(Sim *s, Dd *d)
+{
+    GpuSim *g = d->g;
+    const double L = s->L, rn = s->rn;
+    d->ncells = d->gc[0] * d->gc[1] * d->gc[2];
+    d->cell_count = (int *)gpu_alloc(g, sizeof(int) * d->ncells, "cell occupancies");
+    d->cell_start = (int *)gpu_alloc(g, sizeof(int) * d->ncells, "cell starts");
+    d->counters = (int *)gpu_alloc(g, sizeof(int) * 8, "migration counters");
+    d->counters_host = (int *)gpu_pinned(sizeof(int) * 8, "migration counters");
+    d->hash_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long), "id hash");
+    d->hash_host = (unsigned long long *)gpu_pinned(sizeof(unsigned long long), "id hash");
+    g->status = (BuildStatus *)gpu_alloc(g, sizeof(BuildStatus), "build status");
+    g->status_host = (BuildStatus *)gpu_pinned(sizeof(BuildStatus), "build status");
+    CUDA_CHECK(cudaHostAlloc((void **)&g->props_host, sizeof(double) * NPARTS, cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&g->props_dev, (void *)g->props_host, 0));
+
+    /* the atoms this domain owns, from the (identical on every rank) initial state */
+    real4 *hr = (real4 *)nbr_alloc(sizeof(real4) * s->n, "local atoms"), *hv = (real4 *)nbr_alloc(sizeof(real4) * s->n, "local atoms");
+    int n = 0;
+    unsigned long long all = 0;
+    for (int i = 0; i < s->n; i++) {
+        all += mix_id((unsigned long long)i);
+        const real x = pbc_wrap(s->r[i].x, s->L), y = pbc_wrap(s->r[i].y, s->L), z = pbc_wrap(s->r[i].z, s->L);
+        if (owner_coord(x, s->L, d->dims[0]) != d->coord[0] || owner_coord(y, s->L, d->dims[1]) != d->coord[1] ||
+            owner_coord(z, s->L, d->dims[2]) != d->coord[2])
+            continue;
+        hr[n] = make_real4(x, y, z, (real)i);
+        hv[n] = make_real4(s->v[i].x, s->v[i].y, s->v[i].z, 0);
+        n++;
+    }
+    d->id_hash_all = all;
+    capacity_init(&g->nbr_capacity, s->variant->name, "neighbour matrix W", "neighbours per atom", "max-nbr",
+                  s->p.max_nbr, nbr_start_estimate(s, poisson_max(neighbours_within(s, s->rn))), 1);
+    g->nbr_cap = (int)g->nbr_capacity.cap;
+    /* ghosts: a shell r_n deep around the domain, at the mean density */
+    const double vol = d->width[0] * d->width[1] * d->width[2];
+    const double shell = (d->width[0] + 2 * rn) * (d->width[1] + 2 * rn) * (d->width[2] + 2 * rn) - vol;
+    ensure_atoms(s, d, (int)(n + s->n / (L * L * L) * shell) + 64, 0);
+    CUDA_CHECK(cudaMemcpy(g->r, hr, sizeof(real4) * n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(g->v, hv, sizeof(real4) * n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(g->a, 0, sizeof(real4) * d->cap));
+    CUDA_CHECK(cudaMemset(g->u, 0, sizeof(real) * d->cap));
+    free(hr);
+    free(hv);
+    d->n_local = n;
+    d->n_ghost = 0;
+    d->dom.n = n;
+    ensure_parts(d);
+
+    /* the pulses, z then y then x, down then up */
+    for (int k = 0; k < DD_PULSES; k++) {
+        DdPulse *pl = &d->pulse[k];
+        const int axis = 2 - k / 2, dir = k % 2 ? +1 : -1;
+        pl->axis = axis;
+        pl->dir = dir;
+        pl->send_rank = d->nbr[axis][dir < 0 ? 0 : 1];
+        pl->recv_rank = d->nbr[axis][dir < 0 ? 1 : 0];
+        /* crossing the periodic boundary: the atoms appear beyond the other end of the box */
+        pl->shift = dir < 0 ? (d->coord[axis] == 0 ? s->L : 0) : (d->coord[axis] == d->dims[axis] - 1 ? -s->L : 0);
+    }
+}
+
+void dd_wrap(Dd *d) { gpu_wrap(&d->dom); }
+
+/* ---- migration ---------------------------------------------------------------------- */
+
+static void migrate_axis(Sim *s, Dd *d, int axis)
+{
+    GpuSim *g = d->g;
+    const int n = d->n_local, T = g->threads;
+    CUDA_CHECK(cudaMemsetAsync(d->counters, 0, sizeof(int) * 8, g->stream));
+    if (n > 0) {
+        classify_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, axis, s->L, d->dims[axis], d->coord[axis],
+                                                               d->keys, d->perm, d->counters);
+        LAUNCH_CHECK("classify_kernel");
+        size_t bytes = d->cub_bytes;
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
+                                                   2, g->stream));
+        gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
+        LAUNCH_CHECK("gather_kernel");
+    }
+    read_counters(d, 4);
+    const int stay = d->counters_host[0], down = d->counters_host[1], up = d->counters_host[2];
+    if (d->counters_host[3])
+        dd_fail(EXIT_INTERNAL, "step %d: %d atom(s) moved further than the neighbouring domain along %c since the last rebuild "
+                   "(a rebuild comes before any atom moves delta/2)", s->step, d->counters_host[3], "xyz"[axis]);
+    /* the stayers back in place; the leavers wait in r_alt, v_alt */
+    CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * stay, cudaMemcpyDeviceToDevice, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * stay, cudaMemcpyDeviceToDevice, g->stream));
+    const int lower = d->nbr[axis][0], upper = d->nbr[axis][1];
+    int from_upper = 0, from_lower = 0;
+    dd_sendrecv_int(&down, 1, lower, &from_upper, upper);
+    dd_sendrecv_int(&up, 1, upper, &from_lower, lower);
+    const int n_new = stay + from_upper + from_lower;
+    ensure_atoms(s, d, n_new, stay);
+    const int tag = 100 + 4 * axis;
+    dd_exchange(d, d->r_alt + stay, down, lower, g->r + stay, from_upper, upper, tag);
+    dd_exchange(d, d->v_alt + stay, down, lower, g->v + stay, from_upper, upper, tag + 1);
+    dd_exchange(d, d->r_alt + stay + down, up, upper, g->r + stay + from_upper, from_lower, lower, tag + 2);
+    dd_exchange(d, d->v_alt + stay + down, up, upper, g->v + stay + from_upper, from_lower, lower, tag + 3);
+    d->migrated += down + up;
+    d->n_local = n_new;
+}
+
+/* Every atom in exactly one domain: the count and the sum of mixed ids over all ranks. */
+static void check_conservation(Sim *s, Dd *d)
+{
+    GpuSim *g = d->g;
+    CUDA_CHECK(cudaMemsetAsync(d->hash_dev, 0, sizeof(unsigned long long), g->stream));
+    if (d->n_local > 0) {
+        id_hash_kernel<<<blocks_for(d->n_local, g->threads), g->threads, 0, g->stream>>>(g->r, d->n_local, d->hash_dev);
+        LAUNCH_CHECK("id_hash_kernel");
+    }
+    CUDA_CHECK(cudaMemcpyAsync(d->hash_host, d->hash_dev, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    unsigned long long v[2] = {(unsigned long long)d->n_local, *d->hash_host};   /* sums modulo 2^64 */
+    dd_allreduce_sum_ull(v, 2);
+    if (v[0] != (unsigned long long)s->n || v[1] != d->id_hash_all)
+        dd_fail(EXIT_INTERNAL, "step %d: atoms not conserved at the rebuild: %lld atoms in all domains (expected %d), id checksum "
+                   "%016llx (expected %016llx): an atom was lost or duplicated by the migration",
+                s->step, (long long)v[0], s->n, v[1], d->id_hash_all);
+}
+
+/* ---- ghosts ------------------------------------------------------------------------- */
+
+static void gather_ghosts(Sim *s, Dd *d)
+{
+    GpuSim *g = d->g;
+    const int T = g->threads;
+    const real margin = (real)(8 * REAL_EPS * s->L), reach = s->rn + margin;
+    d->n_ghost = 0;
+    for (int k = 0; k < DD_PULSES; k += 2) {
+        const int ncand = d->n_local + d->n_ghost;   /* local atoms and the ghosts of the axes before */
+        for (int q = k; q < k + 2; q++) {
+            DdPulse *pl = &d->pulse[q];
+            const real face = (real)(pl->dir < 0 ? d->lo[pl->axis] : d->hi[pl->axis]);
+            ensure_send(d, pl, ncand);
+            face_flags_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(g->r, ncand, pl->axis, pl->dir, face, reach,
+                                                                       d->flags);
+            LAUNCH_CHECK("face_flags_kernel");
+            size_t bytes = d->cub_bytes;
+            CUDA_CHECK(cub::DeviceSelect::Flagged(d->cub_tmp, bytes, thrust::counting_iterator<int>(0), d->flags,
+                                                  pl->send_idx, d->counters, ncand, g->stream));
+            read_counters(d, 1);
+            pl->nsend = d->counters_host[0];
+            dd_sendrecv_int(&pl->nsend, 1, pl->send_rank, &pl->nrecv, pl->recv_rank);
+            pl->recv_off = d->n_local + d->n_ghost;
+            ensure_atoms(s, d, pl->recv_off + pl->nrecv, pl->recv_off);
+            d->n_ghost += pl->nrecv;
+        }
+        /* this axis's ghosts, now that the room for them is known */
+        dd_comm_rebuilt(d);
+        dd_pulse_exchange(d, k);
+        dd_pulse_exchange(d, k + 1);
+    }
+}
+
+/* ---- the list ----------------------------------------------------------------------- */
+
+static void build_lists(Sim *s, Dd *d)
+{
+    GpuSim *g = d->g;
+    const int n_all = d->n_local + d->n_ghost, T = g->threads;
+    DdGrid grid;
+    for (int a = 0; a < 3; a++) {
+        grid.gc[a] = d->gc[a];
+        grid.lo[a] = d->c_lo[a];
+        grid.inv_w[a] = d->c_inv_w[a];
+    }
+    CUDA_CHECK(cudaMemsetAsync(d->cell_count, 0, sizeof(int) * d->ncells, g->stream));
+    if (n_all > 0) {
+        dd_cells_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(g->r, n_all, grid, d->cell_of, d->cell_slot,
+                                                                   d->cell_count);
+        LAUNCH_CHECK("dd_cells_kernel");
+    }
+    size_t bytes = d->cub_bytes;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d->cub_tmp, bytes, d->cell_count, d->cell_start, d->ncells, g->stream));
+    if (n_all > 0) {
+        dd_scatter_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(d->cell_of, d->cell_slot, d->cell_start, n_all,
+                                                                     d->cell_atoms);
+        LAUNCH_CHECK("dd_scatter_kernel");
+    }
+    const real rn2 = s->rn * s->rn;
+    for (;;) {
+        CUDA_CHECK(cudaMemsetAsync(g->status, 0, sizeof(BuildStatus), g->stream));
+        const PosSource pos = gpu_pos(g);
+        dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
+            dd_build_w_kernel<decltype(read)::value, decltype(layout)::value>
+                <<<g->blocks, g->threads, 0, g->stream>>>(pos, d->cell_of, d->cell_start, d->cell_count, d->cell_atoms,
+                                                          grid, d->n_local, g->nbr_cap, rn2, g->W, g->nbr_count,
+                                                          g->status);
+        });
+        LAUNCH_CHECK("dd_build_w_kernel");
+        CUDA_CHECK(cudaMemcpyAsync(g->status_host, g->status, sizeof(BuildStatus), cudaMemcpyDeviceToHost, g->stream));
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        if (!capacity_short(s, &g->nbr_capacity, (size_t)g->status_host->nbr_max)) break;
+        gpu_free(g, g->W, sizeof(int) * (size_t)g->nbr_cap * d->cap);
+        g->nbr_cap = (int)g->nbr_capacity.cap;
+        g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * d->cap, "the neighbour matrix W");
+    }
+    s->stats.list_threads = g->threads;
+}
+
+void dd_rebuild(Sim *s, Dd *d)
+{
+    GpuSim *g = d->g;
+    for (int axis = 2; axis >= 0; axis--)
+        if (d->dims[axis] > 1) migrate_axis(s, d, axis);
+    d->dom.n = d->n_local;
+    ensure_parts(d);
+    check_conservation(s, d);
+    gather_ghosts(s, d);
+    build_lists(s, d);
+    g->v_parts_valid = 0;
+    g->built = 1;
+    /* the whole system's statistics (at rebuilds only) */
+    double nb[1] = {(double)g->status_host->nbr_total};
+    dd_allreduce_sum_d(nb, 1);
+    s->stats.nbr_entries = nb[0];
+    s->stats.cells_per_axis = d->gc[0];
+    s->stats.layers = 0;
+    s->stats.bytes = g->bytes;
+}
+
+void dd_halo(Dd *d)
+{
+    for (int k = 0; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+    d->step_epoch++;
+}
+
+void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *out, unsigned long long *signal)
+{
+    const int T = 256, nb = n > 0 ? blocks_for(n, T) : (signal ? 1 : 0);
+    if (nb == 0) return;
+    pack_kernel<<<nb, T, 0, d->g->stream>>>(d->g->r, idx, n, axis, shift, out, signal);
+    LAUNCH_CHECK("pack_kernel");
+}
+
+/* ---- gathers for the check ---------------------------------------------------------- */
+
+void dd_gather(Sim *s, Dd *d, int with_forces)
+{
+    GpuSim *g = d->g;
+    const int n = d->n_local;
+    real4 *hr = (real4 *)nbr_alloc(sizeof(real4) * (n + 1), "gather"), *hv = (real4 *)nbr_alloc(sizeof(real4) * (n + 1), "gather");
+    real4 *ha = (real4 *)nbr_alloc(sizeof(real4) * (n + 1), "gather");
+    real *hu = (real *)nbr_alloc(sizeof(real) * (n + 1), "gather");
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    CUDA_CHECK(cudaMemcpy(hr, g->r, sizeof(real4) * n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hv, g->v, sizeof(real4) * n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(ha, g->a, sizeof(real4) * n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hu, g->u, sizeof(real) * n, cudaMemcpyDeviceToHost));
+    DdAtom *mine = (DdAtom *)nbr_alloc(sizeof(DdAtom) * (n + 1), "gather");
+    for (int i = 0; i < n; i++) {
+        DdAtom *t = &mine[i];
+        t->id = (int)hr[i].w;
+        t->r[0] = hr[i].x; t->r[1] = hr[i].y; t->r[2] = hr[i].z;
+        t->v[0] = hv[i].x; t->v[1] = hv[i].y; t->v[2] = hv[i].z;
+        t->a[0] = ha[i].x; t->a[1] = ha[i].y; t->a[2] = ha[i].z;
+        t->u = hu[i];
+    }
+    void *all = NULL;
+    long long total = 0;
+    dd_allgatherv_bytes(mine, (long long)sizeof(DdAtom) * n, &all, &total);
+    const long long count = total / (long long)sizeof(DdAtom);
+    if (count != s->n) dd_fail(EXIT_INTERNAL, "gather: %lld atoms in all domains, expected %d", count, s->n);
+    for (long long k = 0; k < count; k++) {
+        const DdAtom *t = (const DdAtom *)all + k;
+        if (t->id < 0 || t->id >= s->n) dd_fail(EXIT_INTERNAL, "gather: atom id %d out of range", t->id);
+        s->r[t->id] = vec3{t->r[0], t->r[1], t->r[2]};
+        s->v[t->id] = vec3{t->v[0], t->v[1], t->v[2]};
+        if (with_forces) {
+            s->a[t->id] = vec3{t->a[0], t->a[1], t->a[2]};
+            s->u[t->id] = t->u;
+        }
+    }
+    free(all);
+    free(mine);
+    free(hr); free(hv); free(ha); free(hu);
+}
+
+void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg)
+{
+    GpuSim *g = d->g;
+    const int n = d->n_local, n_all = d->n_local + d->n_ghost, cap = g->nbr_cap;
+    int *count = (int *)nbr_alloc(sizeof(int) * (n + 1), "neighbour counts (host copy)");
+    int *W = (int *)nbr_alloc(sizeof(int) * ((size_t)cap * n + 1), "neighbour matrix (host copy)");
+    real4 *hr = (real4 *)nbr_alloc(sizeof(real4) * (n_all + 1), "positions (host copy)");
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    CUDA_CHECK(cudaMemcpy(count, g->nbr_count, sizeof(int) * n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(W, g->W, sizeof(int) * (size_t)cap * n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hr, g->r, sizeof(real4) * n_all, cudaMemcpyDeviceToHost));
+    long long npairs = 0;
+    for (int i = 0; i < n; i++) npairs += count[i] < cap ? count[i] : cap;
+    int *pairs = (int *)nbr_alloc(sizeof(int) * 2 * (npairs + 1), "pairs");
+    const int row = s->p.wlayout == WLAYOUT_ROW;
+    long long k = 0;
+    for (int i = 0; i < n; i++) {
+        const int m_i = count[i] < cap ? count[i] : cap;
+        for (int m = 0; m < m_i; m++) {
+            const int j = W[row ? w_index<WLAYOUT_ROW>(m, i, n, cap) : w_index<WLAYOUT_COL>(m, i, n, cap)];
+            pairs[2 * k] = (int)hr[i].w;
+            pairs[2 * k + 1] = j >= 0 && j < n_all ? (int)hr[j].w : -1;   /* out of range reported by the check */
+            k++;
+        }
+    }
+    void *all = NULL;
+    long long total = 0;
+    dd_allgatherv_bytes(pairs, (long long)sizeof(int) * 2 * npairs, &all, &total);
+    const int *p = (const int *)all;
+    for (long long q = 0; q < total / (long long)(2 * sizeof(int)); q++) fn(p[2 * q], p[2 * q + 1], arg);
+    free(all);
+    free(pairs);
+    free(count);
+    free(W);
+    free(hr);
+}
+
+void dd_free(Dd *d)
+{
+    GpuSim *g = d->g;
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    if (g->tex_r) CUDA_CHECK(cudaDestroyTextureObject(g->tex_r));
+    void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->keys,
+                   d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->cell_count,
+                   d->cell_start, d->cell_atoms, d->cell_of, d->cell_slot};
+    for (void *p : dev)
+        if (p) CUDA_CHECK(cudaFree(p));
+    for (int k = 0; k < DD_PULSES; k++) {
+        if (d->pulse[k].send_idx) CUDA_CHECK(cudaFree(d->pulse[k].send_idx));
+        if (d->pulse[k].send_buf) CUDA_CHECK(cudaFree(d->pulse[k].send_buf));
+        if (d->pulse[k].host_send) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_send));
+        if (d->pulse[k].host_recv) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_recv));
+    }
+    void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, d->counters_host, d->hash_host};
+    for (void *p : host)
+        if (p) CUDA_CHECK(cudaFreeHost(p));
+    for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));
+    CUDA_CHECK(cudaStreamDestroy(g->stream));
+    delete g;
+    d->g = NULL;
+}

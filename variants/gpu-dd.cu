@@ -1,0 +1,220 @@
+/* gpu-dd - domain decomposition over P GPUs, one process each (Doijade et al. 2025, the
+ * GROMACS halo exchange): a grid of domains px * py * pz = P (--dd-grid, default P slabs
+ * along x), ghost atoms by pulse forwarding z, y, x, the coordinate halo every step through
+ * a backend (--comm mpi | nccl | p2p), full neighbour lists over local + ghost atoms (no
+ * force halo), migration at rebuilds with the atom count and an id checksum checked each
+ * time. kernels/cuda/dd.cuh describes the domain; dd_domain.cu and dd_comm.cu do the work.
+ *
+ * The run is the one loop (common/md_loop.c) on every rank: every rank builds the same
+ * initial state, keeps the atoms of its domain, and runs the steps on them; the whole
+ * system's properties are summed over ranks (on rank 0, broadcast, so every rank takes the
+ * same rebuild decisions). --check gathers every rank's atoms (by id) and compares them with
+ * the O(N^2) reference, as for every other variant. Rank 0 prints and writes the CSV; the
+ * other ranks are silent (NBR_DD_ALL_RANKS=1: all print).
+ *
+ * Start: mpirun -np P gpu-dd [--comm mpi|nccl|p2p] [--dd-grid PXxPYxPZ] [flags]; one rank
+ * without mpirun. Ranks take GPUs round-robin within a host (several per GPU for testing).
+ * Keep NCCL_NVLS_ENABLE=0 and NVSHMEM_DISABLE_NVLS=1 (NVLink multicast off): set here if
+ * unset. */
+#include "../kernels/cuda/dd.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_rank, g_size, g_comm = DD_MPI, g_dims[3];
+
+static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
+{
+    int ndev = 0;
+    cudaError_t err = cudaGetDeviceCount(&ndev);
+    if (err != cudaSuccess || ndev == 0)
+        dd_fail(EXIT_INTERNAL, "no usable CUDA device on this host (%s)",
+                err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    d->local_device = dd_local_rank() % ndev;
+    CUDA_CHECK(cudaSetDevice(d->local_device));
+    CUDA_CHECK(cudaGetDeviceProperties(&g->prop, d->local_device));
+    snprintf(g->device_name, sizeof g->device_name, "%s", g->prop.name);
+    CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventCreate(&g->marks[k]));
+    g->threads = s->p.threads;
+}
+
+static int dd_init(Sim *s)
+{
+    if (s->p.potential != POT_LJ)
+        dd_fail(EXIT_INPUT, "--potential %s: charges are not carried on the GPU yet: use a cpu-* program",
+                potential_names[s->p.potential]);
+    Dd *d = new Dd();
+    s->ctx = d;
+    d->rank = g_rank;
+    d->size = g_size;
+    d->comm_kind = g_comm;
+    for (int a = 0; a < 3; a++) d->dims[a] = g_dims[a];
+    d->coord[0] = g_rank % d->dims[0];
+    d->coord[1] = g_rank / d->dims[0] % d->dims[1];
+    d->coord[2] = g_rank / (d->dims[0] * d->dims[1]);
+    for (int a = 0; a < 3; a++)
+        for (int side = 0; side < 2; side++) {
+            int c[3] = {d->coord[0], d->coord[1], d->coord[2]};
+            c[a] = (c[a] + (side ? 1 : -1) + d->dims[a]) % d->dims[a];
+            d->nbr[a][side] = (c[2] * d->dims[1] + c[1]) * d->dims[0] + c[0];
+        }
+    dd_geometry(s, d);   /* bad geometry refused before any GPU is touched */
+    /* a planted failure of one rank (tests): the others wait in a collective, as they would
+     * in any exchange, and must be stopped, not left hanging */
+    const char *plant = getenv("NBR_DD_FAIL_RANK");
+    if (plant && *plant && atoi(plant) == g_rank)
+        dd_fail(EXIT_INTERNAL, "planted failure (NBR_DD_FAIL_RANK=%d) during initialisation", g_rank);
+    if (plant && *plant) dd_barrier();
+    GpuSim *g = new GpuSim();
+    d->g = g;
+    dd_init_device(d, g, s);
+    d->dom = *s;          /* the domain as the shared stages see it */
+    d->dom.ctx = g;
+    dd_setup(s, d);
+    dd_comm_init(d);
+    if (!s->p.quiet)
+        printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s; rank 0: %d local atoms, domain %.4g x %.4g x %.4g, "
+               "GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size, dd_comm_names[g_comm], d->n_local,
+               d->width[0], d->width[1], d->width[2], d->local_device);
+    s->stats.bytes = g->bytes;
+    return 0;
+}
+
+static void dd_finish(Sim *s)
+{
+    Dd *d = dd_of(s);
+    if (!d) return;
+    long long moved[1] = {d->migrated};
+    dd_allreduce_sum_ll(moved, 1);
+    if (!s->p.quiet) printf("# dd: %lld atoms migrated between domains over the run\n", moved[0]);
+    dd_comm_free(d);
+    dd_free(d);
+    delete d;
+    s->ctx = NULL;
+}
+
+static void dd_kick_drift(Sim *s) { gpu_kick_drift(&dd_of(s)->dom); }
+static void dd_wrap_stage(Sim *s) { dd_wrap(dd_of(s)); }
+static void dd_build(Sim *s) { dd_rebuild(s, dd_of(s)); }
+static void dd_kick(Sim *s) { gpu_kick(&dd_of(s)->dom); }
+static void dd_rescale(Sim *s, double factor) { gpu_rescale(&dd_of(s)->dom, factor); }
+static void dd_download(Sim *s) { dd_gather(s, dd_of(s), 1); }
+static void dd_pairs(Sim *s, PairFn fn, void *arg) { dd_for_each_pair(s, dd_of(s), fn, arg); }
+static void dd_mark(Sim *s, int slot) { gpu_timer_mark(&dd_of(s)->dom, slot); }
+static double dd_seconds(Sim *s, int from, int to) { return gpu_timer_seconds(&dd_of(s)->dom, from, to); }
+static const char *dd_device(Sim *s) { return dd_of(s)->g->device_name; }
+
+static void dd_forces(Sim *s)
+{
+    Dd *d = dd_of(s);
+    dd_halo(d);
+    gpu_forces(&d->dom);
+}
+
+/* The domain's sums, then the whole system's (every rank the same numbers). */
+static void dd_props(Sim *s)
+{
+    Dd *d = dd_of(s);
+    gpu_props(&d->dom);
+    dd_comm_poll(d);
+    double sums[3] = {d->dom.props.upot_sum, d->dom.props.ukin_sum, d->dom.props.virial_sum};
+    double most[1] = {d->dom.props.vv_max};
+    dd_allreduce_sum_d(sums, 3);
+    dd_allreduce_max_d(most, 1);
+    s->props.upot_sum = sums[0];
+    s->props.ukin_sum = sums[1];
+    s->props.virial_sum = sums[2];
+    s->props.vv_max = most[0];
+}
+
+/* --comm and --dd-grid are gpu-dd's own: taken out of argv before the shared parser. */
+static int take_own_flags(int argc, char **argv)
+{
+    int out = 1, grid_given = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (!strcmp(a, "--comm") || !strcmp(a, "--dd-grid")) {
+            if (k + 1 >= argc) dd_fail(EXIT_INPUT, "%s needs a value", a);
+            const char *val = argv[++k];
+            if (!strcmp(a, "--comm")) {
+                int found = -1;
+                for (int b = 0; b < DD_NBACKENDS; b++)
+                    if (!strcmp(val, dd_comm_names[b])) found = b;
+                if (found < 0) dd_fail(EXIT_INPUT, "--comm %s: not one of mpi, nccl, p2p", val);
+                g_comm = found;
+            } else {
+                if (sscanf(val, "%dx%dx%d", &g_dims[0], &g_dims[1], &g_dims[2]) != 3 || g_dims[0] < 1 ||
+                    g_dims[1] < 1 || g_dims[2] < 1)
+                    dd_fail(EXIT_INPUT, "--dd-grid %s: expected PXxPYxPZ, e.g. 2x1x1", val);
+                grid_given = 1;
+            }
+            continue;
+        }
+        /* the CSV rows come from rank 0 only */
+        if (g_rank > 0 && (!strcmp(a, "--csv") || !strcmp(a, "--blocks-csv")) && k + 1 < argc) {
+            k++;
+            continue;
+        }
+        argv[out++] = argv[k];
+    }
+    if (!grid_given) {
+        g_dims[0] = g_size;
+        g_dims[1] = g_dims[2] = 1;
+    }
+    if ((long)g_dims[0] * g_dims[1] * g_dims[2] != g_size)
+        dd_fail(EXIT_INPUT, "--dd-grid %dx%dx%d has %d domains, but %d rank(s) run: one domain per rank", g_dims[0],
+                g_dims[1], g_dims[2], g_dims[0] * g_dims[1] * g_dims[2], g_size);
+    argv[out] = NULL;
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    setenv("NCCL_NVLS_ENABLE", "0", 0);
+    setenv("NVSHMEM_DISABLE_NVLS", "1", 0);
+    dd_mpi_init(&argc, &argv, &g_rank, &g_size);
+    for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--help") && g_rank == 0)
+            printf("gpu-dd's own options (start P ranks with mpirun -np P):\n"
+                   "  --comm mpi|nccl|p2p   halo exchange backend (default mpi)\n"
+                   "  --dd-grid PXxPYxPZ    domains per axis, product = ranks (default P x 1 x 1)\n\n");
+    const int n = take_own_flags(argc, argv);
+    const char *all = getenv("NBR_DD_ALL_RANKS");
+    if (g_rank > 0 && !(all && *all == '1')) {
+        if (!freopen("/dev/null", "w", stdout)) dd_fail(EXIT_INTERNAL, "cannot silence stdout");
+    }
+    static Variant variant;
+    memset(&variant, 0, sizeof variant);
+    variant.name = "gpu-dd";
+    variant.summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, "
+                      "coordinate halo every step through --comm, full lists over local + ghost atoms, migration at "
+                      "rebuilds";
+    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST;
+    variant.compiler = NBR_COMPILER;
+    variant.has_u = 1;
+    variant.pair_multiplicity = 2;
+#ifdef NBR_FLOAT
+    variant.max_atoms = 1L << 24;   /* ids ride in r.w */
+    variant.max_atoms_why = "atom ids travel in the float fourth component of the positions";
+#endif
+    variant.init = dd_init;
+    variant.finish = dd_finish;
+    variant.kick_drift = dd_kick_drift;
+    variant.wrap = dd_wrap_stage;
+    variant.build = dd_build;
+    variant.forces = dd_forces;
+    variant.kick = dd_kick;
+    variant.props = dd_props;
+    variant.rescale = dd_rescale;
+    variant.download = dd_download;
+    variant.for_each_pair = dd_pairs;
+    variant.timer_mark = dd_mark;
+    variant.timer_seconds = dd_seconds;
+    variant.device_name = dd_device;
+    const int rc = nbr_main(n, argv, &variant);
+    fflush(stdout);
+    dd_mpi_finalize();
+    return rc;
+}
