@@ -1,6 +1,7 @@
 /* test_core.c - unit tests of the common core: exact invariants that need no variant.
  * Prints one line per check and ends with "N passed, M failed". */
 #include "../common/core.h"
+#include "../kernels/autotune.h"
 #include "../kernels/capacity.h"
 #include "../kernels/cells.h"
 #include "../kernels/cpu/layers.h"
@@ -268,6 +269,70 @@ static void test_configs(void)
     expect(on_face > s->n / 20, "config boundary: atoms exactly on cell faces", on_face, s->n / 20);
 }
 
+/* The autotuner's search (kernels/autotune.c) on a fake timing function with a planted
+ * minimum: seconds per step = base(list) x (1 + 2 (skin - 0.7)^2) x (1 + 0.02 log2(p_b/96)^2)
+ * x (1 + 0.03 (t_p - 3)^2), n2 5% faster when sorted every 500 steps. */
+typedef struct {
+    double base[4];   /* by ListMethod */
+    int pb0, tp0;
+    int trials;
+} FakeGpu;
+
+static double fake_trial(void *ctx, const TuneParams *p, const char *phase)
+{
+    FakeGpu *f = ctx;
+    (void)phase;
+    f->trials++;
+    const double lp = log2((double)p->pb / f->pb0), sk = p->list == LIST_NONE ? 0 : p->skin - 0.7;
+    return f->base[p->list] * (1 + 2 * sk * sk) * (1 + 0.02 * lp * lp) * (1 + 0.03 * (p->tp - f->tp0) * (p->tp - f->tp0)) *
+           (p->list == LIST_N2 && p->sort_every == 500 ? 0.95 : 1.0);
+}
+
+static double fake_clock(void *ctx) { return ((FakeGpu *)ctx)->trials; }   /* one second a trial */
+
+static int tuned_to(const TuneResult *r, int list, double skin, int pb, int tp, int sort_every)
+{
+    return r->best.list == list && fabs(r->best.skin - skin) < 1e-9 && r->best.pb == pb && r->best.tp == tp &&
+           (list == LIST_SORT || r->best.sort_every == sort_every);
+}
+
+static void test_autotune(void)
+{
+    TuneResult r;
+    /* sort fastest: found with its skin, p_b and t_p */
+    FakeGpu f = {{0, 3.0, 1.1, 1.0}, 96, 3, 0};
+    Tuner t = {fake_trial, &f, 20000, 0, NULL};
+    autotune_search(&t, &r);
+    printf("autotune: sort planted: list %s skin %.3f p_b %d t_p %d after %d trials\n", list_names[r.best.list],
+           r.best.skin, r.best.pb, r.best.tp, r.trials);
+    expect(tuned_to(&r, LIST_SORT, 0.7, 96, 3, 0), "autotune finds the planted minimum (sort, skin 0.7, p_b 96, t_p 3)",
+           r.best_s, 1.0);
+    expect(r.baseline.list == LIST_SORT && r.baseline.pb == 64 && r.baseline.tp == 1 && r.baseline.skin == 0.5,
+           "autotune baseline = RUMD's defaults at N = 20000", r.baseline.pb, 64);
+    /* n2 fastest, sorted every 500 steps */
+    FakeGpu g = {{0, 3.0, 0.9, 1.0}, 48, 2, 0};
+    t.ctx = &g;
+    autotune_search(&t, &r);
+    expect(tuned_to(&r, LIST_N2, 0.7, 48, 2, 500), "autotune finds n2 with its sort interval (500), p_b 48, t_p 2",
+           r.best.sort_every, 500);
+    /* the check can fail: a minimum where the appendix does not look (p_b 16 above N = 4000) */
+    FakeGpu h = {{0, 3.0, 1.1, 1.0}, 16, 3, 0};
+    t.ctx = &h;
+    autotune_search(&t, &r);
+    expect(!tuned_to(&r, LIST_SORT, 0.7, 16, 3, 0) && r.best.pb == 32,
+           "autotune check fails on an unreachable minimum (p_b 16 omitted at N = 20000: 32 found)", r.best.pb, 32);
+    /* the budget: one second a trial, 6 allowed; the best of those, flagged */
+    FakeGpu k = {{0, 3.0, 1.1, 1.0}, 96, 3, 0};
+    Tuner tb = {fake_trial, &k, 20000, 6, fake_clock};
+    autotune_search(&tb, &r);
+    expect(r.budget_exhausted && r.trials == 6 && r.best_s <= r.baseline_s, "autotune stops at its budget (6 trials)",
+           r.trials, 6);
+    /* threads per block as the kernels lay them out */
+    expect(autotune_threads(32, 4) == 128 && autotune_threads(16, 1) == 32 && autotune_threads(32, 3) == 128 &&
+               autotune_threads(16, 64) == 1024,
+           "autotune thread counts (whole warps)", autotune_threads(32, 3), 128);
+}
+
 int main(void)
 {
     test_potential();
@@ -280,6 +345,7 @@ int main(void)
     test_rng();
     test_lattice();
     test_configs();
+    test_autotune();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
