@@ -63,7 +63,8 @@ static int dd_init(Sim *s)
     dd_geometry(s, d);   /* bad geometry refused before any GPU is touched */
     /* a planted failure of one rank (tests): the others wait in a collective, as they would
      * in any exchange, and must be stopped, not left hanging */
-    const char *plant = getenv("NBR_DD_FAIL_RANK");
+    const char *plant = getenv("NBR_DD_FAIL_RANK"), *plant_step = getenv("NBR_DD_FAIL_STEP");
+    if (plant_step && *plant_step) plant = NULL;   /* planted later, at a rebuild (dd_domain.cu) */
     if (plant && *plant && atoi(plant) == g_rank)
         dd_fail(EXIT_INTERNAL, "planted failure (NBR_DD_FAIL_RANK=%d) during initialisation", g_rank);
     if (plant && *plant) dd_barrier();

@@ -500,11 +500,29 @@ static void build_lists(Sim *s, Dd *d)
     s->stats.list_threads = g->threads;
 }
 
+/* Planted faults for the tests (environment): NBR_DD_FAIL_RANK=r with NBR_DD_FAIL_STEP=k stops
+ * rank r at the first rebuild at or after step k (the others are then inside an exchange);
+ * NBR_DD_LOSE_STEP=k drops one atom of rank 0 at the first rebuild at or after step k, which
+ * the conservation check must catch. */
+static int planted_at(const char *name, const Sim *s)
+{
+    const char *v = getenv(name);
+    return v && *v && s->step >= atoi(v);
+}
+
 void dd_rebuild(Sim *s, Dd *d)
 {
     GpuSim *g = d->g;
+    const char *fail_rank = getenv("NBR_DD_FAIL_RANK");
+    if (fail_rank && *fail_rank && atoi(fail_rank) == d->rank && planted_at("NBR_DD_FAIL_STEP", s))
+        dd_fail(EXIT_INTERNAL, "planted failure (NBR_DD_FAIL_RANK=%d) at the rebuild of step %d", d->rank, s->step);
     for (int axis = 2; axis >= 0; axis--)
         if (d->dims[axis] > 1) migrate_axis(s, d, axis);
+    static int lost = 0;
+    if (d->rank == 0 && !lost && planted_at("NBR_DD_LOSE_STEP", s) && d->n_local > 0) {
+        d->n_local--;
+        lost = 1;
+    }
     d->dom.n = d->n_local;
     ensure_parts(d);
     check_conservation(s, d);

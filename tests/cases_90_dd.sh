@@ -1,0 +1,115 @@
+# gpu-dd (issue 13): domain decomposition over several GPUs, one MPI rank each.
+#   dd-refuse-*    bad geometry refused before any GPU is touched (so these run on CI too):
+#                  a domain thinner than r_n (6 slabs of an ne 8 SP box, mpirun -np 6), a box
+#                  not above 2 r_n, a --dd-grid whose product is not the number of ranks, an
+#                  unknown --comm: exit 2, a message naming the limit
+#   dd-fault-*     a failing rank stops every rank, never a hang: a planted failure of rank 1
+#                  while rank 0 waits in a collective (CPU, mpirun -np 2) and, on GPUs, in the
+#                  middle of a run for each backend; non-zero exit within the time limit and a
+#                  message naming rank 1
+#   dd-check-*     one rank (any GPU): --check (per-atom forces and energies against the O(N^2)
+#                  reference, W against the brute-force pair set), SP and LJ, float and
+#                  double, every backend flag (one rank exchanges only with itself)
+#   dd-lose-*      the conservation check can fail: one atom dropped at a rebuild (planted)
+#                  stops the run with the count and checksum message
+#   dd-multi-*     2 ranks (--comm mpi, nccl, p2p) and 4 ranks on 2 GPUs (a 2x2x1 grid; mpi,
+#                  p2p: NCCL refuses two ranks on one GPU) and 8 ranks as 2x2x2 (mpi): --check
+#                  PASS after a run in which atoms migrated (count and id checksum checked at
+#                  every rebuild by the program itself). Need >= 2 GPUs, or NBR_DD_MULTI=1
+#                  (several ranks per GPU); else SKIP lines.
+# Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
+# groups SKIP.
+dd_groups="refuse fault check lose multi"
+dd=$BUILD/double/gpu-dd
+ddf=$BUILD/float/gpu-dd
+if [ ! -x "$dd" ]; then
+    for grp in $dd_groups; do t_skip "dd-$grp" "$dd not built (mpi.h missing? see make's message)"; done
+    return 0 2>/dev/null || exit 0
+fi
+if ! command -v mpirun >/dev/null 2>&1; then
+    for grp in $dd_groups; do t_skip "dd-$grp" "mpirun not found"; done
+    return 0 2>/dev/null || exit 0
+fi
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+dd_mpirun() { timeout 300 mpirun --allow-run-as-root --oversubscribe --bind-to none "$@"; }
+
+# dd_refused NP REGEX ARGS...: exit 2 from every rank, each with the same one-line message.
+dd_refused() {
+    local np=$1 regex=$2 out rc; shift 2
+    out=$(dd_mpirun -np "$np" "$@" 2>&1 >/dev/null); rc=$?
+    echo "$out"
+    [ $rc -eq 2 ] || { echo "exit code $rc, expected 2"; return 1; }
+    local lines
+    lines=$(echo "$out" | grep -E '^gpu-dd: rank [0-9]+: ' | grep -Ev 'stopped with exit code' | sed 's/rank [0-9]*/rank R/' | sort -u)
+    [ "$(echo "$lines" | grep -c .)" -eq 1 ] || { echo "expected one message, the same from every rank"; return 1; }
+    echo "$lines" | grep -Eq -- "$regex" || { echo "message lacks /$regex/"; return 1; }
+}
+
+# dd_stops_all ARGS...: non-zero exit (not the timeout's 124), a message naming rank 1.
+dd_stops_all() {
+    local out rc
+    out=$(dd_mpirun "$@" 2>&1); rc=$?
+    echo "$out" | tail -20
+    [ $rc -ne 0 ] || { echo "exit code 0"; return 1; }
+    [ $rc -ne 124 ] || { echo "hung: stopped by the 300 s timeout"; return 1; }
+    echo "$out" | grep -Eq 'gpu-dd: rank 1: planted failure' || { echo "no message naming rank 1"; return 1; }
+}
+
+t_ok "dd-refuse-thin-domain" dd_refused 6 'domains along x are .* thinner than r_n = 1.722.*at most 5 domains' \
+    "$dd" --ne 8 --steps 0 --equil 0 --quiet
+t_ok "dd-refuse-thin-domain-z" dd_refused 3 'domains along z are .* thinner than r_n' \
+    "$dd" --system lj --ne 8 --dd-grid 1x1x3 --steps 0 --equil 0 --quiet
+t_error "dd-refuse-small-box" 2 'box edge L = .* not above 2 r_n' "$dd" --ne 3 --steps 0 --equil 0 --quiet
+t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$dd" --dd-grid 2x1x1 --ne 8
+t_error "dd-refuse-bad-comm" 2 'comm shmem: not one of' "$dd" --comm shmem --ne 8
+t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
+
+if ! have_gpu; then
+    for grp in check lose multi; do t_skip "dd-$grp" "no GPU found"; done
+    t_skip "dd-fault-gpu" "no GPU found"
+    return 0 2>/dev/null || exit 0
+fi
+pass="check gpu-dd: PASS"
+for prec in double float; do
+    b=$BUILD/$prec/gpu-dd
+    for comm in mpi nccl p2p; do
+        t_grep "dd-check-$prec-sp-$comm" "$pass" $b --comm $comm --ne 16 --steps 300 --equil 100 --check --quiet
+    done
+    t_grep "dd-check-$prec-lj" "$pass" $b --system lj --ne 12 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-sp-random" "$pass" $b --ne 10 --config random --steps 0 --equil 0 --check --quiet
+    t_grep "dd-check-$prec-sp-ldg-col" "$pass" $b --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
+done
+t_error "dd-lose-one-atom" 1 'rank 0: step [0-9]+: atoms not conserved at the rebuild: 4095 atoms' \
+    env NBR_DD_LOSE_STEP=50 "$dd" --ne 16 --steps 300 --equil 100 --quiet
+
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c GPU)
+if [ "$ngpu" -lt 2 ] && [ "${NBR_DD_MULTI:-0}" != 1 ]; then
+    t_skip "dd-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1 for several ranks per GPU)"
+    t_skip "dd-fault-gpu" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
+    return 0 2>/dev/null || exit 0
+fi
+# moved atoms: the summary counts them; the check passes after they moved
+dd_multi_pass() {
+    local out
+    out=$(dd_mpirun "$@" 2>&1) || { echo "$out" | tail -20; return 1; }
+    echo "$out"
+    echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
+    echo "$out" | grep -Eq '# dd: [1-9][0-9]* atoms migrated' || { echo "no atom migrated"; return 1; }
+}
+for prec in double float; do
+    b=$BUILD/$prec/gpu-dd
+    for comm in mpi nccl p2p; do
+        t_ok "dd-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $b --comm $comm --ne 20 --steps 400 --equil 100 --check
+        t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass -np 2 $b --comm $comm --system lj --ne 14 --steps 400 \
+            --equil 100 --check
+    done
+    for comm in mpi p2p; do
+        t_ok "dd-multi-$prec-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $b --comm $comm --dd-grid 2x2x1 --ne 20 --steps 400 \
+            --equil 100 --check
+    done
+    t_ok "dd-multi-$prec-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $b --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
+done
+for comm in mpi nccl p2p; do
+    t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
+        bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
+done
