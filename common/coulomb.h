@@ -18,9 +18,12 @@ extern "C" {
 #define COULOMB_K 332.0636   /* kcal A / (mol e^2) */
 
 typedef enum { CIMPL_REF, CIMPL_OPENCL, CIMPL_CUDA, NCIMPL } CoulombImplKind;
-typedef enum { ACC_FLOAT, ACC_DOUBLE, ACC_KAHAN, ACC_PAIRWISE } AccMode;
+/* ACC_EXACT: double terms with compensated (Kahan, TwoSum) sums: the reference's arithmetic,
+ * which a GPU implementation can compute for sizes where the CPU reference takes minutes. */
+typedef enum { ACC_FLOAT, ACC_DOUBLE, ACC_KAHAN, ACC_PAIRWISE, ACC_EXACT } AccMode;
+typedef enum { REF_CPU, REF_DEVICE } RefWhere;
 typedef enum { SWEEP_HALF, SWEEP_FULL } SweepKind;
-extern const char *const cimpl_names[], *const acc_names[], *const sweep_names[];
+extern const char *const cimpl_names[], *const acc_names[], *const sweep_names[], *const ref_names[];
 
 /* Knobs: which implementation an option belongs to (a program has the union of its
  * implementations'; an option of another implementation than --impl is refused). */
@@ -34,7 +37,7 @@ enum {
 typedef struct {
     int impl, acc, unroll, block, sweep, threads;
     int cl_platform, cl_device, device;
-    int reps, warmup;
+    int reps, warmup, ref;
     char input[512];
     int format;
     long water, random;

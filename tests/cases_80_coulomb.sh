@@ -3,8 +3,10 @@
 #  - the exact reference (double terms, compensated sums) and the plain double loop reproduce
 #    energies computed by hand, from x y z q and PQR input;
 #  - every implementation and accumulation mode agrees with the reference within the tolerance
-#    it states (--check: double 1e-12, kahan and pairwise 1e-6, float 1e-4) on random and water
-#    inputs, for every unroll factor and both sweeps;
+#    it states (--check: exact 1e-13, double 1e-12, kahan and pairwise 1e-6, float 1e-4) on random and water
+#    inputs, for every unroll factor and both sweeps; --acc exact (double terms, compensated
+#    sums) within 1e-13, and a reference computed that way on the device (--ref device) equals
+#    the C reference to 1e-13;
 #  - the real input (reference/adk_oplsaa: solvated adenylate kinase, 47 681 atoms, gzipped):
 #    the reference gives the energy numpy computed apart (1e-13; a planted charge fails it),
 #    and every implementation agrees with it within its tolerance;
@@ -34,7 +36,24 @@ t_ok coulomb-two-charges-double $c --input "$tmp/two.xyzq" --acc double --e-ref 
 t_ok coulomb-nacl-cube-exact _t80_ref_is -966.9890776248491 1e-14 $c --input $d/nacl_cube.xyzq --reps 1 --quiet
 t_ok coulomb-nacl-cube-double $c --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 --check --reps 1 --quiet
 t_ok coulomb-pqr-two-charges _t80_ref_is 55.343933333333333 1e-14 $c --input $d/two.pqr --reps 1 --quiet
+# the exact mode's 1e-13 bites: a reference 3e-13 off is refused (exit 1)
+t_error coulomb-exact-tolerance-bites 1 'exceeds the exact tolerance 1e-13' $c --impl ref --acc exact \
+    --input $d/nacl_cube.xyzq --e-ref -966.9890776251392 --check --reps 1 --quiet
 t_ok coulomb-nacl-cube-float $cf --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 --check --reps 1 --quiet
+
+# the reference of the first command (computed on the CPU) and of the second (--ref device:
+# the implementation in --acc exact) agree to 1e-13
+_t80_refs_agree() {   # CMD1 -- CMD2
+    local a b k=1
+    while [ "${!k}" != -- ]; do k=$((k + 1)); done
+    # the first "reference" word of the output: "reference VALUE (SOURCE);"
+    a=$("${@:1:k-1}" | awk '{ for (k = 1; k < NF; k++) if ($k == "reference" && !n++) print $(k + 1) }') || return 1
+    b=$("${@:k+1}" | awk '{ for (k = 1; k < NF; k++) if ($k == "reference" && !n++) print $(k + 1), $(k + 2) }') ||
+        return 1
+    echo "cpu $a / $b"
+    case $b in *"(device);") ;; *) echo "the second reference is not the device's"; return 1 ;; esac
+    awk -v a="$a" -v b="${b%% *}" 'BEGIN { r = (a - b) / a; if (r < 0) r = -r; print "relative", r; exit !(a != "" && r <= 1e-13) }'
+}
 
 # a written system reads back to the same energy, to the last bit
 t_ok coulomb-write-water $c --water 300 --write "$tmp/w300.xyzq"
@@ -62,7 +81,7 @@ _t80_planted_caught() {   # PLANTED.gz: it differs from $adk in one charge, and 
     ! _t80_ref_is $adk_e 1e-13 $c --input "$1" --reps 1 --warmup 0 --quiet
 }
 t_ok coulomb-adk-planted-charge-caught _t80_planted_caught "$tmp/adk_planted.xyzq.gz"
-for acc in double float kahan; do
+for acc in double float kahan exact; do
     t_ok coulomb-adk-ref-$acc $c --impl ref --acc $acc --input $adk --e-ref $adk_e --check --reps 1 --warmup 0 --quiet
 done
 
@@ -73,7 +92,7 @@ done
 for acc in double float; do
     t_ok coulomb-ref-$acc-random $c --impl ref --acc $acc --random 1500 --check --reps 1 --quiet
 done
-for acc in double float kahan; do
+for acc in double float kahan exact; do
     t_ok coulomb-ref-$acc-water $c --impl ref --acc $acc --water 1500 --threads 1 --check --reps 1 --quiet
 done
 
@@ -81,7 +100,7 @@ done
 if ! $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2>&1; then
     t_skip coulomb-opencl "no OpenCL here: $(tail -1 "$tmp/probe.log")"
 else
-    for acc in float double kahan pairwise; do
+    for acc in float double kahan pairwise exact; do
         for input in "--random 1000" "--water 1500"; do
             t_ok "coulomb-opencl-$acc-${input#--}" $c --impl opencl --acc $acc $input --check --reps 1 --quiet
         done
@@ -103,7 +122,11 @@ else
     t_ok coulomb-opencl-kahan-full $c --impl opencl --acc kahan --sweep full --water 1500 --check --reps 1 --quiet
     t_ok coulomb-opencl-hand $c --impl opencl --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 \
         --check --reps 1 --quiet
-    for acc in float double kahan pairwise; do
+    t_ok coulomb-opencl-exact-full $c --impl opencl --acc exact --sweep full --unroll 8 --block 64 --random 1000 \
+        --check --reps 1 --quiet
+    t_ok coulomb-opencl-ref-device _t80_refs_agree $c --impl ref --water 3000 --reps 1 --quiet -- \
+        $c --impl opencl --acc float --ref device --water 3000 --reps 1 --quiet
+    for acc in float double kahan pairwise exact; do
         t_ok "coulomb-opencl-$acc-adk" $c --impl opencl --acc $acc --input $adk --e-ref $adk_e --check --reps 1 \
             --warmup 0 --quiet
     done
@@ -112,7 +135,7 @@ fi
 
 # CUDA: on a GPU only
 if [ -x "$cu" ] && have_gpu; then
-    for acc in float double kahan pairwise; do
+    for acc in float double kahan pairwise exact; do
         for input in "--random 1000" "--water 1500"; do
             t_ok "coulomb-cuda-$acc-${input#--}" $cu --acc $acc $input --check --reps 1 --quiet
         done
@@ -123,7 +146,10 @@ if [ -x "$cu" ] && have_gpu; then
                 --check --reps 1 --quiet
         done
     done
-    for acc in float double kahan pairwise; do
+    t_ok coulomb-cuda-exact-full $cu --acc exact --sweep full --unroll 8 --block 64 --random 1000 --check --reps 1 --quiet
+    t_ok coulomb-cuda-ref-device _t80_refs_agree $c --impl ref --water 30000 --reps 1 --quiet -- \
+        $cu --acc float --ref device --water 30000 --reps 1 --quiet
+    for acc in float double kahan pairwise exact; do
         t_ok "coulomb-cuda-$acc-adk" $cu --acc $acc --input $adk --e-ref $adk_e --check --reps 1 --warmup 0 --quiet
     done
     t_ok coulomb-cuda-full-adk $cu --acc kahan --sweep full --input $adk --e-ref $adk_e --check --reps 1 --quiet

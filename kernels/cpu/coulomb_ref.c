@@ -117,7 +117,7 @@ static void ref_setup(CoulombRun *r)
     RefCtx *c = calloc(1, sizeof *c);
     if (!c) nbr_fail(EXIT_CAPACITY, "cannot allocate the reference context");
     if (r->p->acc == ACC_DOUBLE) dbl_make(&c->d, r->sys);
-    else flt_make(&c->f, r->sys);
+    else if (r->p->acc != ACC_EXACT) flt_make(&c->f, r->sys);   /* exact makes its own */
     if (r->p->acc == ACC_KAHAN) {
         c->hi = nbr_alloc(sizeof(float) * (size_t)(r->sys->n + 1), "row sums");
         c->lo = nbr_alloc(sizeof(float) * (size_t)(r->sys->n + 1), "row sums");
@@ -191,6 +191,7 @@ static double ref_energy(CoulombRun *r, double *seconds)
     switch (r->p->acc) {
     case ACC_DOUBLE: e = energy_double(&c->d, n, th); break;
     case ACC_KAHAN: e = energy_kahan(&c->f, n, th, c->hi, c->lo); break;
+    case ACC_EXACT: e = coulomb_ref_exact(r->sys, th, NULL); break;
     default: e = energy_float(&c->f, n, th); break;
     }
     *seconds = wall_seconds() - t0;

@@ -17,7 +17,8 @@ extern "C" {
 double coulomb_ref_exact(const ChargeSystem *s, int threads, double *abs_sum);
 
 /* --impl ref: float (plain float sums), double (plain double sums: the thesis's C algorithm,
- * vectorised and over the cores) or kahan (float terms, compensated float sums). */
+ * vectorised and over the cores), kahan (float terms, compensated float sums) or exact
+ * (coulomb_ref_exact, timed). */
 extern const CoulombImpl coulomb_ref_impl;
 
 #ifdef __cplusplus

@@ -10,7 +10,8 @@
  *
  * Modes: 0 float, 1 double, 2 kahan (float terms; Kahan-compensated per-thread sums and exact
  * TwoSum combination of (hi, lo) pairs in both reductions), 3 pairwise (float terms; a plain sum
- * per tile, tile sums merged pairwise like a binary counter, tree reductions). */
+ * per tile, tile sums merged pairwise like a binary counter, tree reductions), 4 exact (mode 2
+ * in double: the reference's arithmetic). */
 #include "coulomb.cuh"
 #include "cuda_check.cuh"
 
@@ -27,6 +28,7 @@ typedef double4_32a Double4;   /* CUDA 13 deprecates the unqualified double4 */
 typedef double4 Double4;
 #endif
 template <> struct ModeT<1> { typedef double R; typedef Double4 V4; };
+template <> struct ModeT<4> { typedef double R; typedef Double4 V4; };
 
 __device__ __forceinline__ float rsqrt_(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double rsqrt_(double x) { return rsqrt(x); }
@@ -40,18 +42,18 @@ template <typename R> struct AccPlain {
     __device__ __forceinline__ R lo() const { return 0; }
 };
 
-struct AccKahan {   /* s + c is the sum, c what the additions lost */
-    float s, c;
+template <typename R> struct AccKahan {   /* s + c is the sum, c what the additions lost */
+    R s, c;
     __device__ AccKahan() : s(0), c(0) {}
-    __device__ __forceinline__ void add(float t)
+    __device__ __forceinline__ void add(R t)
     {
-        float y = t + c, u = s + y;
+        R y = t + c, u = s + y;
         c = y - (u - s);
         s = u;
     }
     __device__ __forceinline__ void tile_end() {}
-    __device__ __forceinline__ float hi() const { return s; }
-    __device__ __forceinline__ float lo() const { return c; }
+    __device__ __forceinline__ R hi() const { return s; }
+    __device__ __forceinline__ R lo() const { return c; }
 };
 
 struct AccPairwise {
@@ -80,7 +82,8 @@ struct AccPairwise {
 
 template <int MODE> struct AccOf { typedef AccPlain<float> T; };
 template <> struct AccOf<1> { typedef AccPlain<double> T; };
-template <> struct AccOf<2> { typedef AccKahan T; };
+template <> struct AccOf<2> { typedef AccKahan<float> T; };
+template <> struct AccOf<4> { typedef AccKahan<double> T; };
 template <> struct AccOf<3> { typedef AccPairwise T; };
 
 /* (ah, al) += (bh, bl): exact for the high parts (TwoSum), the low parts added */
@@ -95,7 +98,7 @@ template <int MODE, typename R> __device__ void reduce_tile(R *rh, R *rl, unsign
 {
     for (unsigned step = size >> 1; step > 0; step >>= 1) {
         if (lid < step) {
-            if (MODE == 2) {
+            if (MODE == 2 || MODE == 4) {
                 R h = rh[lid], l = rl[lid];
                 two_add(h, l, rh[lid + step], rl[lid + step]);
                 rh[lid] = h;
@@ -203,7 +206,7 @@ __global__ void coulomb_sum_kernel(const typename ModeT<MODE>::R *in_hi, const t
     const unsigned lid = threadIdx.x, size = blockDim.x;
     R h = 0, l = 0;
     for (unsigned k = lid; k < count; k += size) {
-        if (MODE == 2) two_add(h, l, in_hi[k], in_lo[k]);
+        if (MODE == 2 || MODE == 4) two_add(h, l, in_hi[k], in_lo[k]);
         else h += in_hi[k];
     }
     rh[lid] = h;
@@ -249,6 +252,7 @@ template <bool F> EnergyLaunch pick_mode(int m, int u)
     case ACC_FLOAT: return pick_unroll<0, F>(u);
     case ACC_DOUBLE: return pick_unroll<1, F>(u);
     case ACC_KAHAN: return pick_unroll<2, F>(u);
+    case ACC_EXACT: return pick_unroll<4, F>(u);
     default: return pick_unroll<3, F>(u);
     }
 }
@@ -258,6 +262,7 @@ SumLaunch pick_sum(int m)
     case ACC_FLOAT: return launch_sum<0>;
     case ACC_DOUBLE: return launch_sum<1>;
     case ACC_KAHAN: return launch_sum<2>;
+    case ACC_EXACT: return launch_sum<4>;
     default: return launch_sum<3>;
     }
 }
@@ -287,7 +292,8 @@ void cu_setup(CoulombRun *r)
     if (!c) nbr_fail(EXIT_CAPACITY, "cannot allocate the CUDA context");
     snprintf(c->device, sizeof c->device, "%s", prop.name);
     const int mode = p->acc;
-    c->real_size = mode == ACC_DOUBLE ? sizeof(double) : sizeof(float);
+    const bool dbl = mode == ACC_DOUBLE || mode == ACC_EXACT;
+    c->real_size = dbl ? sizeof(double) : sizeof(float);
     c->block = (unsigned)p->block;
     c->block2 = 256;
     c->smem = c->block * (4 + 2) * c->real_size;
@@ -307,7 +313,7 @@ void cu_setup(CoulombRun *r)
         const double v[4] = {in ? r->sys->x[i] : 1e15, in ? r->sys->y[i] : 1e15, in ? r->sys->z[i] : 1e15,
                              in ? r->sys->q[i] : 0};
         for (int k = 0; k < 4; k++)
-            if (mode == ACC_DOUBLE) ((double *)host)[4 * i + k] = v[k];
+            if (dbl) ((double *)host)[4 * i + k] = v[k];
             else ((float *)host)[4 * i + k] = (float)v[k];
     }
     CUDA_CHECK(cudaMalloc(&c->pos, npad * 4 * c->real_size));

@@ -2,15 +2,16 @@
  *
  * Build options (set by the host, kernels/opencl/coulomb_cl.c):
  *   -DUNROLL=1|2|4|8   the inner loop unrolled this many times
- *   -DMODE=0|1|2|3     float, double, kahan (float terms, compensated sums), pairwise (float
- *                      terms, per-tile sums combined pairwise, tree reductions)
+ *   -DMODE=0|1|2|3|4   float, double, kahan (float terms, compensated sums), pairwise (float
+ *                      terms, per-tile sums combined pairwise, tree reductions), exact (kahan
+ *                      in double: the reference's arithmetic)
  *   -DFULL=0|1         0: work-item i sums j > i (the thesis); 1: all j != i (halved on the host)
  * One work-item per atom; positions and charges (x, y, z, q) of one work-group at a time are
  * staged through local memory; the own tile and the last (partial) tile are handled apart so
  * that the loop over full tiles has no condition. The arrays are padded to whole work-groups.
  * Pass 1 leaves one partial sum per work-group (tree in local memory); pass 2 (one work-group)
  * sums those: the thesis's two-pass reduction. The mirror in CUDA is kernels/cuda/coulomb.cu. */
-#if MODE == 1
+#if MODE == 1 || MODE == 4
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double real_t;
 typedef double4 real4_t;
@@ -20,7 +21,7 @@ typedef float4 real4_t;
 #endif
 
 /* ---- accumulation of one work-item's terms ------------------------------------------------ */
-#if MODE == 2
+#if MODE == 2 || MODE == 4
 /* Kahan: s + c is the sum, c what the additions lost */
 #define ACC_DECL real_t acc_s = 0, acc_c = 0
 #define ACC_ADD(t) { real_t y_ = (t) + acc_c; real_t u_ = acc_s + y_; acc_c = y_ - (u_ - acc_s); acc_s = u_; }
@@ -90,7 +91,7 @@ void reduce_tile(__local real_t *rh, __local real_t *rl, uint lid, uint size)
 {
     for (uint step = size >> 1; step > 0; step >>= 1) {
         if (lid < step) {
-#if MODE == 2
+#if MODE == 2 || MODE == 4
             real_t h = rh[lid], l = rl[lid];
             TWO_ADD(h, l, rh[lid + step], rl[lid + step]);
             rh[lid] = h; rl[lid] = l;
@@ -189,7 +190,7 @@ __kernel void coulomb_sum(__global const real_t *in_hi, __global const real_t *i
     const uint lid = get_local_id(0), size = get_local_size(0);
     real_t h = 0, l = 0;
     for (uint k = lid; k < count; k += size) {
-#if MODE == 2
+#if MODE == 2 || MODE == 4
         TWO_ADD(h, l, in_hi[k], in_lo[k]);
 #else
         h += in_hi[k];

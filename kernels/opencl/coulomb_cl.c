@@ -51,11 +51,13 @@ static void cl_setup(CoulombRun *r)
     clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
     snprintf(c->device, sizeof c->device, "%s (OpenCL: %s)", name, pname);
 
-    int mode = p->acc; /* 0 float, 1 double, 2 kahan, 3 pairwise: the AccMode order */
-    if (mode == ACC_DOUBLE) {
+    int mode = p->acc; /* 0 float, 1 double, 2 kahan, 3 pairwise, 4 exact: the AccMode order */
+    int dbl = mode == ACC_DOUBLE || mode == ACC_EXACT;
+    if (dbl) {
         cl_device_fp_config fp64 = 0;
         clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
-        if (!fp64) nbr_fail(EXIT_INPUT, "coulomb: --acc double: OpenCL device %s has no double precision", name);
+        if (!fp64)
+            nbr_fail(EXIT_INPUT, "coulomb: --acc %s: OpenCL device %s has no double precision", acc_names[mode], name);
     }
     cl_int err;
     c->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
@@ -90,14 +92,14 @@ static void cl_setup(CoulombRun *r)
     long n = r->sys->n;
     c->groups = (cl_uint)((n + (long)c->block - 1) / (long)c->block);
     size_t npad = (size_t)c->groups * c->block;
-    c->real_size = mode == ACC_DOUBLE ? sizeof(double) : sizeof(float);
+    c->real_size = dbl ? sizeof(double) : sizeof(float);
     void *host = nbr_alloc(npad * 4 * c->real_size, "OpenCL positions");
     for (size_t i = 0; i < npad; i++) {
         int in = (long)i < n;
         double v[4] = {in ? r->sys->x[i] : 1e15, in ? r->sys->y[i] : 1e15, in ? r->sys->z[i] : 1e15,
                        in ? r->sys->q[i] : 0};
         for (int k = 0; k < 4; k++)
-            if (mode == ACC_DOUBLE) ((double *)host)[4 * i + k] = v[k];
+            if (dbl) ((double *)host)[4 * i + k] = v[k];
             else ((float *)host)[4 * i + k] = (float)v[k];
     }
     c->pos = clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, npad * 4 * c->real_size, host, &err);
