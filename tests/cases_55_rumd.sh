@@ -15,7 +15,33 @@
 #   rumd-err-*      bad combinations stop with one line and exit 2: p_b x t_p over 1024
 #                   threads, t_p above 32 not a multiple of 32, --list sort in a box under
 #                   5 cells of r_n/2, charges
-# Without a GPU nothing runs: one SKIP line per group, never a pass.
+#   rumd-autotune-driver  (no GPU needed) --autotune runs its trials as runs of its own program
+#                   (argv[0], here tests/fixtures/fake-rumd-trial.sh with a planted minimum at
+#                   sort / skin 0.7 / p_b 96 / t_p 3): finds it, writes the cache with the
+#                   key (GPU, N, rho, T, potential, dt), every trial tagged into --csv, the same
+#                   start flags in every trial; a second run takes the cache and runs no trial
+# Without a GPU nothing else runs: one SKIP line per group, never a pass.
+_rumd_autotune_driver() (
+    local d b=$BUILD/double/gpu-rumd out
+    d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+    out=$(FAKE_RUMD_LOG=$d/args bash -c 'exec -a tests/fixtures/fake-rumd-trial.sh "$0" "$@"' $b --autotune \
+        --system lammps-lj --lattice sc --ne 27 --seed 7 --autotune-cache "$d/cache" --csv "$d/t.csv" 2>&1)
+    echo "$out" | grep '^# autotune:' || { echo "$out" | tail -5; return 1; }
+    echo "$out" | grep -q 'list sort skin 0.700 p_b 96 t_p 3' || { echo "planted minimum not found"; return 1; }
+    grep -q '^gpu=[^;]*;precision=double;n=19683;rho=0.8442;T=1.44;potential=lj rc=2.5 shift=0;dt=0.005|sort 0.7 96 3 0 ' \
+        "$d/cache" || { cat "$d/cache"; echo "cache line"; return 1; }
+    local trials bad
+    trials=$(grep -c '' "$d/args")
+    bad=$(grep -cv -- '--seed 7 .*--csv .*/t.csv --tag autotune-' "$d/args")
+    echo "$trials trials, $bad without the start flags or the trial tag"
+    [ "$trials" -gt 20 ] && [ "$bad" -eq 0 ] || return 1
+    out=$(FAKE_RUMD_LOG=$d/args2 bash -c 'exec -a tests/fixtures/fake-rumd-trial.sh "$0" "$@"' $b --autotune \
+        --system lammps-lj --lattice sc --ne 27 --seed 7 --autotune-cache "$d/cache" 2>&1)
+    echo "$out" | grep -q "^# autotune: from $d/cache: list sort skin 0.700 p_b 96 t_p 3" || { echo "cache not used"; return 1; }
+    [ ! -e "$d/args2" ] || { echo "trials ran despite the cache"; return 1; }
+)
+if [ -x "$BUILD/double/gpu-rumd" ]; then t_ok rumd-autotune-driver _rumd_autotune_driver
+else t_skip rumd-autotune-driver "gpu-rumd not built (nvcc missing?)"; fi
 rumd_groups="matrix sys layout device sort-every verify grow err"
 if ! have_gpu || [ ! -x "$BUILD/double/gpu-rumd" ]; then
     why="no GPU found"
