@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# runs/device/dd.sh - gpu-dd on the device machine (nvidia-h200-x2; issue 13, first part).
+# Assumes the repo root, after `make -j16 all` (PATH has /usr/local/cuda/bin). Writes under
+# $OUT: probe.txt (where MPI, NCCL, NVSHMEM live), build.log, tests-90.log (tests/run.sh 90:
+# single-rank checks, 2/4/8-rank checks with migration, planted faults), timing.csv (the
+# programs' CSV rows), timing.log (their summaries); prints a short summary. Wall: ~4 min.
+# Every part runs even if one before it failed; what failed is printed at the end.
+set -u
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+OUT=${OUT:-/tmp/dd-out}
+mkdir -p "$OUT"
+failed=()
+t0=$(date +%s)
+
+# ---- where things are ------------------------------------------------------------------
+{
+    echo "== $(date -u +%FT%TZ) $(hostname)"
+    nvidia-smi -L
+    nvidia-smi topo -m 2>/dev/null | head -6
+    mpirun --version 2>/dev/null | head -1
+    echo "mpicc compile: $(mpicc --showme:compile 2>/dev/null)"
+    echo "== nccl / nvshmem files"
+    timeout 60 find / -xdev \( -name 'nccl.h' -o -name 'libnccl.so*' -o -name 'nvshmem.h' -o -name 'nvshmemx.h' \
+        -o -name 'libnvshmem*' -o -name 'nvshmem_bootstrap*' \) -not -path '/proc/*' 2>/dev/null | head -40
+} >"$OUT/probe.txt" 2>&1
+nccl_lib=$(grep -m1 'libnccl.so' "$OUT/probe.txt")
+nccl_inc=$(grep -m1 '/nccl.h$' "$OUT/probe.txt")
+[ -n "$nccl_lib" ] && export LD_LIBRARY_PATH="$(dirname "$nccl_lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "nccl library: ${nccl_lib:-none}, header: ${nccl_inc:-none}"
+
+# ---- build (what make all did not: gpu-dd needs mpi.h, its NCCL path nccl.h) -------------
+ncclhome=""
+[ -n "$nccl_inc" ] && ncclhome="NCCL_HOME=$(dirname "$(dirname "$nccl_inc")")"
+if ! make -j16 build/double/gpu-dd build/float/gpu-dd $ncclhome >"$OUT/build.log" 2>&1; then
+    failed+=("build")
+    tail -5 "$OUT/build.log"
+fi
+grep -E 'not found|skipped|without' "$OUT/build.log" | head -3
+
+# ---- tests -----------------------------------------------------------------------------
+timeout 200 tests/run.sh 90 >"$OUT/tests-90.log" 2>&1 || failed+=("tests-90")
+tail -1 "$OUT/tests-90.log"
+grep -E '^FAIL' "$OUT/tests-90.log" | head -10
+
+# ---- first timing: SP (float) N = 1M, 4M, 8M on 1 and 2 GPUs ----------------------------
+# gpu-dd with one rank and with two (each backend); gpu-layer running ahead (--decide device,
+# graphs) as the best single GPU. 500 timed steps after 100 of equilibration; no stage replays.
+run_one() {   # TAG NP PROGRAM ARGS...
+    local tag=$1 np=$2 prog=$3; shift 3
+    local args=(--ne "$ne" --steps 600 --equil 100 --stage-reps 0 --quiet --csv "$OUT/timing.csv" --tag "$tag")
+    echo "== $tag" >>"$OUT/timing.log"
+    if [ "$np" -gt 1 ]; then
+        timeout 120 mpirun --allow-run-as-root --bind-to none -np "$np" "$prog" "$@" "${args[@]}" >>"$OUT/timing.log" 2>&1
+    else
+        timeout 120 "$prog" "$@" "${args[@]}" >>"$OUT/timing.log" 2>&1
+    fi || { failed+=("timing-$tag"); echo "   $tag failed (exit $?)" >>"$OUT/timing.log"; }
+}
+b=build/float/gpu-dd
+for ne in 100 159 200; do
+    [ $(( $(date +%s) - t0 )) -gt 200 ] && { failed+=("timing-ne$ne-skipped-for-time"); continue; }
+    [ "$ne" != 159 ] && run_one "layer-1gpu-ne$ne" 1 build/float/gpu-layer --decide device --layers device \
+        --reorder-at device --reduce device --graph on --sample-every 100
+    run_one "dd-1gpu-ne$ne" 1 $b
+    for comm in mpi nccl p2p; do run_one "dd-2gpu-$comm-ne$ne" 2 $b --comm $comm; done
+done
+echo "timing (us/atom-step):"
+awk '/^== /{tag=$2} /us\/atom-step/{for(k=1;k<=NF;k++) if($k=="us/atom-step") print "  " tag, $(k-1)}' "$OUT/timing.log"
+
+echo "wall $(( $(date +%s) - t0 )) s; failed: ${failed[*]:-none}"
+[ ${#failed[@]} -eq 0 ]
