@@ -45,7 +45,7 @@ done
 {
     echo "# lammps-lj against LAMMPS's LJ benchmark (this CPU, one core each)"
     echo
-    echo "nbrlab $rev ($PROG), $(lmp -h 2>/dev/null | sed -n 's/^Large-scale.*- //p;/^LAMMPS (/p' | head -1);"
+    echo "nbrlab $rev ($PROG), $(head -1 "$logs/lammps-lj-lammps-ne$NE-seed${SEEDS%% *}.log") (Debian lammps);"
     echo "N = 4 x $NE^3 = $((4 * NE * NE * NE)), $STEPS NVE steps from the fcc start at T 1.44 (rho 0.8442, r_c 2.5, skin 0.3,"
     echo "dt 0.005); means over steps $half..$STEPS. T: LAMMPS over 3N - 3 degrees of freedom, nbrlab over 3N"
     echo "(a factor 1 - 1/N apart, negligible here); P: (sum v^2 + W) / 3V in both; neighbours per atom:"
