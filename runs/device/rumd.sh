@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # runs/device/rumd.sh - gpu-rumd's first run on the H200 (issue 11, first part). Run in the
-# repository root after `make -j16 all`; writes under $OUT (5 files) and prints a summary.
-# Wall time: about 4 minutes expected; at most ~7 (timeouts: tests 150 + 100 s, sanitizer 4 x 45 s,
-# sweep runs 60 s each).
+# repository root after `make -j16 all`; writes under $OUT (6 files) and prints a summary.
+# Wall time: about 4.5 minutes expected; at most ~8 (timeouts: tests 150 + 100 s, sanitizer
+# 4 x 45 s, sweep runs 60 s each, autotune 60 s).
 #   tests-rumd.log   tests/run.sh 55_rumd: gpu-rumd's own groups (list x t_p {1,4,32} x read x
 #                    prefetch, SP / LJ / lammps-lj, layouts, device decision, verify, grow, errors),
 #                    float and double
@@ -13,6 +13,7 @@
 #   tps.csv          first TPS sweep, float, lammps-lj, --decide device --graph on: gpu-layer
 #                    and gpu-rumd (defaults, and list x t_p) at N = 4096 (sc 16^3), 32768
 #                    (sc 32^3), 1048576 (fcc 4 x 64^3)
+#   autotune.log     gpu-rumd --autotune at N = 4096 (25 s budget; the cache in a temporary folder)
 #   summary.txt      what passed and failed, the sweep as us/step and TPS
 set -u
 : "${OUT:=/tmp/rumd-out}"
@@ -73,11 +74,18 @@ for pt in "sc 16 3000" "sc 32 3000" "fcc 64 2500"; do
         done
     done
 done
+# the autotuner once, at N = 4096, with a 25 s budget (its trials are rows tagged autotune-*)
+timeout 60 "$B/float/gpu-rumd" --autotune --autotune-budget 25 --autotune-cache "$rb/autotune.cache" \
+    --lattice sc --ne 16 --steps 3000 $common --tag rumd-autotuned >"$OUT/autotune.log" 2>&1 ||
+    failed+=("autotune (rc $?)")
+grep '^# autotune:' "$OUT/autotune.log" | tee -a "$summary"
 if [ -s "$csv" ]; then
     say "sweep (float, lammps-lj, device decision + graphs): tag, N, us/step, TPS"
     python3 - "$csv" <<'PY' | tee -a "$summary"
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
+    if r.get("tag", "").startswith("autotune-"):
+        continue   # the autotuner's trials
     try:
         us = float(r["us_per_atom_step"]) * int(r["n"])
         print(f'{r["variant"]:10s} {r["tag"]:16s} N={r["n"]:>8s} list={r.get("list_method","-"):5s} tp={r.get("tp","-"):3s} '
