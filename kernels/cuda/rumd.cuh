@@ -71,6 +71,7 @@ __device__ __forceinline__ ForceSum group_sum(ForceSum x, const TpLayout &t, int
     const unsigned full = 0xffffffffu;
     const int width = t.tp <= 32 ? t.tp : 32;
     for (int o = 16; o > 0; o >>= 1) {
+        if (o >= width) continue;   /* uniform over the block: no partner that far inside a group */
         ForceSum y;
         y.fx = __shfl_down_sync(full, x.fx, o);
         y.fy = __shfl_down_sync(full, x.fy, o);
