@@ -60,6 +60,9 @@ static struct {
 
 static const char *NAME = "gpu-rumd";
 
+/* The kernels have internal linkage: other GPU programs' kernels may share their names. */
+namespace {
+
 /* ---- forces ------------------------------------------------------------------------------ */
 
 /* Pair (i, j) into the running sums, if within r_c (minimum image). */
@@ -418,6 +421,8 @@ static void launch_list(Sim *s, GpuSim *g, const int *gate)
     LAUNCH_CHECK("rumd list kernel");
     s->stats.list_threads = R.method == LIST_N2 ? R.lay.threads : g->threads;
 }
+
+}  // namespace
 
 /* ---- stages ------------------------------------------------------------------------------ */
 
