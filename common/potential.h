@@ -63,9 +63,9 @@ NBR_HD real pair_u(PairPotential pot, real r2, real qq, real *fr) NBR_PAIR_U_BOD
 NBR_HD double pair_u_double(PairPotential pot, double r2, double qq, double *fr) NBR_PAIR_U_BODY(double)
 #undef NBR_PAIR_U_BODY
 
-/* The LJ term alone, for loops that only ever see uncharged systems (the GPU force kernel,
- * whose variants refuse --potential lj-coulsf until charges are carried there): pair_u's
- * first two lines, without its test of the kind. */
+/* The LJ term alone, for loops specialised to uncharged systems (the GPU force kernels'
+ * POT_LJ instantiation, pair_of_kind): pair_u's first two lines, without its test of the
+ * kind. */
 NBR_HD real pair_lj(PairPotential pot, real r2, real *fr)
 {
     const real ri2 = (real)1 / r2, ri6 = ri2 * ri2 * ri2;

@@ -3,7 +3,8 @@
 # tests without editing this file). A knob-specific case runs only where the program has
 # that flag (its --help, generated from the option table).
 #   check-*     --check after some MD steps: per-atom forces and energies against the O(N^2)
-#               double reference and W against the brute-force pair set, SP and LJ, several
+#               double reference and W against the brute-force pair set, SP, LJ and the
+#               charged salt (charges must follow reordered atoms), several
 #               N, float and double, and every knob value that selects a different code path
 #               (read mode x W layout: each a kernel instantiation; layers, reduce and
 #               reorder-at host/device; 32, 128 and 1024 threads per block)
@@ -156,6 +157,20 @@ for v in $gpu_variants; do
                     --steps 200 --equil 100 --check --quiet
             done
         fi
+        # charges (RUMD's molten salt: r_c 6, ~330 neighbours, q in r.w): the check with and
+        # without reordering on host and device, since the charges must move with their atoms.
+        # A program that does not carry charges says so (exit 2): a visible SKIP, never a pass
+        for reo in "0 host" "20 host" "20 device"; do
+            set -- $reo
+            gpu_has $b reorder-at || [ $2 = host ] || continue
+            out=$($b --system salt --ne 12 --steps 0 --equil 0 --quiet 2>&1)
+            if [ $? = 2 ] && grep -q 'charges' <<<"$out"; then
+                t_skip "check-$v-$prec-salt-reorder$1-$2" "$out"; continue
+            fi
+            t_grep "check-$v-$prec-salt-reorder$1-$2" "$pass" $b --system salt --ne 12 --steps 200 --equil 100 \
+                $(gpu_has $b reorder && echo --reorder $1) $(gpu_has $b reorder-at && echo --reorder-at $2) \
+                --stage-reps 0 --check --quiet
+        done
         # automatic growth in the middle of a run. LJ ne 12 quenched to T 0.05 (cpu-layer, same
         # capacity policy, 3 seeds in each precision): some atom outgrows the initial 147
         # neighbours by step 2000; N_l reaches 73-78 by step 6000, over the initial 60 layers

@@ -11,10 +11,15 @@
  * w_i = (1/2) sum_j r_ij . f_ij = (1/2) sum_j fr r_ij^2 (pair_lj's fr; each pair is seen
  * from both ends of the full list, hence the halves). The block sums of u_i and w_i are
  * left in the reduction partials (PART_UPOT, PART_VIRIAL; see integrate.cu); w_i itself is
- * not stored. */
+ * not stored.
+ *
+ * Charges travel in r.w (gpu_upload puts q_i there; the reorderings move whole real4s), so
+ * the charged potential costs no extra gather. The potential kind is a template parameter:
+ * the uncharged kernel keeps pair_lj's body alone, the charged one calls pair_u
+ * (pair_of_kind, gpu_sim.cuh). */
 #include "gpu_sim.cuh"
 
-template <int Mode, int Layout>
+template <int Mode, int Layout, int Kind>
 __global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *__restrict__ W,
                                                      const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
                                                      PairPotential pot, real4 *a, real *u, double *part_upot,
@@ -34,7 +39,7 @@ __global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *_
             const real r2 = min_image_r2(ri, rj, L, dx, dy, dz);
             if (r2 < pot.rc2) {
                 real fr;
-                usum += pair_lj(pot, r2, &fr);
+                usum += pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
                 fx += fr * dx; fy += fr * dy; fz += fr * dz;
                 wsum += fr * r2;
             }
@@ -57,9 +62,12 @@ void gpu_forces(Sim *s)
     GpuSim *g = gpu_of(s);
     const PosSource pos = gpu_pos(g);
     dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
-        force_kernel<decltype(read)::value, decltype(layout)::value><<<g->blocks, g->threads, 0, g->stream>>>(
-            pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, g->parts + PART_UPOT * g->blocks,
-            g->parts + PART_VIRIAL * g->blocks);
+        dispatch_potential(s->pot.kind, [&](auto kind) {
+            force_kernel<decltype(read)::value, decltype(layout)::value, decltype(kind)::value>
+                <<<g->blocks, g->threads, 0, g->stream>>>(pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a,
+                                                          g->u, g->parts + PART_UPOT * g->blocks,
+                                                          g->parts + PART_VIRIAL * g->blocks);
+        });
     });
     LAUNCH_CHECK("force_kernel");
 }

@@ -124,9 +124,6 @@ void gpu_ensure_stage(GpuSim *g, int n)
 
 int gpu_init(Sim *s)
 {
-    if (s->p.potential != POT_LJ)
-        nbr_fail(EXIT_INPUT, "%s: --potential %s: charges are not carried on the GPU yet (the force kernel is "
-                             "LJ only): use a cpu-* program", s->variant->name, potential_names[s->p.potential]);
     GpuSim *g = new GpuSim();
     s->ctx = g;
     const int n = s->n;
@@ -240,6 +237,7 @@ void gpu_download(Sim *s)
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     for (int i = 0; i < n; i++) {
         s->r[i] = vec3{g->stage_r[i].x, g->stage_r[i].y, g->stage_r[i].z};
+        s->q[i] = g->stage_r[i].w;   /* the charges moved with their atoms if the device reordered */
         s->v[i] = vec3{g->stage_v[i].x, g->stage_v[i].y, g->stage_v[i].z};
         s->a[i] = vec3{g->stage_a[i].x, g->stage_a[i].y, g->stage_a[i].z};
         s->u[i] = g->stage_u[i];
@@ -252,7 +250,7 @@ void gpu_upload(Sim *s)
     const int n = s->n;
     gpu_ensure_stage(g, n);
     for (int i = 0; i < n; i++) {
-        g->stage_r[i] = make_real4(s->r[i].x, s->r[i].y, s->r[i].z, 0);
+        g->stage_r[i] = make_real4(s->r[i].x, s->r[i].y, s->r[i].z, s->q[i]);   /* q in r.w */
         g->stage_v[i] = make_real4(s->v[i].x, s->v[i].y, s->v[i].z, 0);
     }
     CUDA_CHECK(cudaMemcpyAsync(g->r, g->stage_r, sizeof(real4) * n, cudaMemcpyHostToDevice, g->stream));

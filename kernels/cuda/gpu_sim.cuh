@@ -196,6 +196,23 @@ __device__ __forceinline__ real min_image_r2(const real4 &a, const real4 &b, rea
     return dx * dx + dy * dy + dz * dz;
 }
 
+/* u(r) and fr of one pair within r_c, for force kernels templated on the PotentialKind: the
+ * uncharged kind compiles to pair_lj alone, the charged one to pair_u with qq = q_i q_j
+ * (charges travel in r.w: gpu_upload puts them there, reorderings move whole real4s). */
+template <int Kind>
+__device__ __forceinline__ real pair_of_kind(const PairPotential &pot, real r2, real qq, real *fr)
+{
+    return Kind == POT_LJ ? pair_lj(pot, r2, fr) : pair_u(pot, r2, qq, fr);
+}
+
+/* Calls f(std::integral_constant<int, kind>{}) for the run's potential kind. */
+template <class F>
+void dispatch_potential(int kind, F f)
+{
+    if (kind == POT_LJ) f(std::integral_constant<int, POT_LJ>{});
+    else f(std::integral_constant<int, POT_LJ_COULSF>{});
+}
+
 /* Coordinate of a periodic image of a neighbour cell: cell c + d wrapped into [0, G), and
  * the shift (0 or +-L) that brings the neighbour's atoms next to the home cell, applied to
  * the home atom instead (r_i - shift) so that each candidate costs three subtractions. */
