@@ -32,7 +32,10 @@
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
 gpu_variants=""
 for f in "$BUILD"/double/gpu-*; do
-    [ -x "$f" ] && gpu_variants="$gpu_variants ${f##*/}"
+    [ -x "$f" ] || continue
+    # GPU_TEST_VARIANTS (tests/run.sh with TEST_JOBS): only these programs, in this process
+    [ -n "${GPU_TEST_VARIANTS:-}" ] && ! grep -qw -- "${f##*/}" <<<"$GPU_TEST_VARIANTS" && continue
+    gpu_variants="$gpu_variants ${f##*/}"
 done
 gpu_groups="check grow verify drift err device"
 

@@ -2,14 +2,57 @@
 # tests/run.sh - the test suite (make test). Runs every tests/cases_*.sh in name order and
 # ends with the line "N passed, M failed, K skipped". Exit code 1 if anything failed.
 #   tests/run.sh [PATTERN]   only case files whose name contains PATTERN
+#   TEST_JOBS=N              run N case files at once (default 1: one after the other); the
+#                            GPU file is split per GPU variant (GPU_TEST_VARIANTS), so on a
+#                            machine with cores to spare the suite takes as long as its
+#                            longest unit, not their sum. Output is still printed in order.
 cd "$(dirname "$0")/.." || exit 1
 pattern=${1:-}
+jobs=${TEST_JOBS:-1}
 . tests/lib.sh
+
+files=()
 for f in tests/cases_*.sh; do
-    case "$f" in *"$pattern"*) ;; *) continue ;; esac
-    printf '== %s\n' "$f"
-    . "$f"
+    case "$f" in *"$pattern"*) files+=("$f") ;; esac
 done
+
+if [ "$jobs" -le 1 ]; then
+    for f in "${files[@]}"; do
+        printf '== %s\n' "$f"
+        . "$f"
+    done
+else
+    # units: "file|gpu-variant" (the GPU file, one per built variant) or "file|"
+    units=()
+    for f in "${files[@]}"; do
+        if [ "$f" = tests/cases_50_gpu.sh ] && have_gpu; then
+            for b in "$BUILD"/double/gpu-*; do [ -x "$b" ] && units+=("$f|${b##*/}"); done
+        else
+            units+=("$f|")
+        fi
+    done
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+    k=0
+    for u in "${units[@]}"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+        f=${u%|*} v=${u#*|}
+        ( T_PASSED=0 T_FAILED=0 T_SKIPPED=0 T_FAILED_NAMES=()
+          [ -n "$v" ] && export GPU_TEST_VARIANTS=$v
+          printf '== %s%s\n' "$f" "${v:+ ($v)}"
+          . "$f"
+          echo "__counts $T_PASSED $T_FAILED $T_SKIPPED ${T_FAILED_NAMES[*]}" ) >"$out/$(printf %03d $k)" 2>&1 &
+        k=$((k + 1))
+    done
+    wait
+    for r in "$out"/*; do
+        grep -v '^__counts ' "$r"
+        # a unit that exited before its counts (a case file calling exit) counts as one failure
+        read -r _ p fl s names < <(grep '^__counts ' "$r" || echo "__counts 0 1 0 died:$(head -1 "$r" | cut -d' ' -f2)")
+        T_PASSED=$((T_PASSED + p)) T_FAILED=$((T_FAILED + fl)) T_SKIPPED=$((T_SKIPPED + s))
+        [ -n "$names" ] && T_FAILED_NAMES+=($names)
+    done
+fi
 echo
 [ ${#T_FAILED_NAMES[@]} -gt 0 ] && printf 'failed: %s\n' "${T_FAILED_NAMES[*]}"
 echo "$T_PASSED passed, $T_FAILED failed, $T_SKIPPED skipped"
