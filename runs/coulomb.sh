@@ -1,86 +1,128 @@
 #!/usr/bin/env bash
 # runs/coulomb.sh - Sirny 2010 (thesis) on today's hardware: the all-pairs Coulomb energy of
-# water boxes (TIP3P-like charges; the thesis's enzyme BsoBI system is not available, so its
-# Table 2 runs on a water box of the same size, 117 555 atoms = 39 185 molecules).
-#   Table 2: unroll 1/2/4/8 at UNROLL_N (GPU: 117 555; CPU: 43 239), time, CPU/GPU, energies
+# water boxes (TIP3P-like charges) and of a real solvated protein (reference/adk_oplsaa: the
+# thesis's enzyme BsoBI system is not published, so its Table 2 runs on a water box of the same
+# size, 117 555 atoms = 39 185 molecules, and on the protein, 47 681 atoms).
+#   Table 2: unroll 1/2/4/8 at UNROLL_N (GPU: 117 555; CPU: 43 239) and on the protein
 #   Table 3: unroll 1/2/4/8 at 541 956 atoms (GPU machines only)
 #   Table 4 and Fig. 10: time, CPU/GPU ratio and relative error against N (sqrt(t) vs N), for
-#            every implementation here and float / double / kahan / pairwise
+#            every implementation here and every accumulation mode (ACCS), and the protein
 # Implementations: the C reference over the cores (OpenMP: double, the thesis's CPU loop, and
-# float / kahan), OpenCL wherever coulomb has it (PoCL on a CPU, NVIDIA's on a GPU) and CUDA
-# where coulomb-cuda and a GPU are present. The exact reference of each box is computed once
-# (the first row of each size) and passed on with --e-ref. Rows go to results/<machine>/
-# coulomb.csv, tagged t<table>-<impl>-<precision>-u<unroll>-n<N>.
+# float / kahan), OpenCL wherever the coulomb program has it (PoCL on a CPU, NVIDIA's on a GPU;
+# COULOMB_CL names another build of it, e.g. one linked against a private OpenCL loader) and
+# CUDA where coulomb-cuda and a GPU are present. The reference of each system is computed once,
+# by the first row of that system, and passed on with --e-ref: on a CPU machine the C reference
+# (row ref-double-<system>), on a GPU machine coulomb-cuda in --acc exact (double terms,
+# compensated sums; row ref-exact-<system>, ref_source device), since the C reference of the
+# largest boxes takes minutes. On a GPU machine the CPU rows are the host's OpenMP double and
+# float loops at CPU_SIZES only (the CPU/GPU ratio at other N scales as N^2).
+# Rows go to $OUT_DIR/coulomb.csv, tagged t<table>-<impl>-<precision>-u<unroll>-<system>,
+# systems n<N> (water box) and bio (the protein).
 #   env: WATER_SIZES (GPU: the thesis's 43239 ... 630828; CPU: 4998 10002 20001 43239)
 #        UNROLL_N, UNROLL3_N (541956; GPU only), REPS (GPU 5, CPU 2), CL_PLATFORM (0),
-#        ACCS (float double kahan pairwise), REDO, KEEP_OLD, OUT_DIR, BUILD
+#        ACCS (float double kahan pairwise exact), CPU_SIZES (GPU: 43239 117555), BIO (the
+#        protein's file; empty: none), COULOMB_CL, REDO, KEEP_OLD, OUT_DIR, BUILD
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
 : "${OUT_DIR:=results/$(machine_name)}"
 c=$BUILD/double/coulomb
 cu=$BUILD/double/coulomb-cuda
+cl_bin=${COULOMB_CL:-$c}
 [ -x "$c" ] || { echo "coulomb.sh: $c not built (make)" >&2; exit 2; }
 gpu=0
 if [ -x "$cu" ] && have_gpu; then gpu=1; fi
 opencl=0
-if $c --impl opencl --cl-platform "${CL_PLATFORM:-0}" --random 8 --reps 1 --warmup 0 --quiet >/dev/null 2>&1; then
+if [ -x "$cl_bin" ] && $cl_bin --impl opencl --cl-platform "${CL_PLATFORM:-0}" --random 8 --reps 1 --warmup 0 --quiet >/dev/null 2>&1; then
     opencl=1
 else
-    echo "coulomb.sh: no OpenCL here: $($c --impl opencl --random 8 --reps 1 --warmup 0 --quiet 2>&1 | tail -1)" >&2
+    echo "coulomb.sh: no OpenCL here: $($cl_bin --impl opencl --random 8 --reps 1 --warmup 0 --quiet 2>&1 | tail -1)" >&2
 fi
 if [ $gpu = 1 ]; then
     : "${WATER_SIZES:=43239 140460 239922 339216 447627 541956 630828}" "${UNROLL_N:=117555}" "${UNROLL3_N:=541956}"
-    : "${REPS:=5}"
+    : "${REPS:=5}" "${CPU_SIZES:=43239 117555}"
 else
     : "${WATER_SIZES:=4998 10002 20001 43239}" "${UNROLL_N:=43239}" "${UNROLL3_N:=}" "${REPS:=2}"
 fi
-: "${ACCS:=float double kahan pairwise}"
+: "${ACCS:=float double kahan pairwise exact}" "${BIO=reference/adk_oplsaa/adk_oplsaa.xyzq.gz}"
 mkdir -p "$OUT_DIR"
 csv=$OUT_DIR/coulomb.csv
 common=(--reps "$REPS" --warmup 1)
 cl=(--impl opencl --cl-platform "${CL_PLATFORM:-0}")
 
-# the exact reference of water box N: computed by the first row of that size (ref, double)
-ref_of() {   # N -> e_ref
-    local n=$1 key=ref-double-n$1
-    run_point "$csv" "$key" -- $c --impl ref --acc double --water "$n" "${common[@]}" >&2
+# a system's name (n<N>: water box of N atoms; bio: the protein) -> its input flags
+sys_args() { case $1 in bio) echo "--input $BIO" ;; n*) echo "--water ${1#n}" ;; esac; }
+
+# the reference energy of a system: computed by its first row (see above)
+ref_of() {   # SYSTEM -> e_ref
+    local s=$1 key
+    if [ $gpu = 1 ]; then
+        key=ref-exact-$s
+        run_point "$csv" "$key" -- $cu --acc exact --ref device $(sys_args "$s") --reps 1 --warmup 0 >&2
+    else
+        key=ref-double-$s
+        run_point "$csv" "$key" -- $c --impl ref --acc double $(sys_args "$s") "${common[@]}" >&2
+    fi
     csv_get "$csv" "$key" e_ref
 }
 
-unroll_table() {   # TABLE N
-    local t=$1 n=$2 e u
-    e=$(ref_of "$n")
+# the CPU rows of a system (the thesis's CPU column): on a GPU machine the host's double and
+# float loops at CPU_SIZES and on the protein only, one evaluation (rows cpu-<precision>-<system>,
+# run once whichever table asks first); on a CPU machine float and kahan beside the double row
+# that ref_of made (Table 4 only)
+cpu_rows() {   # TABLE SYSTEM E_REF
+    local t=$1 s=$2 e=$3 acc
+    if [ $gpu = 1 ]; then
+        case " ${CPU_SIZES:-} bio " in *" ${s#n} "*) ;; *) return 0 ;; esac
+        for acc in double float; do
+            run_point "$csv" "cpu-$acc-$s" -- $c --impl ref --acc "$acc" $(sys_args "$s") --e-ref "$e" --reps 1 --warmup 0
+        done
+    elif [ "$t" = 4 ]; then
+        for acc in float kahan; do
+            run_point "$csv" "t$t-ref-$acc-$s" -- $c --impl ref --acc "$acc" $(sys_args "$s") --e-ref "$e" "${common[@]}"
+        done
+    fi
+}
+
+unroll_table() {   # TABLE SYSTEM
+    local t=$1 s=$2 e u
+    e=$(ref_of "$s")
+    [ "$t" = 2 ] && cpu_rows 2 "$s" "$e"
     for u in 1 2 4 8; do
-        [ $opencl = 1 ] && run_point "$csv" "t$t-opencl-float-u$u-n$n" -- \
-            $c "${cl[@]}" --acc float --unroll "$u" --water "$n" --e-ref "$e" "${common[@]}"
-        [ $gpu = 1 ] && run_point "$csv" "t$t-cuda-float-u$u-n$n" -- \
-            $cu --acc float --unroll "$u" --water "$n" --e-ref "$e" "${common[@]}"
+        [ $opencl = 1 ] && run_point "$csv" "t$t-opencl-float-u$u-$s" -- \
+            $cl_bin "${cl[@]}" --acc float --unroll "$u" $(sys_args "$s") --e-ref "$e" "${common[@]}"
+        [ $gpu = 1 ] && run_point "$csv" "t$t-cuda-float-u$u-$s" -- \
+            $cu --acc float --unroll "$u" $(sys_args "$s") --e-ref "$e" "${common[@]}"
     done
     return 0
 }
 
-echo "== Table 2: unroll at N = $UNROLL_N" >&2
-unroll_table 2 "$UNROLL_N"
+# every accumulation mode of every implementation on one system, unroll 4 (the thesis's)
+modes_rows() {   # TABLE SYSTEM
+    local t=$1 s=$2 e acc
+    e=$(ref_of "$s")
+    cpu_rows "$t" "$s" "$e"
+    for acc in $ACCS; do
+        [ $opencl = 1 ] && run_point "$csv" "t$t-opencl-$acc-u4-$s" -- \
+            $cl_bin "${cl[@]}" --acc "$acc" $(sys_args "$s") --e-ref "$e" "${common[@]}"
+        [ $gpu = 1 ] && run_point "$csv" "t$t-cuda-$acc-u4-$s" -- \
+            $cu --acc "$acc" $(sys_args "$s") --e-ref "$e" "${common[@]}"
+    done
+    [ $gpu = 1 ] && run_point "$csv" "t$t-cuda-float-full-$s" -- \
+        $cu --acc float --sweep full $(sys_args "$s") --e-ref "$e" "${common[@]}"
+    return 0
+}
+
+echo "== Table 2: unroll at N = $UNROLL_N${BIO:+ and on $BIO}" >&2
+unroll_table 2 "n$UNROLL_N"
+[ -n "$BIO" ] && unroll_table 2 bio
 if [ -n "$UNROLL3_N" ]; then
     echo "== Table 3: unroll at N = $UNROLL3_N" >&2
-    unroll_table 3 "$UNROLL3_N"
+    unroll_table 3 "n$UNROLL3_N"
 fi
-echo "== Table 4 / Fig. 10: N = $WATER_SIZES" >&2
-for n in $WATER_SIZES; do
-    e=$(ref_of "$n")
-    for acc in float kahan; do
-        run_point "$csv" "t4-ref-$acc-n$n" -- $c --impl ref --acc "$acc" --water "$n" --e-ref "$e" "${common[@]}"
-    done
-    for acc in $ACCS; do
-        [ $opencl = 1 ] && run_point "$csv" "t4-opencl-$acc-u4-n$n" -- \
-            $c "${cl[@]}" --acc "$acc" --water "$n" --e-ref "$e" "${common[@]}"
-        [ $gpu = 1 ] && run_point "$csv" "t4-cuda-$acc-u4-n$n" -- \
-            $cu --acc "$acc" --water "$n" --e-ref "$e" "${common[@]}"
-    done
-    [ $gpu = 1 ] && run_point "$csv" "t4-cuda-float-full-n$n" -- \
-        $cu --acc float --sweep full --water "$n" --e-ref "$e" "${common[@]}"
-done
+echo "== Table 4 / Fig. 10: N = $WATER_SIZES${BIO:+, and $BIO}" >&2
+for n in $WATER_SIZES; do modes_rows 4 "n$n"; done
+[ -n "$BIO" ] && modes_rows 4 bio
 
 # summary: the last row of each tag
 echo

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# runs/device/coulomb.sh - the Coulomb programs (issue 12) on one H200, in about 4 minutes.
+# Assumes the repository root on the device machine after `make -j16 all`, nvcc on PATH, and
+# the OpenCL .debs of the private folder .cl/ carried along (apt-get download
+# ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-headers; ignored by git).
+#   1. tests/run.sh 80 with the default build: the CUDA tests (every mode, unroll, sweep, the
+#      protein, --ref device against the C reference) and the CPU ones   -> tests-cuda.log
+#   2. NVIDIA OpenCL: the ICD and loader probed (what is found is printed); where the machine
+#      lacks the headers or the loader, the .debs are unpacked into /tmp/cl and coulomb is built
+#      against them into build/cl/; no nvidia.icd: one is made in /tmp/cl/vendors pointing at
+#      libnvidia-opencl.so.1; then tests/run.sh 80 with that build (its OpenCL tests run on
+#      the GPU)                                                         -> opencl.log, tests-opencl.log
+#   3. runs/coulomb.sh: Tables 2-4 and Fig. 10 (CUDA and OpenCL, every mode and unroll, water
+#      boxes 43 239 ... 630 828, the protein), REPS=3                    -> coulomb.csv, driver.log
+# Every part is time-capped and the script goes on past a failed one; the last lines say what
+# failed. Output: $OUT (default /tmp/coulomb-out).
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/coulomb-out}
+mkdir -p "$OUT"
+export PATH="$PATH:/usr/local/cuda/bin" NBR_LOCK=none
+failed=()
+t_start=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - t_start )) s] $*"; }
+
+stamp "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+stamp "revision: $(build/double/coulomb --print-config --random 8 2>&1 | grep git_rev=)"
+
+# ---- 1. the tests with the default build (CUDA) --------------------------------------------
+timeout 100 tests/run.sh 80 >"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
+stamp "tests, default build: $(tail -1 "$OUT/tests-cuda.log")"
+grep -E '^(FAIL|SKIP)' "$OUT/tests-cuda.log" | head -20
+
+# ---- 2. NVIDIA OpenCL ----------------------------------------------------------------------
+cl_bin=""
+{
+    echo "== ICD files:"; ls -l /etc/OpenCL/vendors/ 2>&1; cat /etc/OpenCL/vendors/*.icd 2>/dev/null
+    echo "== OpenCL libraries known to ldconfig:"; ldconfig -p 2>/dev/null | grep -E 'libOpenCL|libnvidia-opencl' || echo none
+    echo "== headers: $(ls /usr/include/CL/cl.h 2>&1)"
+} >"$OUT/opencl.log" 2>&1
+nv_lib=$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1 .*x86-64/ { print $NF; exit }')
+if [ -z "$nv_lib" ]; then
+    for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/nvidia/lib64 /usr/lib; do
+        [ -e "$d/libnvidia-opencl.so.1" ] && { nv_lib=$d/libnvidia-opencl.so.1; break; }
+    done
+fi
+echo "== NVIDIA OpenCL library: ${nv_lib:-not found}" >>"$OUT/opencl.log"
+if [ -z "$nv_lib" ]; then
+    failed+=("opencl: no libnvidia-opencl.so.1 on this machine")
+else
+    if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+        mkdir -p /tmp/cl/vendors && echo "$nv_lib" >/tmp/cl/vendors/nvidia.icd
+        export OCL_ICD_VENDORS=/tmp/cl/vendors OPENCL_VENDOR_PATH=/tmp/cl/vendors
+        echo "== made /tmp/cl/vendors/nvidia.icd -> $nv_lib (OCL_ICD_VENDORS)" >>"$OUT/opencl.log"
+    fi
+    probe() { "$1" --impl opencl --cl-platform "$2" --random 8 --reps 1 --warmup 0 --quiet 2>&1; }
+    if probe build/double/coulomb 0 | grep -q 'on .*OpenCL'; then
+        cl_build=build
+    else
+        # no system headers/loader (the default build has no --impl opencl): the .debs
+        echo "== default build: $(probe build/double/coulomb 0 | tail -1)" >>"$OUT/opencl.log"
+        rm -rf /tmp/cl/root && mkdir -p /tmp/cl/root
+        for deb in .cl/*.deb; do dpkg -x "$deb" /tmp/cl/root || failed+=("dpkg -x $deb"); done
+        cl_lib=/tmp/cl/root/usr/lib/x86_64-linux-gnu
+        export LD_LIBRARY_PATH=$cl_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        timeout 90 make -j16 BUILD=build/cl CC="gcc -I/tmp/cl/root/usr/include -L$cl_lib" \
+            build/cl/double/coulomb build/cl/float/coulomb >>"$OUT/opencl.log" 2>&1 || failed+=("opencl build")
+        cl_build=build/cl
+    fi
+    for k in 0 1 2 3; do
+        out=$(probe $cl_build/double/coulomb $k)
+        echo "== platform $k: $(echo "$out" | head -1)" >>"$OUT/opencl.log"
+        if echo "$out" | grep -q 'on .*NVIDIA.*OpenCL'; then cl_platform=$k; cl_bin=$cl_build/double/coulomb; break; fi
+    done
+    if [ -z "$cl_bin" ]; then
+        failed+=("opencl: no NVIDIA OpenCL platform (opencl.log)")
+    else
+        stamp "NVIDIA OpenCL: platform $cl_platform of $cl_bin"
+        # the test file's OpenCL cases use platform 0
+        [ "$cl_platform" = 0 ] || echo "note: NVIDIA is platform $cl_platform; the tests use platform 0"
+        BUILD=$cl_build timeout 90 tests/run.sh 80 >"$OUT/tests-opencl.log" 2>&1 || failed+=("tests-opencl (exit $?)")
+        stamp "tests, OpenCL build: $(tail -1 "$OUT/tests-opencl.log")"
+        grep -E '^(FAIL|SKIP)' "$OUT/tests-opencl.log" | head -20
+    fi
+fi
+tail -4 "$OUT/opencl.log"
+
+# ---- 3. the thesis's tables -----------------------------------------------------------------
+left=$(( 235 - ($(date +%s) - t_start) ))
+[ $left -lt 30 ] && left=30
+stamp "runs/coulomb.sh (cap ${left} s)"
+OUT_DIR=$OUT REPS=3 ${cl_bin:+COULOMB_CL=$cl_bin CL_PLATFORM=$cl_platform} \
+    timeout "$left" runs/coulomb.sh >"$OUT/driver.log" 2>&1 || failed+=("runs/coulomb.sh (exit $?; rows so far kept)")
+grep -c '' "$OUT/coulomb.csv" 2>/dev/null | sed 's/^/coulomb.csv lines: /'
+sed -n '/^ *tag /,$p' "$OUT/driver.log" | awk '{ print $1, $2, $3, $4, $5, $6, $9 }' | column -t | head -80
+grep -E 'OVER|exceeds|^coulomb(-cuda)?: |run_point:' "$OUT/driver.log" | head -10
+
+stamp "done"
+if [ ${#failed[@]} -gt 0 ]; then printf 'FAILED: %s\n' "${failed[@]}"; exit 1; fi
+echo "all parts ran"
