@@ -69,7 +69,16 @@ MPI_LIBS     ?= $(shell mpicc --showme:link 2>/dev/null)
 MPI_FOUND    := $(shell echo '\#include <mpi.h>' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
 NCCL_CFLAGS  ?= $(if $(NCCL_HOME),-I$(NCCL_HOME)/include) -I/usr/local/include -I/usr/local/cuda/include
 NCCL_FOUND   := $(shell echo '\#include <nccl.h>' | $(CC) $(NCCL_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
-DD_NVFLAGS   := $(MPI_CFLAGS) $(if $(NCCL_FOUND),-DNBR_NCCL $(NCCL_CFLAGS))
+# NVSHMEM (--comm nvshmem): NVSHMEM_HOME, or NVSHMEM_INC and NVSHMEM_LIB apart (distribution
+# packages split them); its kernel file is relocatable device code, linked with the device library
+NVSHMEM_INC  ?= $(if $(NVSHMEM_HOME),$(NVSHMEM_HOME)/include)
+NVSHMEM_LIB  ?= $(if $(NVSHMEM_HOME),$(NVSHMEM_HOME)/lib)
+NVSHMEM_FOUND := $(if $(and $(NVSHMEM_INC),$(wildcard $(NVSHMEM_INC)/nvshmem.h),$(wildcard $(NVSHMEM_LIB)/libnvshmem_device.a)),yes)
+NVSHMEM_LINK := $(if $(NVSHMEM_FOUND),-rdc=true -L$(NVSHMEM_LIB) -lnvshmem_device \
+                  -Xlinker $(firstword $(wildcard $(NVSHMEM_LIB)/libnvshmem_host.so $(NVSHMEM_LIB)/libnvshmem_host.so.*)) \
+                  -Xlinker -rpath=$(NVSHMEM_LIB))
+DD_NVFLAGS   := $(MPI_CFLAGS) $(if $(NCCL_FOUND),-DNBR_NCCL $(NCCL_CFLAGS)) \
+                $(if $(NVSHMEM_FOUND),-DNBR_NVSHMEM -I$(NVSHMEM_INC))
 GPU_VARIANTS := $(if $(MPI_FOUND),$(GPU_VARIANTS),$(filter-out gpu-dd,$(GPU_VARIANTS)))
 
 # per precision: -DNBR_FLOAT for float
@@ -92,8 +101,13 @@ ifeq ($(NVCC),)
 endif
 ifeq ($(MPI_FOUND),)
 	@echo "mpi.h not found (mpicc --showme:compile): gpu-dd not built (Debian: apt-get install libopenmpi-dev)"
-else ifeq ($(NCCL_FOUND),)
+else
+ifeq ($(NCCL_FOUND),)
 	@echo "nccl.h not found (NCCL_HOME=...): gpu-dd built without --comm nccl"
+endif
+ifeq ($(NVSHMEM_FOUND),)
+	@echo "NVSHMEM not found (NVSHMEM_HOME=..., or NVSHMEM_INC= and NVSHMEM_LIB=): gpu-dd built without --comm nvshmem"
+endif
 endif
 
 # objects of one precision: build/<p>/<source path>.o
@@ -131,8 +145,9 @@ $(foreach p,$(PRECISIONS),$(eval $(call PRECISION_RULES,$(p))))
 # gpu-dd's objects take MPI's (and NCCL's) include flags; the program links MPI and libdl
 define DD_RULES
 $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) variants/gpu-dd.cu): XNVFLAGS := $(DD_NVFLAGS)
+$(BUILD)/$(1)/kernels/cuda/dd_nvshmem.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(if $(NVSHMEM_FOUND),-rdc=true)
 $(BUILD)/$(1)/gpu-dd: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
-	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl
+	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
 endef
 $(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))
 

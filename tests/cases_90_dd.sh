@@ -12,8 +12,8 @@
 #                  double, every backend flag (one rank exchanges only with itself)
 #   dd-lose-*      the conservation check can fail: one atom dropped at a rebuild (planted)
 #                  stops the run with the count and checksum message
-#   dd-multi-*     2 ranks (--comm mpi, nccl, p2p) and 4 ranks on 2 GPUs (a 2x2x1 grid; mpi,
-#                  p2p: NCCL refuses two ranks on one GPU) and 8 ranks as 2x2x2 (mpi): --check
+#   dd-multi-*     2 ranks (every backend built) and 4 ranks on 2 GPUs (a 2x2x1 grid; all but
+#                  nccl: NCCL refuses two ranks on one GPU) and 8 ranks as 2x2x2 (mpi): --check
 #                  PASS after a run in which atoms migrated (count and id checksum checked at
 #                  every rebuild by the program itself). Need >= 2 GPUs, or NBR_DD_MULTI=1
 #                  (several ranks per GPU); else SKIP lines.
@@ -31,6 +31,9 @@ if ! command -v mpirun >/dev/null 2>&1; then
     return 0 2>/dev/null || exit 0
 fi
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+# the backends this gpu-dd was built with (NCCL where nccl.h was found, NVSHMEM where it was)
+dd_comms=$("$dd" --help 2>/dev/null | sed -n 's/^compiled backends: //p')
+[ -n "$dd_comms" ] || dd_comms="mpi p2p"
 dd_mpirun() { timeout 300 mpirun --allow-run-as-root --oversubscribe --bind-to none "$@"; }
 
 # dd_refused NP REGEX ARGS...: exit 2 from every rank, each with the same one-line message.
@@ -72,7 +75,7 @@ fi
 pass="check gpu-dd: PASS"
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
-    for comm in mpi nccl p2p; do
+    for comm in $dd_comms; do
         t_grep "dd-check-$prec-sp-$comm" "$pass" $b --comm $comm --ne 16 --steps 300 --equil 100 --check --quiet
     done
     t_grep "dd-check-$prec-lj" "$pass" $b --system lj --ne 12 --steps 300 --equil 100 --check --quiet
@@ -96,20 +99,23 @@ dd_multi_pass() {
     echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
     echo "$out" | grep -Eq '# dd: [1-9][0-9]* atoms migrated' || { echo "no atom migrated"; return 1; }
 }
+# every backend with 2 ranks in both precisions (SP), LJ in double; the 2D and 3D grids in double
+# with the backends that allow two ranks on one GPU (NCCL does not)
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
-    for comm in mpi nccl p2p; do
+    for comm in $dd_comms; do
         t_ok "dd-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $b --comm $comm --ne 20 --steps 400 --equil 100 --check
-        t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass -np 2 $b --comm $comm --system lj --ne 14 --steps 400 \
-            --equil 100 --check
+        [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass -np 2 $b --comm $comm --system lj \
+            --ne 14 --steps 400 --equil 100 --check
     done
-    for comm in mpi p2p; do
-        t_ok "dd-multi-$prec-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $b --comm $comm --dd-grid 2x2x1 --ne 20 --steps 400 \
-            --equil 100 --check
-    done
-    t_ok "dd-multi-$prec-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $b --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
 done
-for comm in mpi nccl p2p; do
+for comm in $dd_comms; do
+    [ $comm = nccl ] && continue
+    t_ok "dd-multi-double-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $dd --comm $comm --dd-grid 2x2x1 --ne 20 --steps 400 \
+        --equil 100 --check
+done
+t_ok "dd-multi-double-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $dd --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
+for comm in $dd_comms; do
     t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
         bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
 done

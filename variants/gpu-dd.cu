@@ -12,7 +12,7 @@
  * the O(N^2) reference, as for every other variant. Rank 0 prints and writes the CSV; the
  * other ranks are silent (NBR_DD_ALL_RANKS=1: all print).
  *
- * Start: mpirun -np P gpu-dd [--comm mpi|nccl|p2p] [--dd-grid PXxPYxPZ] [flags]; one rank
+ * Start: mpirun -np P gpu-dd [--comm mpi|nccl|p2p|nvshmem] [--dd-grid PXxPYxPZ] [flags]; one rank
  * without mpirun. Ranks take GPUs round-robin within a host (several per GPU for testing).
  * Keep NCCL_NVLS_ENABLE=0 and NVSHMEM_DISABLE_NVLS=1 (NVLink multicast off): set here if
  * unset. */
@@ -23,6 +23,16 @@
 #include <string.h>
 
 static int g_rank, g_size, g_comm = DD_MPI, g_dims[3];
+#ifdef NBR_NCCL
+static const int dd_have_nccl = 1;
+#else
+static const int dd_have_nccl = 0;
+#endif
+#ifdef NBR_NVSHMEM
+static const int dd_have_nvshmem = 1;
+#else
+static const int dd_have_nvshmem = 0;
+#endif
 
 static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
 {
@@ -143,7 +153,7 @@ static int take_own_flags(int argc, char **argv)
                 int found = -1;
                 for (int b = 0; b < DD_NBACKENDS; b++)
                     if (!strcmp(val, dd_comm_names[b])) found = b;
-                if (found < 0) dd_fail(EXIT_INPUT, "--comm %s: not one of mpi, nccl, p2p", val);
+                if (found < 0) dd_fail(EXIT_INPUT, "--comm %s: not one of mpi, nccl, p2p, nvshmem", val);
                 g_comm = found;
             } else {
                 if (sscanf(val, "%dx%dx%d", &g_dims[0], &g_dims[1], &g_dims[2]) != 3 || g_dims[0] < 1 ||
@@ -179,8 +189,9 @@ int main(int argc, char **argv)
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--help") && g_rank == 0)
             printf("gpu-dd's own options (start P ranks with mpirun -np P):\n"
-                   "  --comm mpi|nccl|p2p   halo exchange backend (default mpi)\n"
-                   "  --dd-grid PXxPYxPZ    domains per axis, product = ranks (default P x 1 x 1)\n\n");
+                   "  --comm mpi|nccl|p2p|nvshmem   halo exchange backend (default mpi; nvshmem where built)\n"
+                   "  --dd-grid PXxPYxPZ    domains per axis, product = ranks (default P x 1 x 1)\n"
+                   "compiled backends: mpi p2p%s%s\n\n", dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
     const int n = take_own_flags(argc, argv);
     const char *all = getenv("NBR_DD_ALL_RANKS");
     if (g_rank > 0 && !(all && *all == '1')) {

@@ -34,7 +34,7 @@
 
 #include "gpu_sim.cuh"
 
-enum { DD_MPI, DD_NCCL, DD_P2P, DD_NBACKENDS };
+enum { DD_MPI, DD_NCCL, DD_P2P, DD_NVSHMEM, DD_NBACKENDS };
 extern const char *const dd_comm_names[DD_NBACKENDS];
 
 enum { DD_PULSES = 6 };   /* z down, z up, y down, y up, x down, x up */
@@ -136,6 +136,12 @@ void dd_comm_rebuilt(Dd *d);
 void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *out, unsigned long long *signal);
 /* Host check after a step: a device wait that timed out stops every rank (p2p). */
 void dd_comm_poll(Dd *d);
+/* dd_nvshmem.cu (built where NVSHMEM is found, NBR_NVSHMEM): --comm nvshmem. */
+void dd_nvshmem_init(Dd *d);
+void dd_nvshmem_rebuilt(Dd *d);
+void dd_nvshmem_pulse(Dd *d, int k);
+int  dd_nvshmem_timed_out(void);
+void dd_nvshmem_finalize(Dd *d);
 /* Called after a rank failure where MPI can still be reached. */
 void dd_abort_all(int code);
 

@@ -10,8 +10,10 @@
  *         position array over NVLink, each block then raises a counter in the neighbour's
  *         memory; the receiver's stream waits on the counter (one-thread kernel, with a
  *         timeout), the GPU-initiated pattern of the paper without NVSHMEM
- * Migration and the ghost lists (at rebuilds only) go host-staged through MPI for mpi and
- * p2p, through NCCL for nccl.
+ *   nvshmem  the paper's: fused pack + put-with-signal, the receiver waits on the signal
+ *         (dd_nvshmem.cu, where NVSHMEM is found)
+ * Migration and the ghost lists (at rebuilds only) go host-staged through MPI for mpi, p2p and
+ * nvshmem, through NCCL for nccl.
  *
  * Failures: dd_fail names the rank and stops every rank (MPI_Abort); any other exit before
  * MPI_Finalize (nbr_fail in the shared code, a CUDA error) goes through an exit hook that does
@@ -30,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const dd_comm_names[DD_NBACKENDS] = {"mpi", "nccl", "p2p"};
+const char *const dd_comm_names[DD_NBACKENDS] = {"mpi", "nccl", "p2p", "nvshmem"};
 
 static int g_rank = 0, g_size = 1, g_finalized = 0;
 
@@ -301,6 +303,14 @@ void dd_comm_init(Dd *d)
 #endif
     }
     if (d->comm_kind == DD_P2P) p2p_open(d);
+    if (d->comm_kind == DD_NVSHMEM) {
+#ifdef NBR_NVSHMEM
+        dd_nvshmem_init(d);
+#else
+        dd_fail(EXIT_INPUT, "--comm nvshmem: this gpu-dd was built without NVSHMEM (the Makefile said so; set "
+                            "NVSHMEM_HOME): use --comm mpi, nccl or p2p");
+#endif
+    }
 }
 
 void dd_comm_free(Dd *d)
@@ -309,6 +319,9 @@ void dd_comm_free(Dd *d)
     if (!c) return;
 #ifdef NBR_NCCL
     if (c->kind == DD_NCCL && c->nccl_comm) c->nccl.CommDestroy(c->nccl_comm);
+#endif
+#ifdef NBR_NVSHMEM
+    if (c->kind == DD_NVSHMEM) dd_nvshmem_finalize(d);
 #endif
     if (c->kind == DD_P2P) {
         for (int q = 0; q < g_size; q++) {
@@ -392,6 +405,9 @@ __global__ void wait_signal_kernel(const volatile unsigned long long *signal, un
 
 void dd_comm_rebuilt(Dd *d)
 {
+#ifdef NBR_NVSHMEM
+    if (d->comm_kind == DD_NVSHMEM) dd_nvshmem_rebuilt(d);
+#endif
     if (d->comm_kind != DD_P2P) return;
     /* where each sender writes: the receiver's recv_off, sent back to it */
     for (int k = 0; k < DD_PULSES; k++) {
@@ -410,6 +426,12 @@ void dd_pulse_exchange(Dd *d, int k)
         dd_launch_pack(d, pl->send_idx, pl->nsend, pl->axis, pl->shift, g->r + pl->recv_off, NULL);
         return;
     }
+#ifdef NBR_NVSHMEM
+    if (d->comm_kind == DD_NVSHMEM) {
+        dd_nvshmem_pulse(d, k);
+        return;
+    }
+#endif
     if (d->comm_kind == DD_P2P) {
         DdComm::Peer *p = &d->comm->peers[pl->send_rank];
         dd_launch_pack(d, pl->send_idx, pl->nsend, pl->axis, pl->shift, p->r + pl->remote_off, p->signals + k);
@@ -429,10 +451,16 @@ void dd_pulse_exchange(Dd *d, int k)
 
 void dd_comm_poll(Dd *d)
 {
-    if (d->comm_kind != DD_P2P || !*(volatile int *)d->comm->timed_out) return;
-    const int k = *(volatile int *)d->comm->timed_out - 1;
-    dd_fail(EXIT_INTERNAL, "--comm p2p: waited over %s s for the halo of pulse %d from rank %d (did it stop?)",
-            getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20", k, d->pulse[k].recv_rank);
+    int out = 0;
+    if (d->comm_kind == DD_P2P) out = *(volatile int *)d->comm->timed_out;
+#ifdef NBR_NVSHMEM
+    if (d->comm_kind == DD_NVSHMEM) out = dd_nvshmem_timed_out();
+#endif
+    if (!out) return;
+    const int k = out - 1;
+    dd_fail(EXIT_INTERNAL, "--comm %s: waited over %s s for the halo of pulse %d from rank %d (did it stop?)",
+            dd_comm_names[d->comm_kind], getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20", k,
+            d->pulse[k].recv_rank);
 }
 
 int dd_local_rank(void)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # runs/device/dd.sh - gpu-dd on the device machine (nvidia-h200-x2; issue 13, first part).
 # Assumes the repo root, after `make -j16 all` (PATH has /usr/local/cuda/bin). Writes under
-# $OUT: probe.txt (where MPI, NCCL, NVSHMEM live), build.log, tests-90.log (tests/run.sh 90:
+# $OUT: probe.txt (where MPI, NCCL, NVSHMEM live), build.log (+ build-nvshmem.log), tests-90.log (tests/run.sh 90:
 # single-rank checks, 2/4/8-rank checks with migration, planted faults), timing.csv (the
-# programs' CSV rows), timing.log (their summaries); prints a short summary. Wall: ~4 min.
+# programs' CSV rows), timing.log (their summaries); prints a short summary. Wall: ~4-5 min.
 # Every part runs even if one before it failed; what failed is printed at the end.
 set -u
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
@@ -21,7 +21,7 @@ t0=$(date +%s)
     echo "mpicc compile: $(mpicc --showme:compile 2>/dev/null)"
     echo "== nccl / nvshmem files"
     timeout 60 find / -xdev \( -name 'nccl.h' -o -name 'libnccl.so*' -o -name 'nvshmem.h' -o -name 'nvshmemx.h' \
-        -o -name 'libnvshmem*' -o -name 'nvshmem_bootstrap*' \) -not -path '/proc/*' 2>/dev/null | head -40
+        -o -name 'libnvshmem*' -o -name 'nvshmem_bootstrap*' \) -not -path '/proc/*' 2>/dev/null | grep -v '/build' | head -40
 } >"$OUT/probe.txt" 2>&1
 nccl_lib=$(grep -m1 'libnccl.so' "$OUT/probe.txt")
 nccl_inc=$(grep -m1 '/nccl.h$' "$OUT/probe.txt")
@@ -36,9 +36,25 @@ if ! make -j16 build/double/gpu-dd build/float/gpu-dd $ncclhome >"$OUT/build.log
     tail -5 "$OUT/build.log"
 fi
 grep -E 'not found|skipped|without' "$OUT/build.log" | head -3
+# NVSHMEM (--comm nvshmem): built apart (build-nv/) with the probed paths; when it builds, its
+# gpu-dd replaces build/*/gpu-dd, so the tests and the timing below include the backend
+nv_inc=$(grep -m1 '/nvshmem.h$' "$OUT/probe.txt"); nv_lib=$(grep -m1 'libnvshmem_device.a$' "$OUT/probe.txt")
+if [ -n "$nv_inc" ] && [ -n "$nv_lib" ]; then
+    if make -j16 BUILD=build-nv build-nv/double/gpu-dd build-nv/float/gpu-dd $ncclhome NVSHMEM_INC="$(dirname "$nv_inc")" \
+        NVSHMEM_LIB="$(dirname "$nv_lib")" >"$OUT/build-nvshmem.log" 2>&1; then
+        cp build-nv/double/gpu-dd build/double/gpu-dd && cp build-nv/float/gpu-dd build/float/gpu-dd
+        export LD_LIBRARY_PATH="$(dirname "$nv_lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        echo "nvshmem: built ($(dirname "$nv_inc"), $(dirname "$nv_lib"))"
+    else
+        failed+=("build-nvshmem"); tail -5 "$OUT/build-nvshmem.log"
+    fi
+else
+    echo "nvshmem: not found (nvshmem.h ${nv_inc:-missing}, libnvshmem_device.a ${nv_lib:-missing})"
+fi
+build/double/gpu-dd --help | grep 'compiled backends'
 
 # ---- tests -----------------------------------------------------------------------------
-timeout 200 tests/run.sh 90 >"$OUT/tests-90.log" 2>&1 || failed+=("tests-90")
+timeout 240 tests/run.sh 90 >"$OUT/tests-90.log" 2>&1 || failed+=("tests-90")
 tail -1 "$OUT/tests-90.log"
 grep -E '^FAIL' "$OUT/tests-90.log" | head -10
 
@@ -57,11 +73,13 @@ run_one() {   # TAG NP PROGRAM ARGS...
 }
 b=build/float/gpu-dd
 for ne in 100 159 200; do
-    [ $(( $(date +%s) - t0 )) -gt 200 ] && { failed+=("timing-ne$ne-skipped-for-time"); continue; }
+    [ $(( $(date +%s) - t0 )) -gt 270 ] && { failed+=("timing-ne$ne-skipped-for-time"); continue; }
     [ "$ne" != 159 ] && run_one "layer-1gpu-ne$ne" 1 build/float/gpu-layer --decide device --layers device \
         --reorder-at device --reduce device --graph on --sample-every 100
     run_one "dd-1gpu-ne$ne" 1 $b
-    for comm in mpi nccl p2p; do run_one "dd-2gpu-$comm-ne$ne" 2 $b --comm $comm; done
+    for comm in $(build/float/gpu-dd --help | sed -n 's/^compiled backends: //p'); do
+        run_one "dd-2gpu-$comm-ne$ne" 2 $b --comm $comm
+    done
 done
 echo "timing (us/atom-step):"
 awk '/^== /{tag=$2} /us\/atom-step/{for(k=1;k<=NF;k++) if($k=="us/atom-step") print "  " tag, $(k-1)}' "$OUT/timing.log"

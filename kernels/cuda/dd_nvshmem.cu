@@ -1,0 +1,152 @@
+/* dd_nvshmem.cu - gpu-dd's --comm nvshmem: the paper's GPU-initiated halo exchange (Doijade
+ * et al. 2025). One fused kernel per pulse packs the atoms a neighbour needs and puts them
+ * into its symmetric inbox with put-with-signal (each block: pack its chunk, then
+ * nvshmemx_putmem_signal_nbi_block, the signal added once the chunk has landed); the
+ * receiver's stream waits until its signal counts every block of the step (a one-thread
+ * kernel with a timeout, so a stopped peer is reported, not waited for), then copies the
+ * inbox to its ghost slots. No host synchronisation inside the exchange.
+ *
+ * Symmetric memory is allocated collectively with the same size on every PE: an inbox and a
+ * packing buffer per pulse, sized to the largest ghost count of any rank and pulse (agreed
+ * at each rebuild, grown collectively there). Start: NVSHMEM's unique-id bootstrap, the id
+ * broadcast over MPI (not PMIx). Compiled only where nvshmem.h is found (NBR_NVSHMEM; the
+ * Makefile says when it is not), with relocatable device code (-rdc=true) and the device
+ * library linked. */
+#include "dd.cuh"
+
+#ifdef NBR_NVSHMEM
+#include <mpi.h>
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <stdlib.h>
+
+struct DdNvshmem {
+    real4 *inbox[DD_PULSES], *outbox[DD_PULSES];   /* symmetric, `cap` atoms each */
+    uint64_t *signals;                             /* symmetric, one per pulse */
+    int cap;
+    unsigned long long expected[DD_PULSES];
+    int *timed_out, *timed_out_dev;
+};
+
+static DdNvshmem g_nv;
+
+void dd_nvshmem_init(Dd *d)
+{
+    nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+    if (d->rank == 0 && nvshmemx_get_uniqueid(&id) != 0)
+        dd_fail(EXIT_INTERNAL, "--comm nvshmem: nvshmemx_get_uniqueid failed (NVSHMEM cannot start)");
+    if (MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        dd_fail(EXIT_INTERNAL, "--comm nvshmem: MPI_Bcast of the unique id failed");
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    if (nvshmemx_set_attr_uniqueid_args(d->rank, d->size, &id, &attr) != 0)
+        dd_fail(EXIT_INTERNAL, "--comm nvshmem: nvshmemx_set_attr_uniqueid_args failed");
+    /* exits on failure; the exit hook then stops every rank with this rank's number */
+    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+    if (nvshmem_my_pe() != d->rank || nvshmem_n_pes() != d->size)
+        dd_fail(EXIT_INTERNAL, "--comm nvshmem: PE %d of %d, expected %d of %d", nvshmem_my_pe(), nvshmem_n_pes(),
+                d->rank, d->size);
+    g_nv.signals = (uint64_t *)nvshmem_calloc(DD_PULSES, sizeof(uint64_t));
+    if (!g_nv.signals) dd_fail(EXIT_CAPACITY, "--comm nvshmem: cannot allocate the symmetric signals");
+    CUDA_CHECK(cudaHostAlloc((void **)&g_nv.timed_out, sizeof(int), cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&g_nv.timed_out_dev, g_nv.timed_out, 0));
+    *g_nv.timed_out = 0;
+}
+
+/* At each rebuild (every rank, same order): room in the symmetric buffers for the largest
+ * ghost count of any rank and pulse. */
+void dd_nvshmem_rebuilt(Dd *d)
+{
+    int need = 0;
+    for (int k = 0; k < DD_PULSES; k++) {
+        if (d->pulse[k].nrecv > need) need = d->pulse[k].nrecv;
+        if (d->pulse[k].nsend > need) need = d->pulse[k].nsend;
+    }
+    dd_allreduce_max_i(&need, 1);
+    if (need <= g_nv.cap) return;
+    CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
+    nvshmem_barrier_all();
+    const int cap = need + need / 4 + 256;
+    for (int k = 0; k < DD_PULSES; k++) {
+        if (g_nv.inbox[k]) nvshmem_free(g_nv.inbox[k]);
+        if (g_nv.outbox[k]) nvshmem_free(g_nv.outbox[k]);
+        g_nv.inbox[k] = (real4 *)nvshmem_malloc(sizeof(real4) * cap);
+        g_nv.outbox[k] = (real4 *)nvshmem_malloc(sizeof(real4) * cap);
+        if (!g_nv.inbox[k] || !g_nv.outbox[k])
+            dd_fail(EXIT_CAPACITY, "--comm nvshmem: cannot allocate %.3g MB of symmetric memory for the halo (raise "
+                                   "NVSHMEM_SYMMETRIC_SIZE)", 2.0 * DD_PULSES * sizeof(real4) * cap / 1e6);
+    }
+    g_nv.cap = cap;
+}
+
+/* One block per chunk of the pulse's atoms (at least one block, so every pulse signals). */
+__global__ void nvshmem_pack_put_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *outbox,
+                                        real4 *inbox, uint64_t *signal, int pe)
+{
+    const int k0 = blockIdx.x * blockDim.x, k = k0 + threadIdx.x;
+    if (k < n) {
+        real4 q = r[idx[k]];
+        if (axis == 0) q.x += shift;
+        else if (axis == 1) q.y += shift;
+        else q.z += shift;
+        outbox[k] = q;
+    }
+    __syncthreads();
+    const int count = n - k0 < (int)blockDim.x ? (n - k0 > 0 ? n - k0 : 0) : (int)blockDim.x;
+    if (count > 0)
+        nvshmemx_putmem_signal_nbi_block(inbox + k0, outbox + k0, sizeof(real4) * count, signal, 1, NVSHMEM_SIGNAL_ADD,
+                                         pe);
+    else if (threadIdx.x == 0)
+        nvshmemx_signal_op(signal, 1, NVSHMEM_SIGNAL_ADD, pe);
+}
+
+__global__ void nvshmem_wait_kernel(const volatile uint64_t *signal, unsigned long long expected, long long timeout_ns,
+                                    int *timed_out, int pulse)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (*signal < expected) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if ((long long)(now - start) > timeout_ns) {
+            *(volatile int *)timed_out = pulse + 1;
+            return;
+        }
+        __nanosleep(100);
+    }
+    __threadfence();
+}
+
+void dd_nvshmem_pulse(Dd *d, int k)
+{
+    DdPulse *pl = &d->pulse[k];
+    cudaStream_t st = d->g->stream;
+    const int T = 256, nb = pl->nsend > 0 ? blocks_for(pl->nsend, T) : 1;
+    nvshmem_pack_put_kernel<<<nb, T, 0, st>>>(d->g->r, pl->send_idx, pl->nsend, pl->axis, pl->shift, g_nv.outbox[k],
+                                              g_nv.inbox[k], g_nv.signals + k, pl->send_rank);
+    LAUNCH_CHECK("nvshmem_pack_put_kernel");
+    g_nv.expected[k] += pl->nrecv > 0 ? (unsigned long long)blocks_for(pl->nrecv, T) : 1ull;
+    const char *env = getenv("NBR_DD_TIMEOUT_S");
+    const double timeout_s = env ? atof(env) : 20.0;
+    nvshmem_wait_kernel<<<1, 1, 0, st>>>(g_nv.signals + k, g_nv.expected[k], (long long)(timeout_s * 1e9),
+                                         g_nv.timed_out_dev, k);
+    LAUNCH_CHECK("nvshmem_wait_kernel");
+    if (pl->nrecv)
+        CUDA_CHECK(cudaMemcpyAsync(d->g->r + pl->recv_off, g_nv.inbox[k], sizeof(real4) * pl->nrecv,
+                                   cudaMemcpyDeviceToDevice, st));
+}
+
+int dd_nvshmem_timed_out(void) { return g_nv.timed_out ? *(volatile int *)g_nv.timed_out : 0; }
+
+void dd_nvshmem_finalize(Dd *d)
+{
+    CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
+    nvshmem_barrier_all();
+    for (int k = 0; k < DD_PULSES; k++) {
+        if (g_nv.inbox[k]) nvshmem_free(g_nv.inbox[k]);
+        if (g_nv.outbox[k]) nvshmem_free(g_nv.outbox[k]);
+    }
+    nvshmem_free(g_nv.signals);
+    cudaFreeHost(g_nv.timed_out);
+    nvshmem_finalize();
+}
+#endif
