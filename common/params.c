@@ -19,6 +19,7 @@ const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
 const char *const onoff_names[]   = {"off", "on", NULL};
+const char *const graph_names[]   = {"off", "on", "cond", NULL};
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
@@ -66,8 +67,9 @@ static const Option options[] = {
      "who decides when to rebuild and reorder: host (reads the properties every step; the paper) or device "
      "(the device runs ahead; the host reads it every --sample-every steps; needs --layers device and "
      "--reorder-at device)"},
-    {"graph", T_ENUM, F(graph), 0, 0, onoff_names, KNOB_GRAPH, "graph",
-     "with --decide device: capture the steps between sample points once as a CUDA graph and replay it"},
+    {"graph", T_ENUM, F(graph), 0, 0, graph_names, KNOB_GRAPH, "graph",
+     "with --decide device: capture the steps between sample points once as a CUDA graph and replay it; "
+     "cond: each step's rebuild kernels under a conditional node, launched only when the step rebuilds"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
     {"tp", T_INT, F(tp), 0, 64, NULL, KNOB_TP, "tp",
      "threads per particle t_p (0 = RUMD's default: 4 for N <= 10000, else 1); above 32 a multiple of 32"},

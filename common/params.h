@@ -51,6 +51,10 @@ extern const char *const read_names[];
 extern const char *const wlayout_names[];
 extern const char *const where_names[];
 extern const char *const onoff_names[];
+/* --graph: none; the steps between sample points as one CUDA graph; the same with each
+ * step's rebuild kernels under a conditional node (kernels/cuda/device_loop.cu) */
+enum { GRAPH_OFF, GRAPH_ON, GRAPH_COND };
+extern const char *const graph_names[];
 extern const char *const lattice_names[];
 extern const char *const list_names[];
 
@@ -86,7 +90,7 @@ typedef struct Params {
     double autotune_budget; /* seconds the search may take */
     char autotune_cache[512]; /* the file of tuned parameters ("" = no cache) */
     int decide;          /* Decide: who decides rebuilds (device: the host reads at sample points only) */
-    int graph;           /* 1: the steps between sample points as one CUDA graph */
+    int graph;           /* GRAPH_*: the steps between sample points as one CUDA graph */
     int device;          /* GPU index */
     int sample_every;    /* steps between sample points (energies, pressure) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */

@@ -208,7 +208,7 @@ for v in $gpu_variants; do
             reo=sort-every; gpu_has $b reorder && reo=reorder
             for sys in "sp 20" "lj 12"; do
                 set -- $sys
-                for run in "off 10" "on 10" "on 1" "on 37" "off 100"; do
+                for run in "off 10" "on 10" "on 1" "on 37" "off 100" "cond 10" "cond 37"; do
                     set -- $sys $run
                     t_grep "device-check-$v-$prec-$1-graph-$3-every$4" "$pass" $b --system $1 --ne $2 $dev \
                         --graph $3 --sample-every $4 --$reo 30 --steps 700 --equil 100 --check --quiet

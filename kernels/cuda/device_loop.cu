@@ -22,7 +22,11 @@
  *
  * --graph on: the steps between two sample points are captured once as a CUDA graph per
  * chunk length and replayed; a capacity growth invalidates the graphs (they hold the old
- * arrays' addresses). */
+ * arrays' addresses). Each step is then 9 kernel nodes, 5 of them the gated rebuild kernels
+ * that mostly return at once: each still costs a node launch and, at a million atoms, a full
+ * grid of threads that read the gate. --graph cond puts those 5 into the body of a
+ * conditional (IF) node whose value kick_drift sets from ctrl->due (the gate the kernels
+ * read), so a step that does not rebuild is 4 kernel nodes and an empty IF. */
 #include "gpu_sim.cuh"
 
 #include <string.h>
@@ -87,14 +91,45 @@ void gpu_device_begin(Sim *s)
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
 }
 
-void gpu_device_rebuild(Sim *s)
+static void launch_rebuild_kernels(Sim *s, GpuSim *g)
 {
-    GpuSim *g = gpu_of(s);
     gpu_launch_device_reorder(s, g);
     gpu_launch_device_layers(s, g);
     g->gate = &g->ctrl->due;
     g->builder.launch(s, g);
     g->gate = nullptr;
+}
+
+void gpu_device_rebuild(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    if (!g->cond_capture) {
+        launch_rebuild_kernels(s, g);
+        return;
+    }
+    /* an IF node after what the capture has so far; its body captured on body_stream (the
+     * kernels launch on g->stream, so it stands in for the body while they are launched) */
+    cudaStreamCaptureStatus status;
+    cudaGraph_t graph;
+    const cudaGraphNode_t *deps;
+    size_t ndeps;
+    CUDA_CHECK(cudaStreamGetCaptureInfo(g->stream, &status, nullptr, &graph, &deps, nullptr, &ndeps));
+    cudaGraphNodeParams params = {};
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = g->rebuild_cond;
+    params.conditional.type = cudaGraphCondTypeIf;
+    params.conditional.size = 1;
+    cudaGraphNode_t node;
+    CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, ndeps, &params));
+    CUDA_CHECK(cudaStreamUpdateCaptureDependencies(g->stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+    cudaGraph_t body = params.conditional.phGraph_out[0];
+    const cudaStream_t main_stream = g->stream;
+    CUDA_CHECK(cudaStreamBeginCaptureToGraph(g->body_stream, body, nullptr, nullptr, 0,
+                                             cudaStreamCaptureModeThreadLocal));
+    g->stream = g->body_stream;
+    launch_rebuild_kernels(s, g);
+    g->stream = main_stream;
+    CUDA_CHECK(cudaStreamEndCapture(g->body_stream, nullptr));
 }
 
 void gpu_device_decide(Sim *s) { gpu_launch_decide(s, gpu_of(s)); }
@@ -154,7 +189,17 @@ int gpu_chunk_replay(Sim *s, int nsteps)
 
 void gpu_chunk_begin(Sim *s, int nsteps)
 {
-    CUDA_CHECK(cudaStreamBeginCapture(gpu_of(s)->stream, cudaStreamCaptureModeThreadLocal));
+    GpuSim *g = gpu_of(s);
+    CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
+    if (s->p.graph == GRAPH_COND) {
+        cudaStreamCaptureStatus status;
+        cudaGraph_t graph;
+        CUDA_CHECK(cudaStreamGetCaptureInfo(g->stream, &status, nullptr, &graph, nullptr, nullptr, nullptr));
+        /* default 0, assigned at every launch: a step rebuilds only if its kick_drift says so */
+        CUDA_CHECK(cudaGraphConditionalHandleCreate(&g->rebuild_cond, graph, 0, cudaGraphCondAssignDefault));
+        if (!g->body_stream) CUDA_CHECK(cudaStreamCreateWithFlags(&g->body_stream, cudaStreamNonBlocking));
+        g->cond_capture = 1;
+    }
 }
 
 void gpu_chunk_end(Sim *s, int nsteps)
@@ -163,6 +208,7 @@ void gpu_chunk_end(Sim *s, int nsteps)
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CUDA_CHECK(cudaStreamEndCapture(g->stream, &graph));
+    g->cond_capture = 0;
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     CUDA_CHECK(cudaGraphDestroy(graph));
     if (g->ngraphs == GRAPH_CACHE) {   /* chunk lengths are few (sample, block, rescale); keep the first */

@@ -221,6 +221,7 @@ void gpu_finish(Sim *s)
         CUDA_CHECK(cudaEventDestroy(g->sample_done));
     }
     CUDA_CHECK(cudaStreamDestroy(g->stream));
+    if (g->body_stream) CUDA_CHECK(cudaStreamDestroy(g->body_stream));
     delete g;
     s->ctx = NULL;
 }

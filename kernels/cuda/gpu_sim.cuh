@@ -128,7 +128,12 @@ struct GpuSim {
     cudaEvent_t sample_done;
     struct { int nsteps; cudaGraphExec_t exec; } graphs[GRAPH_CACHE];
     int ngraphs;
-    cudaGraph_t capturing;
+    /* --graph cond, while a chunk is captured: the rebuild kernels of each step sit in the
+     * body of an IF node on this handle, which kick_drift sets from ctrl->due, so a step that
+     * does not rebuild launches none of them (device_loop.cu) */
+    int cond_capture;
+    cudaGraphConditionalHandle rebuild_cond;
+    cudaStream_t body_stream;        /* captures the IF bodies */
 
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */

@@ -17,11 +17,13 @@
 #include <math.h>
 
 /* wrap_gate (device decision): where *wrap_gate, the step rebuilds, and the periodic wrap
- * that opens a rebuild is done here, on the positions in registers. */
+ * that opens a rebuild is done here, on the positions in registers. set_cond (--graph cond):
+ * the graph's rebuild IF node takes the same decision (device_loop.cu). */
 __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt,
-                                  const int *wrap_gate, real L)
+                                  const int *wrap_gate, real L, int set_cond, cudaGraphConditionalHandle cond)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (set_cond && i == 0) cudaGraphSetConditional(cond, *wrap_gate);
     if (i >= n) return;
     real4 ri = r[i], vi = v[i];
     const real4 ai = a[i];
@@ -147,7 +149,7 @@ void gpu_kick_drift(Sim *s)
     GpuSim *g = gpu_of(s);
     kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
                                                                (real)s->p.dt, g->device_mode ? &g->ctrl->due : nullptr,
-                                                               s->L);
+                                                               s->L, g->cond_capture, g->rebuild_cond);
     LAUNCH_CHECK("kick_drift_kernel");
     g->v_parts_valid = 0;
 }
