@@ -16,9 +16,6 @@ t_error err-knob-not-here 2 '--threads is not a knob of cpu-allpairs' $b/cpu-all
 t_error err-tp-not-honoured 2 '--tp is not a knob of cpu-grouped' $b/cpu-grouped --tp 4
 t_error err-rc-over-half-box 2 'below half the box edge' $b/cpu-allpairs --system lj --ne 4
 t_error err-salt-odd-edge 2 '--ne must be even with --potential lj-coulsf' $b/cpu-allpairs --system salt --ne 15
-for g in $BUILD/double/gpu-*; do   # refused before any GPU is looked for
-    [ -x "$g" ] && t_error "err-charges-not-on-gpu-${g##*/}" 2 'charges are not carried on the GPU' $g --system salt --ne 16
-done
 # memory: an address-space limit stands in for a small machine, whatever this one has
 t_error err-memory 3 'cannot allocate .* not enough host memory' \
     sh -c "ulimit -v 400000; exec $b/cpu-grouped --ne 400 --steps 0 --equil 0"
