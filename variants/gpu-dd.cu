@@ -93,6 +93,26 @@ static int dd_init(Sim *s)
     return 0;
 }
 
+/* Microseconds per call of f, replayed `reps` times between two events (after the run). */
+static double replay_us(Dd *d, int reps, void (*f)(Dd *))
+{
+    GpuSim *g = d->g;
+    f(d);   /* warm-up */
+    dd_comm_poll(d);
+    dd_barrier();
+    CUDA_CHECK(cudaEventRecord(g->marks[2], g->stream));
+    for (int k = 0; k < reps; k++) f(d);
+    CUDA_CHECK(cudaEventRecord(g->marks[3], g->stream));
+    CUDA_CHECK(cudaEventSynchronize(g->marks[3]));
+    dd_comm_poll(d);
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, g->marks[2], g->marks[3]));
+    return 1e3 * ms / reps;
+}
+
+static void halo_once(Dd *d) { dd_halo(d); }
+static void force_once(Dd *d) { gpu_forces(&d->dom); }
+
 static void dd_finish(Sim *s)
 {
     Dd *d = dd_of(s);
@@ -100,6 +120,17 @@ static void dd_finish(Sim *s)
     long long moved[1] = {d->migrated};
     dd_allreduce_sum_ll(moved, 1);
     if (!s->p.quiet) printf("# dd: %lld atoms migrated between domains over the run\n", moved[0]);
+    /* the halo exchange and the force kernel on their own (the stage replays time them
+     * together as "force"): the halo's cost per step for each backend; largest over ranks */
+    if (s->p.stage_reps > 0 || getenv("NBR_DD_HALO_REPS")) {
+        const char *env = getenv("NBR_DD_HALO_REPS");
+        const int reps = env ? atoi(env) : s->p.stage_reps;
+        double t[2] = {replay_us(d, reps > 0 ? reps : 1, halo_once), replay_us(d, reps > 0 ? reps : 1, force_once)};
+        const double mine[2] = {t[0], t[1]};
+        dd_allreduce_max_d(t, 2);
+        printf("# dd: halo exchange %.4g us/step, force kernel %.4g us/call (largest over ranks; rank 0: %.4g, "
+               "%.4g; %d replays)\n", t[0], t[1], mine[0], mine[1], reps);
+    }
     dd_comm_free(d);
     dd_free(d);
     delete d;
@@ -130,14 +161,12 @@ static void dd_props(Sim *s)
     Dd *d = dd_of(s);
     gpu_props(&d->dom);
     dd_comm_poll(d);
-    double sums[3] = {d->dom.props.upot_sum, d->dom.props.ukin_sum, d->dom.props.virial_sum};
-    double most[1] = {d->dom.props.vv_max};
-    dd_allreduce_sum_d(sums, 3);
-    dd_allreduce_max_d(most, 1);
-    s->props.upot_sum = sums[0];
-    s->props.ukin_sum = sums[1];
-    s->props.virial_sum = sums[2];
-    s->props.vv_max = most[0];
+    double x[4] = {d->dom.props.upot_sum, d->dom.props.ukin_sum, d->dom.props.virial_sum, d->dom.props.vv_max};
+    dd_reduce_props(x);
+    s->props.upot_sum = x[0];
+    s->props.ukin_sum = x[1];
+    s->props.virial_sum = x[2];
+    s->props.vv_max = x[3];
 }
 
 /* --comm and --dd-grid are gpu-dd's own: taken out of argv before the shared parser. */

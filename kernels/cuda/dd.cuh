@@ -118,6 +118,7 @@ void dd_allreduce_sum_ll(long long *x, int n);
 void dd_allreduce_sum_ull(unsigned long long *x, int n);
 void dd_barrier(void);
 void dd_allreduce_sum_d(double *x, int n);
+void dd_reduce_props(double x[4]);   /* U, sum v^2, virial summed; max v^2: one reduction */
 void dd_allreduce_max_d(double *x, int n);
 void dd_allreduce_max_i(int *x, int n);
 void dd_sendrecv_int(const int *send, int n, int to, int *recv, int from);

@@ -129,6 +129,24 @@ static void reduce_bcast(double *x, int n, MPI_Op op)
 }
 
 void dd_allreduce_sum_d(double *x, int n) { reduce_bcast(x, n, MPI_SUM); }
+
+/* The loop's properties in one reduction: x[0..2] summed, x[3] the maximum. */
+static void props_op(void *in, void *inout, int *len, MPI_Datatype *)
+{
+    const double *a = (const double *)in;
+    double *b = (double *)inout;
+    for (int k = 0; k + 3 < *len; k += 4) {
+        b[k] += a[k]; b[k + 1] += a[k + 1]; b[k + 2] += a[k + 2];
+        b[k + 3] = a[k + 3] > b[k + 3] ? a[k + 3] : b[k + 3];
+    }
+}
+
+void dd_reduce_props(double x[4])
+{
+    static MPI_Op op = MPI_OP_NULL;
+    if (op == MPI_OP_NULL) mpi_check(MPI_Op_create(props_op, 1, &op), "MPI_Op_create");
+    reduce_bcast(x, 4, op);
+}
 void dd_allreduce_max_d(double *x, int n) { reduce_bcast(x, n, MPI_MAX); }
 
 void dd_allreduce_max_i(int *x, int n)
