@@ -29,6 +29,7 @@
  * rebuild (the paper's appendix: it still helps the data cache near the n2/sort crossover).
  * Atoms keep no fixed storage slot (as in gpu-layer's reordering): r and v move together, the
  * forces are recomputed after every sort, and --check compares per atom in the current order.
+ * Charges (--system salt) ride in r.w, as in every GPU program, and move with every sort.
  * Everything else -- leapfrog, reductions, device decision and replay, CUDA graphs, timers,
  * download, pair enumeration -- is the shared GPU harness (kernels/cuda/). */
 #include "../kernels/cuda/gpu_sim.cuh"
@@ -65,7 +66,9 @@ namespace {
 
 /* ---- forces ------------------------------------------------------------------------------ */
 
-/* Pair (i, j) into the running sums, if within r_c (minimum image). */
+/* Pair (i, j) into the running sums, if within r_c (minimum image); Kind: the potential
+ * (charges ride in r.w, gpu_sim.cuh's pair_of_kind). */
+template <int Kind>
 __device__ __forceinline__ void add_pair(const real4 &ri, const real4 &rj, real L, const PairPotential &pot,
                                          ForceSum &acc)
 {
@@ -73,7 +76,7 @@ __device__ __forceinline__ void add_pair(const real4 &ri, const real4 &rj, real 
     const real r2 = min_image_r2(ri, rj, L, dx, dy, dz);
     if (r2 < pot.rc2 && r2 > 0) {
         real fr;
-        acc.u += pair_lj(pot, r2, &fr);
+        acc.u += pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
         acc.w += fr * r2;
     }
@@ -82,7 +85,7 @@ __device__ __forceinline__ void add_pair(const real4 &ri, const real4 &rj, real 
 /* The neighbours m = first, first + stride, ... < count of particle i from W, or with
  * AllPairs every j = first, first + stride, ... < n (j = i adds nothing: r2 = 0). Prefetch:
  * the next index and position are loaded before the current pair is worked on. */
-template <int Mode, bool Prefetch, bool AllPairs>
+template <int Kind, int Mode, bool Prefetch, bool AllPairs>
 __device__ __forceinline__ void neighbour_loop(const PosSource &pos, const int *__restrict__ W, int i, int n,
                                                int count, int first, int stride, real L, const PairPotential &pot,
                                                const real4 &ri, ForceSum &acc)
@@ -96,18 +99,18 @@ __device__ __forceinline__ void neighbour_loop(const PosSource &pos, const int *
         for (int m = first; m < end; m += stride) {
             const int next = m + stride < end ? NBR_J(m + stride) : j;
             const real4 rn = fetch_pos<Mode>(pos, next);
-            add_pair(ri, rj, L, pot, acc);
+            add_pair<Kind>(ri, rj, L, pot, acc);
             rj = rn;
         }
     } else {
 #pragma unroll 4
-        for (int m = first; m < end; m += stride) add_pair(ri, fetch_pos<Mode>(pos, NBR_J(m)), L, pot, acc);
+        for (int m = first; m < end; m += stride) add_pair<Kind>(ri, fetch_pos<Mode>(pos, NBR_J(m)), L, pot, acc);
     }
 #undef NBR_J
 }
 
 /* t_p = 1 (the paper's separate kernel): one thread per particle, blocks of p_b. */
-template <int Mode, bool Prefetch, bool AllPairs>
+template <int Kind, int Mode, bool Prefetch, bool AllPairs>
 __global__ void __launch_bounds__(1024) force_tp1_kernel(PosSource pos, const int *__restrict__ W,
                                                          const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
                                                          PairPotential pot, real4 *a, real *u, double *partial,
@@ -118,7 +121,7 @@ __global__ void __launch_bounds__(1024) force_tp1_kernel(PosSource pos, const in
     if (i < n) {
         const real4 ri = fetch_pos<Mode>(pos, i);
         const int count = AllPairs ? 0 : min(nbr_count[i], nbr_cap);
-        neighbour_loop<Mode, Prefetch, AllPairs>(pos, W, i, n, count, 0, 1, L, pot, ri, acc);
+        neighbour_loop<Kind, Mode, Prefetch, AllPairs>(pos, W, i, n, count, 0, 1, L, pot, ri, acc);
         a[i] = make_real4(acc.fx, acc.fy, acc.fz, 0);
         u[i] = (real)0.5 * acc.u;
     }
@@ -128,7 +131,7 @@ __global__ void __launch_bounds__(1024) force_tp1_kernel(PosSource pos, const in
 }
 
 /* t_p threads per particle (Fig. 3). */
-template <int Mode, bool Prefetch, bool AllPairs>
+template <int Kind, int Mode, bool Prefetch, bool AllPairs>
 __global__ void __launch_bounds__(1024) force_tp_kernel(TpLayout lay, PosSource pos, const int *__restrict__ W,
                                                         const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
                                                         PairPotential pot, real4 *a, real *u, double *partial,
@@ -143,7 +146,7 @@ __global__ void __launch_bounds__(1024) force_tp_kernel(TpLayout lay, PosSource 
     if (active) {
         const real4 ri = fetch_pos<Mode>(pos, i);
         const int count = AllPairs ? 0 : min(nbr_count[i], nbr_cap);
-        neighbour_loop<Mode, Prefetch, AllPairs>(pos, W, i, n, count, sub, lay.tp, L, pot, ri, acc);
+        neighbour_loop<Kind, Mode, Prefetch, AllPairs>(pos, W, i, n, count, sub, lay.tp, L, pot, ri, acc);
     }
     acc = group_sum(acc, lay, sub);
     const bool writer = active && sub == 0;
@@ -165,28 +168,31 @@ static void rumd_forces(Sim *s)
     const PosSource pos = gpu_pos(g);
     const int all = R.method == LIST_NONE;
     double *upot = g->parts + PART_UPOT * g->blocks, *virial = g->parts + PART_VIRIAL * g->blocks;
+    dispatch_potential(s->pot.kind, [&](auto kind) {
     dispatch_read_prefetch(s->p.read, s->p.prefetch, [&](auto read, auto pre) {
+        constexpr int K = decltype(kind)::value;
         constexpr int M = decltype(read)::value;
         constexpr bool P = decltype(pre)::value;
         if (R.lay.tp == 1) {
             if (all)
-                force_tp1_kernel<M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                force_tp1_kernel<K, M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
                     pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
                     R.force_ticket, upot, virial);
             else
-                force_tp1_kernel<M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                force_tp1_kernel<K, M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
                     pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
                     R.force_ticket, upot, virial);
         } else {
             if (all)
-                force_tp_kernel<M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                force_tp_kernel<K, M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
                     R.lay, pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
                     R.force_ticket, upot, virial);
             else
-                force_tp_kernel<M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
+                force_tp_kernel<K, M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
                     R.lay, pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
                     R.force_ticket, upot, virial);
         }
+    });
     });
     LAUNCH_CHECK("rumd force kernel");
 }
@@ -492,9 +498,6 @@ static void resolve_knobs(Sim *s)
 
 static int rumd_init(Sim *s)
 {
-    if (s->p.potential != POT_LJ)   /* the force kernels call pair_lj */
-        nbr_fail(EXIT_INPUT, "%s: --potential %s: charges are not in gpu-rumd's force kernels yet: use a cpu-* program",
-                 NAME, potential_names[s->p.potential]);
     resolve_knobs(s);
     /* gpu_init lays out gpu-layer's cell grid of edge r_n, which gpu-rumd does not use; a box
      * under 3 r_n (the smallest n2 / none systems) would be refused there, so it sees a smaller
