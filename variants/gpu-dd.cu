@@ -53,7 +53,7 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
 static int dd_init(Sim *s)
 {
     if (s->p.potential != POT_LJ)
-        dd_fail(EXIT_INPUT, "--potential %s: charges are not carried on the GPU yet: use a cpu-* program",
+        dd_fail(EXIT_INPUT, "--potential %s: gpu-dd does not carry charges yet (atom ids ride in r.w, where the other GPU programs keep q): use gpu-layer or a cpu-* program",
                 potential_names[s->p.potential]);
     Dd *d = new Dd();
     s->ctx = d;
