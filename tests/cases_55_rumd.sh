@@ -93,7 +93,7 @@ for prec in $rumd_precs; do
                 --steps 1000 --equil 100 --verify-lists --stage-reps 0 --quiet
         done
         [ $list = none ] && continue
-        t_grep "rumd-grow-$prec-$list" "grows = [1-9]" $b --ne 14 --list $list --grow-from 15 --steps 300 --equil 0 \
+        t_grep "rumd-grow-$prec-$list" "grows = [1-9]" $b --ne 14 --list $list --grow-from 10 --steps 300 --equil 0 \
             --stage-reps 0 --check
     done
     t_grep "rumd-sort-every-$prec-n2" "$pass" $b --ne 14 --list n2 --sort-every 20 --steps 400 --equil 100 \
