@@ -13,7 +13,8 @@
 #                   sort for --list sort and for n2's --sort-every)
 #   rumd-sort-every-* n2 with a sort every 20 steps (host decision: cub::DeviceRadixSort)
 #   rumd-verify-*   --verify-lists per list method (SP, LJ): no stale list misses a pair
-#   rumd-grow-*     the list capacity grown in the middle of a run (--grow-from), per method
+#   rumd-grow-*     the list capacity grown (--grow-from 10: room for 13, the sc start needs 18,
+#                   the liquid more), per method, and the check still passes
 #   rumd-err-*      bad combinations stop with one line and exit 2: p_b x t_p over 1024
 #                   threads, t_p above 32 not a multiple of 32, --list sort in a box under
 #                   5 cells of r_n/2
