@@ -17,14 +17,25 @@ py=$(plots/venv.sh) || { echo "plots/all.sh: no python with pandas and matplotli
 ids=("$@")
 [ ${#ids[@]} -gt 0 ] || read -r -a ids <<<"$("$py" -c 'import sys; sys.path.insert(0, "plots"); import tables; print(" ".join(t["id"] for t in tables.TABLES))')"
 mkdir -p "$out/mpl" "$out/gp" "$out/data"
+# Sirny 2010's Coulomb figures (plots/coulomb.py, matplotlib only): with every table, or when
+# "coulomb" is named
+coulomb=0
+[ $# -eq 0 ] && coulomb=1
+rest=()
+for id in "${ids[@]}"; do if [ "$id" = coulomb ]; then coulomb=1; else rest+=("$id"); fi; done
+ids=(${rest[@]+"${rest[@]}"})
 
 echo "matplotlib:"
 for id in "${ids[@]}"; do
     "$py" "plots/mpl/$id.py" "$out/mpl" || exit 2
 done
 
+if [ $coulomb = 1 ]; then "$py" plots/coulomb.py --figures "$out/mpl" || exit 2; fi
+
 echo "gnuplot:"
-if command -v gnuplot >/dev/null 2>&1; then
+if [ ${#ids[@]} -eq 0 ]; then
+    echo "  (no gnuplot table named; the Coulomb figures are matplotlib only)"
+elif command -v gnuplot >/dev/null 2>&1; then
     "$py" plots/figdata.py --gnuplot "$out/data" "${ids[@]}" || exit 2
     for id in "${ids[@]}"; do
         gnuplot -e "datadir='$out/data'; outdir='$out/gp'" "plots/gp/$id.gp" || exit 2

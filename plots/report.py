@@ -12,6 +12,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import coulomb  # noqa: E402
 import figdata  # noqa: E402
 import nbrcsv  # noqa: E402
 import tables  # noqa: E402
@@ -368,6 +369,8 @@ def render(outmd):
     sp = spread()
     if sp:
         out += ["", sp, ""]
+    # Sirny 2010's Coulomb tables: their own CSVs, thesis numbers and text (plots/coulomb.py)
+    out += ["", coulomb.section(outmd), ""]
     if text.get("caveats"):
         out += ["## Caveats", "", text["caveats"], ""]
     os.makedirs(os.path.dirname(os.path.abspath(outmd)), exist_ok=True)

@@ -205,3 +205,24 @@ t_grep coulomb-csv-columns '^timestamp,git_rev,host,device,compiler,program,tag,
 t_grep coulomb-csv-rows '^3$' sh -c "grep -c '' '$csv'"
 printf 'some,other,header\n' >"$tmp/other.csv"
 t_error coulomb-csv-schema 2 'another header' timeout 20 $c --random 200000 --reps 100 --csv "$tmp/other.csv"
+
+# the figures and the report section (plots/coulomb.py): without any CSV, with a damaged one,
+# and with GPU rows (the CPU file's OpenCL rows relabelled as CUDA rows of the GPU machine),
+# which must then appear in the tables and the targets
+if py80=$(plots/venv.sh 2>"$tmp/venv.log"); then
+    mkdir -p "$tmp/noresults" "$tmp/bad/cpu-amd-epyc" "$tmp/res/cpu-amd-epyc" "$tmp/res/h200"
+    t_grep coulomb-plots-no-data 'No h200 rows yet' env NBR_RESULTS="$tmp/noresults" NBR_PLOTS_OUT="$tmp/np" \
+        sh -c "'$py80' plots/coulomb.py --figures '$tmp/np/mpl' && '$py80' plots/coulomb.py --section '$tmp/R.md'"
+    head -3 results/cpu-amd-epyc/coulomb.csv | sed '3s/,ok$/,ok,extra/' >"$tmp/bad/cpu-amd-epyc/coulomb.csv"
+    t_error coulomb-plots-damaged-csv 2 'coulomb\.csv line 3: [0-9]+ fields' \
+        env NBR_RESULTS="$tmp/bad" "$py80" plots/coulomb.py --section "$tmp/R.md"
+    cp results/cpu-amd-epyc/coulomb.csv "$tmp/res/cpu-amd-epyc/"
+    sed 's/,coulomb,\(t[0-9]\)-opencl-/,coulomb-cuda,\1-cuda-/; s/,opencl,/,cuda,/' results/cpu-amd-epyc/coulomb.csv \
+        >"$tmp/res/h200/coulomb.csv"
+    t_grep coulomb-plots-gpu-rows 'CUDA kahan: abs\(relative error\), every water box \| <= 1e-6 \| [0-9.e-]+ \| (met|missed)' \
+        env NBR_RESULTS="$tmp/res" "$py80" plots/coulomb.py --section "$tmp/R.md"
+    t_ok coulomb-plots-figures env NBR_RESULTS="$tmp/res" sh -c \
+        "'$py80' plots/coulomb.py --figures '$tmp/figs' && ls '$tmp/figs/coulomb_fig10.png' '$tmp/figs/coulomb_unroll.svg'"
+else
+    t_skip coulomb-plots "no python with pandas and matplotlib (plots/venv.sh: $(tail -1 "$tmp/venv.log"))"
+fi

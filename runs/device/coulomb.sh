@@ -86,8 +86,8 @@ fi
 tail -4 "$OUT/opencl.log"
 
 # ---- 3. the thesis's tables -----------------------------------------------------------------
-left=$(( 235 - ($(date +%s) - t_start) ))
-[ $left -lt 30 ] && left=30
+left=$(( 250 - ($(date +%s) - t_start) ))
+[ $left -lt 60 ] && left=60
 stamp "runs/coulomb.sh (cap ${left} s)"
 OUT_DIR=$OUT REPS=3 ${cl_bin:+COULOMB_CL=$cl_bin CL_PLATFORM=$cl_platform} \
     timeout "$left" runs/coulomb.sh >"$OUT/driver.log" 2>&1 || failed+=("runs/coulomb.sh (exit $?; rows so far kept)")
