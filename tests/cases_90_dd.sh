@@ -8,7 +8,8 @@
 #                  middle of a run for each backend; non-zero exit within the time limit and a
 #                  message naming rank 1
 #   dd-check-*     one rank (any GPU): --check (per-atom forces and energies against the O(N^2)
-#                  reference, W against the brute-force pair set), SP and LJ, float and
+#                  reference, W against the brute-force pair set), SP, LJ and salt (charges
+#                  ride in r.w, to the ghosts too), float and
 #                  double, every backend flag (one rank exchanges only with itself)
 #   dd-lose-*      the conservation check can fail: one atom dropped at a rebuild (planted)
 #                  stops the run with the count and checksum message
@@ -79,6 +80,7 @@ for prec in double float; do
         t_grep "dd-check-$prec-sp-$comm" "$pass" $b --comm $comm --ne 16 --steps 300 --equil 100 --check --quiet
     done
     t_grep "dd-check-$prec-lj" "$pass" $b --system lj --ne 12 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-salt" "$pass" $b --system salt --ne 12 --steps 200 --equil 100 --check --quiet
     t_grep "dd-check-$prec-sp-random" "$pass" $b --ne 10 --config random --steps 0 --equil 0 --check --quiet
     t_grep "dd-check-$prec-sp-ldg-col" "$pass" $b --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
 done
@@ -99,7 +101,7 @@ dd_multi_pass() {
     echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
     echo "$out" | grep -Eq '# dd: [1-9][0-9]* atoms migrated' || { echo "no atom migrated"; return 1; }
 }
-# every backend with 2 ranks in both precisions (SP), LJ in double; the 2D and 3D grids in double
+# every backend with 2 ranks in both precisions (SP), LJ and salt in double; the 2D and 3D grids in double
 # with the backends that allow two ranks on one GPU (NCCL does not)
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
@@ -107,6 +109,8 @@ for prec in double float; do
         t_ok "dd-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $b --comm $comm --ne 20 --steps 400 --equil 100 --check
         [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass -np 2 $b --comm $comm --system lj \
             --ne 14 --steps 400 --equil 100 --check
+        [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-salt-$comm" dd_multi_pass -np 2 $b --comm $comm \
+            --system salt --ne 16 --steps 300 --equil 100 --check
     done
 done
 for comm in $dd_comms; do

@@ -52,9 +52,6 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
 
 static int dd_init(Sim *s)
 {
-    if (s->p.potential != POT_LJ)
-        dd_fail(EXIT_INPUT, "--potential %s: gpu-dd does not carry charges yet (atom ids ride in r.w, where the other GPU programs keep q): use gpu-layer or a cpu-* program",
-                potential_names[s->p.potential]);
     Dd *d = new Dd();
     s->ctx = d;
     d->rank = g_rank;
@@ -237,8 +234,8 @@ int main(int argc, char **argv)
     variant.has_u = 1;
     variant.pair_multiplicity = 2;
 #ifdef NBR_FLOAT
-    variant.max_atoms = 1L << 24;   /* ids ride in r.w */
-    variant.max_atoms_why = "atom ids travel in the float fourth component of the positions";
+    variant.max_atoms = 1L << 24;   /* ids ride in v.w */
+    variant.max_atoms_why = "atom ids travel in the float fourth component of the velocities";
 #endif
     variant.init = dd_init;
     variant.finish = dd_finish;

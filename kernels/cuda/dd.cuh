@@ -9,8 +9,9 @@
  *                                        of its own) within r_n of its faces, already shifted
  *                                        by +-L where they cross the periodic boundary, so
  *                                        every pair is a plain difference of two positions
- * The global atom id rides in r.w (exact in float up to 2^24 atoms): ghosts and migrants
- * carry it for free, the check gathers by it, the conservation test hashes it.
+ * The charge rides in r.w (as in every GPU program: the ghosts carry it for free), the global
+ * atom id in v.w (exact in float up to 2^24 atoms): migrants carry it, the check gathers by it,
+ * the conservation test hashes it; the ghosts' ids are sent only when the check asks.
  *
  * Ghosts arrive by pulses, z then y then x, each axis one pulse down (the atoms within r_n
  * of the low face go to the lower neighbour) and one up; a pulse's candidates are the local

@@ -27,7 +27,8 @@ struct DdAtom {
 
 __host__ __device__ __forceinline__ real axis_of(const real4 &r, int axis) { return axis == 0 ? r.x : (axis == 1 ? r.y : r.z); }
 
-__device__ __forceinline__ int atom_id(const real4 &r) { return (int)r.w; }
+/* The global id rides in v.w (the charge in r.w, as in every GPU program). */
+__device__ __forceinline__ int atom_id(const real4 &v) { return (int)v.w; }
 
 /* splitmix64's finaliser: ids mixed before summing, so a lost atom and a duplicated one
  * cannot cancel in the sum the way plain ids could. */
@@ -78,10 +79,10 @@ __global__ void gather_kernel(const int *perm, int n, const real4 *r, const real
     v_out[k] = v[perm[k]];
 }
 
-__global__ void id_hash_kernel(const real4 *r, int n, unsigned long long *hash)
+__global__ void id_hash_kernel(const real4 *v, int n, unsigned long long *hash)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned long long h = i < n ? mix_id((unsigned long long)atom_id(r[i])) : 0ull;
+    unsigned long long h = i < n ? mix_id((unsigned long long)atom_id(v[i])) : 0ull;
     h = block_reduce(h, SumOp(), 0ull);
     if (threadIdx.x == 0) atomicAdd(hash, h);
 }
@@ -323,8 +324,8 @@ void dd_setup(Sim *s, Dd *d)
         if (owner_coord(x, s->L, d->dims[0]) != d->coord[0] || owner_coord(y, s->L, d->dims[1]) != d->coord[1] ||
             owner_coord(z, s->L, d->dims[2]) != d->coord[2])
             continue;
-        hr[n] = make_real4(x, y, z, (real)i);
-        hv[n] = make_real4(s->v[i].x, s->v[i].y, s->v[i].z, 0);
+        hr[n] = make_real4(x, y, z, s->q[i]);
+        hv[n] = make_real4(s->v[i].x, s->v[i].y, s->v[i].z, (real)i);
         n++;
     }
     d->id_hash_all = all;
@@ -407,7 +408,7 @@ static void check_conservation(Sim *s, Dd *d)
     GpuSim *g = d->g;
     CUDA_CHECK(cudaMemsetAsync(d->hash_dev, 0, sizeof(unsigned long long), g->stream));
     if (d->n_local > 0) {
-        id_hash_kernel<<<blocks_for(d->n_local, g->threads), g->threads, 0, g->stream>>>(g->r, d->n_local, d->hash_dev);
+        id_hash_kernel<<<blocks_for(d->n_local, g->threads), g->threads, 0, g->stream>>>(g->v, d->n_local, d->hash_dev);
         LAUNCH_CHECK("id_hash_kernel");
     }
     CUDA_CHECK(cudaMemcpyAsync(d->hash_host, d->hash_dev, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream));
@@ -545,12 +546,34 @@ void dd_halo(Dd *d)
     d->step_epoch++;
 }
 
-void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *out, unsigned long long *signal)
+static void pack_from(Dd *d, const real4 *src, const int *idx, int n, int axis, real shift, real4 *out,
+                      unsigned long long *signal)
 {
     const int T = 256, nb = n > 0 ? blocks_for(n, T) : (signal ? 1 : 0);
     if (nb == 0) return;
-    pack_kernel<<<nb, T, 0, d->g->stream>>>(d->g->r, idx, n, axis, shift, out, signal);
+    pack_kernel<<<nb, T, 0, d->g->stream>>>(src, idx, n, axis, shift, out, signal);
     LAUNCH_CHECK("pack_kernel");
+}
+
+void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *out, unsigned long long *signal)
+{
+    pack_from(d, d->g->r, idx, n, axis, shift, out, signal);
+}
+
+/* The ghosts' ids (v.w) by the same pulses, for the pair enumeration of the check: host-staged
+ * or NCCL (never per step). The ghosts' v holds nothing else of use. */
+static void ghost_ids(Dd *d)
+{
+    GpuSim *g = d->g;
+    for (int k = 0; k < DD_PULSES; k++) {
+        DdPulse *pl = &d->pulse[k];
+        if (pl->send_rank == d->rank && pl->recv_rank == d->rank) {
+            pack_from(d, g->v, pl->send_idx, pl->nsend, pl->axis, 0, g->v + pl->recv_off, NULL);
+            continue;
+        }
+        pack_from(d, g->v, pl->send_idx, pl->nsend, pl->axis, 0, pl->send_buf, NULL);
+        dd_exchange(d, pl->send_buf, pl->nsend, pl->send_rank, g->v + pl->recv_off, pl->nrecv, pl->recv_rank, 200 + k);
+    }
 }
 
 /* ---- gathers for the check ---------------------------------------------------------- */
@@ -570,7 +593,7 @@ void dd_gather(Sim *s, Dd *d, int with_forces)
     DdAtom *mine = (DdAtom *)nbr_alloc(sizeof(DdAtom) * (n + 1), "gather");
     for (int i = 0; i < n; i++) {
         DdAtom *t = &mine[i];
-        t->id = (int)hr[i].w;
+        t->id = (int)hv[i].w;
         t->r[0] = hr[i].x; t->r[1] = hr[i].y; t->r[2] = hr[i].z;
         t->v[0] = hv[i].x; t->v[1] = hv[i].y; t->v[2] = hv[i].z;
         t->a[0] = ha[i].x; t->a[1] = ha[i].y; t->a[2] = ha[i].z;
@@ -602,11 +625,12 @@ void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg)
     const int n = d->n_local, n_all = d->n_local + d->n_ghost, cap = g->nbr_cap;
     int *count = (int *)nbr_alloc(sizeof(int) * (n + 1), "neighbour counts (host copy)");
     int *W = (int *)nbr_alloc(sizeof(int) * ((size_t)cap * n + 1), "neighbour matrix (host copy)");
-    real4 *hr = (real4 *)nbr_alloc(sizeof(real4) * (n_all + 1), "positions (host copy)");
+    real4 *hr = (real4 *)nbr_alloc(sizeof(real4) * (n_all + 1), "ids (host copy)");
+    ghost_ids(d);
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     CUDA_CHECK(cudaMemcpy(count, g->nbr_count, sizeof(int) * n, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(W, g->W, sizeof(int) * (size_t)cap * n, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(hr, g->r, sizeof(real4) * n_all, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hr, g->v, sizeof(real4) * n_all, cudaMemcpyDeviceToHost));   /* ids in v.w */
     long long npairs = 0;
     for (int i = 0; i < n; i++) npairs += count[i] < cap ? count[i] : cap;
     int *pairs = (int *)nbr_alloc(sizeof(int) * 2 * (npairs + 1), "pairs");
