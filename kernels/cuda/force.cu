@@ -23,9 +23,10 @@ template <int Mode, int Layout, int Kind>
 __global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *__restrict__ W,
                                                      const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
                                                      PairPotential pot, real4 *a, real *u, double *part_upot,
-                                                     double *part_virial)
+                                                     double *part_virial, int block0)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int block = blockIdx.x + block0;   /* a launch may cover some blocks only (gpu_forces_blocks) */
+    const int i = block * blockDim.x + threadIdx.x;
     real ui = 0, wi = 0;
     if (i < n) {
         const real4 ri = fetch_pos<Mode>(pos, i);
@@ -52,21 +53,24 @@ __global__ void __launch_bounds__(1024) force_kernel(PosSource pos, const int *_
     const double usum_block = block_reduce((double)ui, SumOp(), 0.0);
     const double wsum_block = block_reduce((double)wi, SumOp(), 0.0);
     if (threadIdx.x == 0) {
-        part_upot[blockIdx.x] = usum_block;
-        part_virial[blockIdx.x] = wsum_block;
+        part_upot[block] = usum_block;
+        part_virial[block] = wsum_block;
     }
 }
 
-void gpu_forces(Sim *s)
+void gpu_forces(Sim *s) { gpu_forces_blocks(s, 0, gpu_of(s)->blocks, gpu_of(s)->stream); }
+
+void gpu_forces_blocks(Sim *s, int first_block, int nblocks, cudaStream_t stream)
 {
     GpuSim *g = gpu_of(s);
+    if (nblocks <= 0) return;
     const PosSource pos = gpu_pos(g);
     dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
         dispatch_potential(s->pot.kind, [&](auto kind) {
             force_kernel<decltype(read)::value, decltype(layout)::value, decltype(kind)::value>
-                <<<g->blocks, g->threads, 0, g->stream>>>(pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a,
-                                                          g->u, g->parts + PART_UPOT * g->blocks,
-                                                          g->parts + PART_VIRIAL * g->blocks);
+                <<<nblocks, g->threads, 0, stream>>>(pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u,
+                                                     g->parts + PART_UPOT * g->blocks,
+                                                     g->parts + PART_VIRIAL * g->blocks, first_block);
         });
     });
     LAUNCH_CHECK("force_kernel");

@@ -306,6 +306,10 @@ void gpu_kick_drift(Sim *s);
 void gpu_wrap(Sim *s);
 int  gpu_reorder(Sim *s);        /* 1 = reordered; 0 = nothing built yet, nothing done */
 void gpu_forces(Sim *s);
+/* Forces of the atoms of blocks [first_block, first_block + nblocks) of the per-atom launch,
+ * on `stream`, their partials in their own slots: gpu-dd computes the atoms far from other
+ * domains while the halo is in flight, then the rest. */
+void gpu_forces_blocks(Sim *s, int first_block, int nblocks, cudaStream_t stream);
 void gpu_kick(Sim *s);
 void gpu_props(Sim *s);
 void gpu_rescale(Sim *s, double factor);
