@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# runs/rumd_figs.sh - RUMD's benchmark figures (Bailey et al. 2017) on this machine's GPU, with
+# nbrlab's gpu-rumd (issue 11, item 4). Float, production timing (--stage-reps 0), the device
+# deciding rebuilds and running ahead (--decide device --graph on --sample-every 100), 500
+# untimed NVE steps first (the crystal melts), then the timed steps.
+#
+#   fig6      time steps per second (TPS) against N on the LAMMPS LJ benchmark (lammps-lj), for
+#             gpu-rumd autotuned (r6-rumd-auto), gpu-rumd with RUMD's defaults (r6-rumd-default:
+#             list auto, t_p / p_b by N, read-only cache), gpu-layer with the device settings
+#             (r6-layer) and gpu-old (r6-old)              -> rumd_fig6.csv
+#   table2    the autotuned parameters (list method, skin, p_b, t_p, N x t_p) of fig6's
+#             autotuned rows (no run of its own; printed at the end)
+#   fig7      each optimisation disabled in turn from the full code: r7-full, r7-tp1 (--tp 1),
+#             r7-plain (--read plain: no read-only cache), r7-nopf (--prefetch off). The full
+#             code is the autotuned parameters of fig6's row at that size (list, skin, p_b, t_p;
+#             FIG7_BASE=tuned) or RUMD's defaults (FIG7_BASE=default, or no autotuned row)
+#                                                          -> rumd_fig7.csv
+#   rapaport  Rapaport's SP and LJ (sc starts) through gpu-rumd (defaults and autotuned) beside
+#             gpu-layer, so the two papers' methods meet on one plot -> rumd_rapaport.csv
+#
+# Sizes are lattice:NE (sc: N = NE^3, fcc: N = 4 NE^3): the powers of two 2^(3k) (sc) and
+# 2^(3k+2) (fcc 4 (2^k)^3) from 512 to 2 097 152, fcc sizes 4 n^3 between, and fcc:102
+# (4 244 832, the nearest cubic fcc count to 4 194 304; 2^(3k+1) counts are no cubic lattice).
+# Timed steps per point: TARGET / N atom-steps rounded down to thousands, within
+# [STEPS_MIN, STEPS_MAX]; the tag carries them, so a short run never replaces a long one.
+# Rows go through run_point (runs/lib.sh): resumable, revision-checked, benchmarks take turns.
+#   env: PARTS ("fig6 fig7 rapaport")   SIZES (see below)   FIG6 ("rumd-auto rumd-default layer old")
+#        FIG7_SIZES (= SIZES)  FIG7_BASE (tuned|default)  RAP_SIZES ("sp:16 sp:48 sp:100 lj:16 lj:48 lj:100")
+#        TARGET (2e9)  STEPS_MIN (1000)  STEPS_MAX (20000)  EQUIL (500)
+#        AUTOTUNE_BUDGET (60 s per size)  AUTOTUNE_CACHE ($BUILD/rumd-autotune.cache; "" = none)
+#        TIMEOUT (300 s per run; 0 = none)   QUICK=1 (sizes sc:8 sc:16 fcc:64, TARGET 5e8)
+#        OUT_DIR (results/<machine>)  REDO  KEEP_OLD  ALLOW_DIRTY  LOGDIR (runs/lib.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. runs/lib.sh
+. runs/tables_lib.sh
+
+if [ "$QUICK" = 1 ]; then
+    : "${SIZES:=sc:8 sc:16 fcc:64}" "${TARGET:=5e8}"
+fi
+: "${SIZES:=sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102}"
+: "${PARTS:=fig6 fig7 rapaport}" "${FIG6:=rumd-auto rumd-default layer old}" "${FIG7_BASE:=tuned}"
+: "${FIG7_SIZES:=$SIZES}" "${RAP_SIZES:=sp:16 sp:48 sp:100 lj:16 lj:48 lj:100}"
+: "${TARGET:=2e9}" "${STEPS_MIN:=1000}" "${STEPS_MAX:=20000}" "${EQUIL:=500}"
+: "${AUTOTUNE_BUDGET:=60}" "${AUTOTUNE_CACHE=$BUILD/rumd-autotune.cache}" "${TIMEOUT:=300}"
+
+F=$BUILD/float
+csv6=$OUT_DIR/rumd_fig6.csv csv7=$OUT_DIR/rumd_fig7.csv csvr=$OUT_DIR/rumd_rapaport.csv
+common=(--equil "$EQUIL" --rescale-every 1000000000 --stage-reps 0 --decide device --graph on
+        --sample-every 100 --avg-block 1000)
+layer_dev=(--layers device --reorder-at device --reduce device --read ldg)
+autotune=(--autotune --autotune-budget "$AUTOTUNE_BUDGET")
+[ -n "$AUTOTUNE_CACHE" ] && mkdir -p "$(dirname "$AUTOTUNE_CACHE")"
+autotune+=(--autotune-cache "$AUTOTUNE_CACHE")
+
+natoms() { local lat=$1 ne=$2; if [ "$lat" = fcc ]; then echo $((4 * ne * ne * ne)); else echo $((ne * ne * ne)); fi; }
+timed_steps() {   # N -> timed steps
+    awk -v n="$1" -v t="$TARGET" -v lo="$STEPS_MIN" -v hi="$STEPS_MAX" 'BEGIN {
+        s = int(t / n / 1000) * 1000; if (s < lo) s = lo; if (s > hi) s = hi; print s }'
+}
+failed=0
+point() {   # CSV TAG -- CMD...: run_point under TIMEOUT; a failure is counted, not fatal
+    local csv=$1 tag=$2
+    shift 3
+    local pre=()
+    [ "$TIMEOUT" != 0 ] && pre=(timeout "$TIMEOUT")
+    # a program that stopped before its first row can leave the CSV empty, which csvq refuses
+    [ -f "$csv" ] && [ ! -s "$csv" ] && rm -f "$csv"
+    # run_point runs "$@" --csv ... --tag ...; timeout wraps the program itself
+    run_point "$csv" "$tag" -- "${pre[@]}" "$@" || { failed=$((failed + 1)); echo "  FAILED: $tag" >&2; }
+}
+for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
+
+has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+if has fig6; then
+    echo "== Fig. 6: TPS against N (lammps-lj) -> $csv6" >&2
+    for sz in $SIZES; do
+        lat=${sz%%:*} ne=${sz#*:} n=$(natoms "${sz%%:*}" "${sz#*:}")
+        ts=$(timed_steps "$n") steps=$((EQUIL + ts))
+        base=(--system lammps-lj --lattice "$lat" --ne "$ne" --steps "$steps" "${common[@]}")
+        id=$lat$ne-s$ts
+        for code in $FIG6; do
+            case $code in
+                rumd-auto)    point "$csv6" "r6-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}" ;;
+                rumd-default) point "$csv6" "r6-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg ;;
+                layer)        point "$csv6" "r6-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}" ;;
+                old)          point "$csv6" "r6-old-$id" -- "$F/gpu-old" "${base[@]}" --layers device --reorder-at device --reduce device ;;
+                *) echo "rumd_figs.sh: unknown FIG6 code '$code'" >&2; exit 2 ;;
+            esac
+        done
+    done
+fi
+
+if has fig7; then
+    echo "== Fig. 7: each optimisation disabled in turn -> $csv7" >&2
+    for sz in $FIG7_SIZES; do
+        lat=${sz%%:*} ne=${sz#*:} n=$(natoms "$lat" "$ne")
+        ts=$(timed_steps "$n") steps=$((EQUIL + ts))
+        id=$lat$ne-s$ts
+        knobs=()
+        if [ "$FIG7_BASE" = tuned ] && [ -s "$csv6" ]; then
+            t6=r6-rumd-auto-$id
+            l=$(csv_val "$csv6" "$t6" list_method) tp=$(csv_val "$csv6" "$t6" tp)
+            pb=$(csv_val "$csv6" "$t6" pb) dl=$(csv_val "$csv6" "$t6" delta)
+            if [ "$l" != - ] && [ "$tp" != - ] && [ "$pb" != - ] && [ "$dl" != - ]; then
+                knobs=(--list "$l" --tp "$tp" --pb "$pb" --delta "$dl")
+                id=$id-tuned
+            fi
+        fi
+        [ ${#knobs[@]} -gt 0 ] || id=$id-default
+        base=(--system lammps-lj --lattice "$lat" --ne "$ne" --steps "$steps" "${common[@]}" "${knobs[@]}")
+        point "$csv7" "r7-full-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg --prefetch on
+        point "$csv7" "r7-tp1-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg --prefetch on --tp 1
+        point "$csv7" "r7-plain-$id" -- "$F/gpu-rumd" "${base[@]}" --read plain --prefetch on
+        point "$csv7" "r7-nopf-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg --prefetch off
+    done
+fi
+
+if has rapaport; then
+    echo "== Rapaport's SP and LJ through gpu-rumd -> $csvr" >&2
+    for sz in $RAP_SIZES; do
+        sys=${sz%%:*} ne=${sz#*:} n=$((ne * ne * ne))
+        ts=$(timed_steps "$n") steps=$((EQUIL + ts))
+        # Rapaport's start (sc lattice, |v| = sqrt(3T)); NVE after the untimed steps, as above
+        base=(--system "$sys" --ne "$ne" --steps "$steps" "${common[@]}")
+        id=$sys$ne-s$ts
+        point "$csvr" "r8-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg
+        point "$csvr" "r8-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}"
+        point "$csvr" "r8-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}"
+    done
+fi
+
+# the tables, from the CSVs (python's csv module: no pandas needed here)
+python3 - "$csv6" "$csv7" "$csvr" <<'PY'
+import csv, os, re, sys
+def rows(p):
+    if not os.path.exists(p): return []
+    return [r for r in csv.DictReader(open(p)) if r.get("status") == "ok" and not r.get("tag", "").startswith("autotune-")]
+def tps(r):
+    try: return 1e6 / float(r["us_per_step"])
+    except (KeyError, ValueError, ZeroDivisionError): return float("nan")
+def table(rs, prefix, roles):
+    by = {}
+    for r in rs:
+        m = re.match(prefix + r"(" + "|".join(roles) + r")-", r["tag"])
+        if m: by.setdefault(int(r["n"]), {})[m.group(1)] = r   # the last row of a role wins
+    return by
+r6 = table(rows(sys.argv[1]), "r6-", ["rumd-auto", "rumd-default", "layer", "old"])
+if r6:
+    print("\nFig. 6 (lammps-lj, float): TPS")
+    print(f'{"N":>9} {"rumd-auto":>10} {"rumd-def":>10} {"layer":>10} {"old":>10}')
+    for n in sorted(r6):
+        print(f"{n:>9} " + " ".join(f'{tps(r6[n][k]):>10.0f}' if k in r6[n] else f'{"-":>10}' for k in ["rumd-auto", "rumd-default", "layer", "old"]))
+    print("\nTable 2: autotuned parameters (paper: N x t_p >= 16 000 except the two smallest sizes; n2 -> sort near N = 8 000)")
+    print(f'{"N":>9} {"list":>5} {"skin":>6} {"p_b":>5} {"t_p":>4} {"N x t_p":>9}')
+    for n in sorted(r6):
+        r = r6[n].get("rumd-auto")
+        if r:
+            nt = n * int(r["tp"]) if r.get("tp", "").isdigit() else "-"
+            print(f'{n:>9} {r.get("list_method", "-"):>5} {r.get("delta", "-"):>6} {r.get("pb", "-"):>5} {r.get("tp", "-"):>4} {nt:>9}')
+r7 = table(rows(sys.argv[2]), "r7-", ["full", "tp1", "plain", "nopf"])
+if r7:
+    print("\nFig. 7: TPS, and full / disabled")
+    print(f'{"N":>9} {"full":>10} {"tp1":>10} {"plain":>10} {"nopf":>10}   {"/tp1":>6} {"/plain":>6} {"/nopf":>6}')
+    for n in sorted(r7):
+        d = r7[n]; f = tps(d["full"]) if "full" in d else float("nan")
+        print(f"{n:>9} " + " ".join(f'{tps(d[k]):>10.0f}' if k in d else f'{"-":>10}' for k in ["full", "tp1", "plain", "nopf"]) + "   " +
+              " ".join(f'{f / tps(d[k]):>6.2f}' if k in d else f'{"-":>6}' for k in ["tp1", "plain", "nopf"]))
+rr = rows(sys.argv[3])
+if rr:
+    print("\nRapaport's systems through gpu-rumd: TPS")
+    for r in sorted(rr, key=lambda r: (r["system"], int(r["n"]), r["tag"])):
+        print(f'{r["system"]:>3} {int(r["n"]):>8} {r["tag"][3:].split("-" + r["system"])[0]:>13} {tps(r):>10.0f}  list={r.get("list_method","-")} tp={r.get("tp","-")} pb={r.get("pb","-")} skin={r.get("delta","-")}')
+PY
+[ $failed -eq 0 ] || { echo "rumd_figs.sh: $failed run(s) failed" >&2; exit 1; }
