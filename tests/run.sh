@@ -26,7 +26,11 @@ else
     units=()
     for f in "${files[@]}"; do
         if [ "$f" = tests/cases_50_gpu.sh ] && have_gpu; then
-            for b in "$BUILD"/double/gpu-*; do [ -x "$b" ] && units+=("$f|${b##*/}"); done
+            for b in "$BUILD"/double/gpu-*; do
+                [ -x "$b" ] || continue
+                [ -n "${GPU_TEST_VARIANTS:-}" ] && ! grep -qw -- "${b##*/}" <<<"$GPU_TEST_VARIANTS" && continue
+                units+=("$f|${b##*/}")
+            done
         else
             units+=("$f|")
         fi

@@ -26,6 +26,9 @@ summary=$OUT/summary.txt
 say() { echo "$*" | tee -a "$summary"; }
 tmp=$(mktemp -d)
 
+# RUMD_PART=1 or 2: only that part (the lead runs part 1 beside other tests, part 2 alone)
+part=${RUMD_PART:-all}
+if [ "$part" != 2 ]; then
 # ---- part 1: correctness, four jobs side by side (small systems: the GPU has room) ----
 (RUMD_TEST_PRECISIONS=double timeout 200 tests/run.sh 55_rumd >"$tmp/t55d" 2>&1; echo $? >"$tmp/t55d.rc") &
 (RUMD_TEST_PRECISIONS=float timeout 200 tests/run.sh 55_rumd >"$tmp/t55f" 2>&1; echo $? >"$tmp/t55f.rc") &
@@ -57,6 +60,8 @@ bad=$(grep -c '^rc [^0]' "$OUT/sanitizer.log")
 [ "$bad" -eq 0 ] || failed+=("sanitizer: $bad run(s) not clean")
 say "sanitizer: $(grep -c '^rc 0' "$OUT/sanitizer.log") clean, $bad not"
 
+fi
+if [ "$part" != 1 ]; then
 # ---- part 2: first TPS sweep (float, production timing; the NVE warm-up untimed), alone ----
 csv=$OUT/tps.csv
 common="--system lammps-lj --equil 500 --rescale-every 1000000000 --stage-reps 0 --decide device --graph on \
@@ -95,6 +100,7 @@ for r in csv.DictReader(open(sys.argv[1])):
     except (KeyError, ValueError) as e:
         print("row not read:", e)
 PY
+fi
 fi
 rm -rf "$tmp"
 if [ ${#failed[@]} -gt 0 ]; then say "FAILED: ${failed[*]}"; else say "all parts ran"; fi
