@@ -25,8 +25,8 @@ static const Option options[] = {
     {"impl", T_ENUM, F(impl), 0, 0, cimpl_names, 0, "impl",
      "implementation: ref (C, OpenMP over the cores), opencl (the thesis's kernel in OpenCL C), cuda (the same in CUDA)"},
     {"acc", T_ENUM, F(acc), 0, 0, acc_names, 0, "precision",
-     "arithmetic and accumulation: float (the thesis's GPU), double, kahan (float terms, Kahan-compensated per-thread "
-     "and per-block sums), pairwise (float terms, per-tile sums combined pairwise, tree reductions), exact (double "
+     "arithmetic and accumulation: float (the thesis's GPU), double, kahan (float terms; tiled kernels: plain sums per "
+     "tile, the tile sums Kahan-compensated per thread, TwoSum reductions; ref: every term compensated), pairwise (float terms, per-tile sums combined pairwise, tree reductions), exact (double "
      "terms, compensated sums: the reference's arithmetic; under --impl ref it is the reference); default: the "
      "build's precision"},
     {"unroll", T_INT, F(unroll), 1, 8, NULL, CKNOB_TILED, "unroll", "inner loop unrolled 1, 2, 4 or 8 times (thesis: 4)"},

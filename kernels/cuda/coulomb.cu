@@ -8,10 +8,12 @@
  * block (tree in shared memory), pass 2 (one block) sums those. The arrays are padded to whole
  * blocks (padding: charge 0, far away; never read unconditionally).
  *
- * Modes: 0 float, 1 double, 2 kahan (float terms; Kahan-compensated per-thread sums and exact
- * TwoSum combination of (hi, lo) pairs in both reductions), 3 pairwise (float terms; a plain sum
- * per tile, tile sums merged pairwise like a binary counter, tree reductions), 4 exact (mode 2
- * in double: the reference's arithmetic). */
+ * Each thread sums q_j / r_ij and multiplies by its q_i once at the end (the thesis multiplies
+ * every term: one FMUL per pair more). Modes: 0 float, 1 double, 2 kahan (float terms; plain
+ * sums per tile, the tile sums Kahan-compensated per thread, exact TwoSum combination of
+ * (hi, lo) pairs in both reductions), 3 pairwise (float terms; a plain sum per tile, tile sums
+ * merged pairwise like a binary counter, tree reductions), 4 exact (double terms, every term
+ * Kahan-compensated: the reference's arithmetic). */
 #include "coulomb.cuh"
 #include "cuda_check.cuh"
 
@@ -30,8 +32,17 @@ typedef double4 Double4;
 template <> struct ModeT<1> { typedef double R; typedef Double4 V4; };
 template <> struct ModeT<4> { typedef double R; typedef Double4 V4; };
 
-__device__ __forceinline__ float rsqrt_(float x) { return rsqrtf(x); }
+/* MUFU.RSQ alone: the .ftz form skips the subnormal-input fix-up that rsqrtf carries (two
+ * predicated multiplies and a compare per pair; r^2 is never subnormal here) */
+__device__ __forceinline__ float rsqrt_(float x)
+{
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
 __device__ __forceinline__ double rsqrt_(double x) { return rsqrt(x); }
+__device__ __forceinline__ float fma_(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double fma_(double a, double b, double c) { return fma(a, b, c); }
 
 template <typename R> struct AccPlain {
     R s;
@@ -42,16 +53,31 @@ template <typename R> struct AccPlain {
     __device__ __forceinline__ R lo() const { return 0; }
 };
 
-template <typename R> struct AccKahan {   /* s + c is the sum, c what the additions lost */
-    R s, c;
-    __device__ AccKahan() : s(0), c(0) {}
-    __device__ __forceinline__ void add(R t)
+/* Kahan: s + c is the sum, c what the additions lost. PER_TERM: every term compensated (the
+ * exact mode); else a plain sum per tile, each tile's sum added compensated (kahan: the cost
+ * per pair of plain float; what a tile of BLOCK terms loses is a few units of rounding of the
+ * tile's own sum, which the per-tile sums do not accumulate into the row's). */
+template <typename R, bool PER_TERM> struct AccKahan {
+    R s, c, t;
+    __device__ AccKahan() : s(0), c(0), t(0) {}
+    __device__ __forceinline__ void kahan(R x)
     {
-        R y = t + c, u = s + y;
+        R y = x + c, u = s + y;
         c = y - (u - s);
         s = u;
     }
-    __device__ __forceinline__ void tile_end() {}
+    __device__ __forceinline__ void add(R x)
+    {
+        if (PER_TERM) kahan(x);
+        else t += x;
+    }
+    __device__ __forceinline__ void tile_end()
+    {
+        if (!PER_TERM) {
+            kahan(t);
+            t = 0;
+        }
+    }
     __device__ __forceinline__ R hi() const { return s; }
     __device__ __forceinline__ R lo() const { return c; }
 };
@@ -82,8 +108,8 @@ struct AccPairwise {
 
 template <int MODE> struct AccOf { typedef AccPlain<float> T; };
 template <> struct AccOf<1> { typedef AccPlain<double> T; };
-template <> struct AccOf<2> { typedef AccKahan<float> T; };
-template <> struct AccOf<4> { typedef AccKahan<double> T; };
+template <> struct AccOf<2> { typedef AccKahan<float, false> T; };
+template <> struct AccOf<4> { typedef AccKahan<double, true> T; };
 template <> struct AccOf<3> { typedef AccPairwise T; };
 
 /* (ah, al) += (bh, bl): exact for the high parts (TwoSum), the low parts added */
@@ -127,7 +153,7 @@ __device__ __forceinline__ void tile_loop(const V4 *tile, const V4 &me, unsigned
             if (cond(j + u)) {
                 const V4 p = tile[j + u];
                 auto dx = me.x - p.x, dy = me.y - p.y, dz = me.z - p.z;
-                acc.add(me.w * p.w * rsqrt_(dx * dx + dy * dy + dz * dz));
+                acc.add(p.w * rsqrt_(dx * dx + dy * dy + dz * dz));   /* q_i: once, at the end */
             }
         }
     }
@@ -186,8 +212,16 @@ __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict
             if (active) tile_loop<UNROLL>(tile, me, bsize, acc, InRange{last, n});
         }
     }
-    rh[lid] = active ? acc.hi() : R(0);
-    rl[lid] = active ? acc.lo() : R(0);
+    /* the row's sum sum_j q_j / r_ij times q_i; for a (hi, lo) pair hi q_i exactly as
+     * hi' + e (FMA), e carried into lo */
+    R h = 0, l = 0;
+    if (active) {
+        h = acc.hi() * me.w;
+        l = acc.lo() * me.w;
+        if (MODE == 2 || MODE == 4) l += fma_(acc.hi(), me.w, -h);
+    }
+    rh[lid] = h;
+    rl[lid] = l;
     __syncthreads();
     reduce_tile<MODE>(rh, rl, lid, bsize);
     if (lid == 0) {

@@ -2,9 +2,11 @@
  *
  * Build options (set by the host, kernels/opencl/coulomb_cl.c):
  *   -DUNROLL=1|2|4|8   the inner loop unrolled this many times
- *   -DMODE=0|1|2|3|4   float, double, kahan (float terms, compensated sums), pairwise (float
- *                      terms, per-tile sums combined pairwise, tree reductions), exact (kahan
- *                      in double: the reference's arithmetic)
+ *   -DMODE=0|1|2|3|4   float, double, kahan (float terms, plain per-tile sums added
+ *                      compensated), pairwise (float terms, per-tile sums combined pairwise,
+ *                      tree reductions), exact (double terms, every term compensated: the
+ *                      reference's arithmetic)
+ *   -cl-denorms-are-zero (float modes) rsqrt without the subnormal fix-up (r^2 never is one)
  *   -DFULL=0|1         0: work-item i sums j > i (the thesis); 1: all j != i (halved on the host)
  * One work-item per atom; positions and charges (x, y, z, q) of one work-group at a time are
  * staged through local memory; the own tile and the last (partial) tile are handled apart so
@@ -22,10 +24,19 @@ typedef float4 real4_t;
 
 /* ---- accumulation of one work-item's terms ------------------------------------------------ */
 #if MODE == 2 || MODE == 4
-/* Kahan: s + c is the sum, c what the additions lost */
+/* Kahan: s + c is the sum, c what the additions lost. exact (4): every term compensated;
+ * kahan (2): a plain sum per tile, each tile's sum added compensated (the cost per pair of
+ * plain float) */
+#define ACC_KAHAN(x) { real_t y_ = (x) + acc_c; real_t u_ = acc_s + y_; acc_c = y_ - (u_ - acc_s); acc_s = u_; }
+#if MODE == 4
 #define ACC_DECL real_t acc_s = 0, acc_c = 0
-#define ACC_ADD(t) { real_t y_ = (t) + acc_c; real_t u_ = acc_s + y_; acc_c = y_ - (u_ - acc_s); acc_s = u_; }
+#define ACC_ADD(t) ACC_KAHAN(t)
 #define ACC_TILE_END
+#else
+#define ACC_DECL real_t acc_s = 0, acc_c = 0, acc_t = 0
+#define ACC_ADD(t) acc_t += (t)
+#define ACC_TILE_END { ACC_KAHAN(acc_t); acc_t = 0; }
+#endif
 #define ACC_HI acc_s
 #define ACC_LO acc_c
 #elif MODE == 3
@@ -52,7 +63,7 @@ real_t pairwise_total(real_t *stack, uint count)
 #endif
 
 #define TERM(k) { real4_t p_ = tile[(k)]; real_t dx_ = me.x - p_.x, dy_ = me.y - p_.y, dz_ = me.z - p_.z; \
-                  ACC_ADD(me.w * p_.w * rsqrt(dx_ * dx_ + dy_ * dy_ + dz_ * dz_)); }
+                  ACC_ADD(p_.w * rsqrt(dx_ * dx_ + dy_ * dy_ + dz_ * dz_)); }
 #define TERM_IF(k, cond) if (cond) TERM(k)
 
 #if UNROLL == 1
@@ -173,8 +184,19 @@ __kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_
         }
     }
 #endif
-    rh[lid] = active ? ACC_HI : 0;
-    rl[lid] = active ? ACC_LO : 0;
+    /* the row's sum sum_j q_j / r_ij times q_i (once, not per pair as the thesis does); for a
+     * (hi, lo) pair hi q_i exactly as hi' + e (FMA), e carried into lo */
+    real_t h = 0, l = 0;
+    if (active) {
+        real_t hi = ACC_HI;
+        h = hi * me.w;
+        l = ACC_LO * me.w;
+#if MODE == 2 || MODE == 4
+        l += fma(hi, me.w, -h);
+#endif
+    }
+    rh[lid] = h;
+    rl[lid] = l;
     barrier(CLK_LOCAL_MEM_FENCE);
     reduce_tile(rh, rl, lid, bsize);
     if (lid == 0) {

@@ -68,7 +68,8 @@ static void cl_setup(CoulombRun *r)
     c->prog = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &err);
     ck(err, "clCreateProgramWithSource");
     char opts[128];
-    snprintf(opts, sizeof opts, "-DUNROLL=%d -DMODE=%d -DFULL=%d", p->unroll, mode, p->sweep == SWEEP_FULL);
+    snprintf(opts, sizeof opts, "-DUNROLL=%d -DMODE=%d -DFULL=%d%s", p->unroll, mode, p->sweep == SWEEP_FULL,
+             dbl ? "" : " -cl-denorms-are-zero");
     if (clBuildProgram(c->prog, 1, &dev, opts, NULL, NULL) != CL_SUCCESS) {
         char log[4096] = "";
         clGetProgramBuildInfo(c->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
