@@ -16,7 +16,9 @@
 #   dd-multi-*     2 ranks (every backend built) and 4 ranks on 2 GPUs (a 2x2x1 grid; all but
 #                  nccl: NCCL refuses two ranks on one GPU) and 8 ranks as 2x2x2 (mpi): --check
 #                  PASS after a run in which atoms migrated (count and id checksum checked at
-#                  every rebuild by the program itself). Need >= 2 GPUs, or NBR_DD_MULTI=1
+#                  every rebuild by the program itself); --dd-overlap on (inner atoms' forces
+#                  while the remote halo is in flight) with 2 ranks per backend and 4 z-slabs.
+#                  Need >= 2 GPUs, or NBR_DD_MULTI=1
 #                  (several ranks per GPU); else SKIP lines.
 # Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
 # groups SKIP.
@@ -66,6 +68,7 @@ t_ok "dd-refuse-thin-domain-z" dd_refused 3 'domains along z are .* thinner than
 t_error "dd-refuse-small-box" 2 'box edge L = .* not above 2 r_n' "$dd" --ne 3 --steps 0 --equil 0 --quiet
 t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$dd" --dd-grid 2x1x1 --ne 8
 t_error "dd-refuse-bad-comm" 2 'comm shmem: not one of' "$dd" --comm shmem --ne 8
+t_error "dd-refuse-bad-overlap" 2 'dd-overlap yes: on or off' "$dd" --dd-overlap yes --ne 8
 t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
@@ -81,6 +84,7 @@ for prec in double float; do
     done
     t_grep "dd-check-$prec-lj" "$pass" $b --system lj --ne 12 --steps 300 --equil 100 --check --quiet
     t_grep "dd-check-$prec-salt" "$pass" $b --system salt --ne 12 --steps 200 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-sp-overlap" "$pass" $b --dd-overlap on --ne 16 --steps 300 --equil 100 --check --quiet
     t_grep "dd-check-$prec-sp-random" "$pass" $b --ne 10 --config random --steps 0 --equil 0 --check --quiet
     t_grep "dd-check-$prec-sp-ldg-col" "$pass" $b --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
 done
@@ -111,6 +115,8 @@ for prec in double float; do
             --ne 14 --steps 400 --equil 100 --check
         [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-salt-$comm" dd_multi_pass -np 2 $b --comm $comm \
             --system salt --ne 16 --steps 300 --equil 100 --check
+        [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-sp-overlap-$comm" dd_multi_pass -np 2 $b --comm $comm \
+            --dd-overlap on --ne 20 --steps 400 --equil 100 --check
     done
 done
 for comm in $dd_comms; do
@@ -119,6 +125,8 @@ for comm in $dd_comms; do
         --equil 100 --check
 done
 t_ok "dd-multi-double-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $dd --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
+t_ok "dd-multi-double-4ranks-1x1x4-overlap-mpi" dd_multi_pass -np 4 $dd --dd-grid 1x1x4 --dd-overlap on --ne 28 \
+    --steps 300 --equil 100 --check
 for comm in $dd_comms; do
     t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
         bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --ne 20 --steps 400 --equil 100 --quiet"

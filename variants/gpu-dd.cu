@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank, g_size, g_comm = DD_MPI, g_dims[3];
+static int g_rank, g_size, g_comm = DD_MPI, g_dims[3], g_overlap;
 #ifdef NBR_NCCL
 static const int dd_have_nccl = 1;
 #else
@@ -57,6 +57,7 @@ static int dd_init(Sim *s)
     d->rank = g_rank;
     d->size = g_size;
     d->comm_kind = g_comm;
+    d->overlap = g_overlap;
     for (int a = 0; a < 3; a++) d->dims[a] = g_dims[a];
     d->coord[0] = g_rank % d->dims[0];
     d->coord[1] = g_rank / d->dims[0] % d->dims[1];
@@ -83,9 +84,9 @@ static int dd_init(Sim *s)
     dd_setup(s, d);
     dd_comm_init(d);
     if (!s->p.quiet)
-        printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s; rank 0: %d local atoms, domain %.4g x %.4g x %.4g, "
-               "GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size, dd_comm_names[g_comm], d->n_local,
-               d->width[0], d->width[1], d->width[2], d->local_device);
+        printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s, --dd-overlap %s; rank 0: %d local atoms, domain "
+               "%.4g x %.4g x %.4g, GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size, dd_comm_names[g_comm],
+               g_overlap ? "on" : "off", d->n_local, d->width[0], d->width[1], d->width[2], d->local_device);
     s->stats.bytes = g->bytes;
     return 0;
 }
@@ -145,12 +146,7 @@ static void dd_mark(Sim *s, int slot) { gpu_timer_mark(&dd_of(s)->dom, slot); }
 static double dd_seconds(Sim *s, int from, int to) { return gpu_timer_seconds(&dd_of(s)->dom, from, to); }
 static const char *dd_device(Sim *s) { return dd_of(s)->g->device_name; }
 
-static void dd_forces(Sim *s)
-{
-    Dd *d = dd_of(s);
-    dd_halo(d);
-    gpu_forces(&d->dom);
-}
+static void dd_forces(Sim *s) { dd_forces_step(dd_of(s)); }
 
 /* The domain's sums, then the whole system's (every rank the same numbers). */
 static void dd_props(Sim *s)
@@ -172,10 +168,13 @@ static int take_own_flags(int argc, char **argv)
     int out = 1, grid_given = 0;
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k];
-        if (!strcmp(a, "--comm") || !strcmp(a, "--dd-grid")) {
+        if (!strcmp(a, "--comm") || !strcmp(a, "--dd-grid") || !strcmp(a, "--dd-overlap")) {
             if (k + 1 >= argc) dd_fail(EXIT_INPUT, "%s needs a value", a);
             const char *val = argv[++k];
-            if (!strcmp(a, "--comm")) {
+            if (!strcmp(a, "--dd-overlap")) {
+                if (strcmp(val, "on") && strcmp(val, "off")) dd_fail(EXIT_INPUT, "--dd-overlap %s: on or off", val);
+                g_overlap = !strcmp(val, "on");
+            } else if (!strcmp(a, "--comm")) {
                 int found = -1;
                 for (int b = 0; b < DD_NBACKENDS; b++)
                     if (!strcmp(val, dd_comm_names[b])) found = b;
@@ -217,6 +216,7 @@ int main(int argc, char **argv)
             printf("gpu-dd's own options (start P ranks with mpirun -np P):\n"
                    "  --comm mpi|nccl|p2p|nvshmem   halo exchange backend (default mpi; nvshmem where built)\n"
                    "  --dd-grid PXxPYxPZ    domains per axis, product = ranks (default P x 1 x 1)\n"
+                   "  --dd-overlap on|off   inner atoms' forces while the remote halo is in flight (default off)\n"
                    "compiled backends: mpi p2p%s%s\n\n", dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
     const int n = take_own_flags(argc, argv);
     const char *all = getenv("NBR_DD_ALL_RANKS");

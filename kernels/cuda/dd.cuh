@@ -13,8 +13,9 @@
  * atom id in v.w (exact in float up to 2^24 atoms): migrants carry it, the check gathers by it,
  * the conservation test hashes it; the ghosts' ids are sent only when the check asks.
  *
- * Ghosts arrive by pulses, z then y then x, each axis one pulse down (the atoms within r_n
- * of the low face go to the lower neighbour) and one up; a pulse's candidates are the local
+ * Ghosts arrive by pulses, axis by axis (those with one domain first, whose pulses are local
+ * copies, then the split ones; z before y before x in each group), each axis one pulse down
+ * (the atoms within r_n of the low face go to the lower neighbour) and one up; a pulse's candidates are the local
  * atoms and the ghosts of the axes before, so edge and corner ghosts reach diagonal
  * neighbours through the intermediate domains (the paper's pulse forwarding). Which atoms a
  * pulse sends (send_idx) and where its ghosts land (recv_off) is fixed at each rebuild; every
@@ -91,6 +92,16 @@ struct Dd {
 
     DdComm *comm;
     int step_epoch;         /* coordinate halo exchanges done (p2p signals) */
+
+    /* --dd-overlap on (the paper's schedule): the local atoms ordered inner first (at least r_n
+     * from every face between domains: no neighbour of theirs comes from another rank), their
+     * forces on the local stream while the remote pulses and then the border atoms' forces run
+     * on the non-local one */
+    int overlap;
+    int self_pulses;        /* the first pulses, of the axes with one domain: local copies */
+    int inner_blocks;       /* force blocks [0, inner_blocks) hold inner atoms only */
+    cudaStream_t nonlocal;
+    cudaEvent_t ev_self, ev_nonlocal;
 };
 
 static inline Dd *dd_of(Sim *s) { return (Dd *)s->ctx; }
@@ -101,6 +112,7 @@ void dd_setup(Sim *s, Dd *d);                /* arrays, local atoms from s->r */
 void dd_wrap(Dd *d);
 void dd_rebuild(Sim *s, Dd *d);              /* migrate, check conservation, ghosts, cells, W */
 void dd_halo(Dd *d);                         /* the coordinate halo of one step */
+void dd_forces_step(Dd *d);                  /* halo and forces, overlapped where --dd-overlap on */
 void dd_gather(Sim *s, Dd *d, int with_forces);   /* local atoms of every rank -> s->r, v (a, u) by id */
 void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg);
 void dd_free(Dd *d);

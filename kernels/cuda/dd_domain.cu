@@ -117,6 +117,26 @@ __global__ void pack_kernel(const real4 *r, const int *idx, int n, int axis, rea
     }
 }
 
+/* key 0: inner (at least `reach` inside every face between domains), 1: border. */
+struct DdFaces {
+    real lo[3], hi[3], reach;
+    int split[3];
+};
+
+__global__ void border_kernel(const real4 *r, int n, DdFaces f, int *keys, int *perm, int *counters)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int key = 0;
+    for (int a = 0; a < 3; a++) {
+        const real x = axis_of(r[i], a);
+        if (f.split[a] && (x < f.lo[a] + f.reach || x >= f.hi[a] - f.reach)) key = 1;
+    }
+    keys[i] = key;
+    perm[i] = i;
+    atomicAdd(&counters[key], 1);
+}
+
 /* ---- cells and W -------------------------------------------------------------------- */
 
 struct DdGrid {
@@ -347,10 +367,21 @@ void dd_setup(Sim *s, Dd *d)
     d->dom.n = n;
     ensure_parts(d);
 
-    /* the pulses, z then y then x, down then up */
+    /* the pulses: the axes with one domain first (local copies), then the split ones, z before
+     * y before x in each group; down then up. Forwarding works in any axis order (every rank
+     * takes the same one); this one leaves all remote data to the last pulses. */
+    int order[3], no = 0;
+    for (int a = 2; a >= 0; a--)
+        if (d->dims[a] == 1) order[no++] = a;
+    d->self_pulses = 2 * no;
+    for (int a = 2; a >= 0; a--)
+        if (d->dims[a] > 1) order[no++] = a;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&d->nonlocal, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&d->ev_self, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&d->ev_nonlocal, cudaEventDisableTiming));
     for (int k = 0; k < DD_PULSES; k++) {
         DdPulse *pl = &d->pulse[k];
-        const int axis = 2 - k / 2, dir = k % 2 ? +1 : -1;
+        const int axis = order[k / 2], dir = k % 2 ? +1 : -1;
         pl->axis = axis;
         pl->dir = dir;
         pl->send_rank = d->nbr[axis][dir < 0 ? 0 : 1];
@@ -400,6 +431,35 @@ static void migrate_axis(Sim *s, Dd *d, int axis)
     dd_exchange(d, d->v_alt + stay + down, up, upper, g->v + stay + from_upper, from_lower, lower, tag + 3);
     d->migrated += down + up;
     d->n_local = n_new;
+}
+
+/* --dd-overlap: the local atoms reordered inner first; the force blocks that hold inner atoms
+ * only are computed before the remote ghosts arrive. */
+static void order_inner_first(Sim *s, Dd *d)
+{
+    GpuSim *g = d->g;
+    const int n = d->n_local, T = g->threads;
+    DdFaces f;
+    for (int a = 0; a < 3; a++) {
+        f.lo[a] = (real)d->lo[a];
+        f.hi[a] = (real)d->hi[a];
+        f.split[a] = d->dims[a] > 1;
+    }
+    f.reach = s->rn + (real)(8 * REAL_EPS * s->L);
+    CUDA_CHECK(cudaMemsetAsync(d->counters, 0, sizeof(int) * 8, g->stream));
+    if (n > 0) {
+        border_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, f, d->keys, d->perm, d->counters);
+        LAUNCH_CHECK("border_kernel");
+        size_t bytes = d->cub_bytes;
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
+                                                   2, g->stream));
+        gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
+        LAUNCH_CHECK("gather_kernel");
+        CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+        CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+    }
+    read_counters(d, 2);
+    d->inner_blocks = d->counters_host[0] / T;   /* whole blocks of inner atoms */
 }
 
 /* Every atom in exactly one domain: the count and the sum of mixed ids over all ranks. */
@@ -526,6 +586,8 @@ void dd_rebuild(Sim *s, Dd *d)
     }
     d->dom.n = d->n_local;
     ensure_parts(d);
+    d->inner_blocks = 0;
+    if (d->overlap) order_inner_first(s, d);
     check_conservation(s, d);
     gather_ghosts(s, d);
     build_lists(s, d);
@@ -543,6 +605,32 @@ void dd_rebuild(Sim *s, Dd *d)
 void dd_halo(Dd *d)
 {
     for (int k = 0; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+    d->step_epoch++;
+}
+
+/* One step's halo and forces. With --dd-overlap on, the paper's schedule: on the local stream
+ * the pulses of the unsplit axes (local copies) and the inner atoms' forces; on the non-local
+ * stream, after those copies, the remote pulses (the backends work on g->stream, pointed at it
+ * meanwhile) and the border atoms' forces; the local stream then waits for the non-local. */
+void dd_forces_step(Dd *d)
+{
+    GpuSim *g = d->g;
+    if (!d->overlap) {
+        dd_halo(d);
+        gpu_forces(&d->dom);
+        return;
+    }
+    cudaStream_t local = g->stream;
+    for (int k = 0; k < d->self_pulses; k++) dd_pulse_exchange(d, k);
+    CUDA_CHECK(cudaEventRecord(d->ev_self, local));
+    gpu_forces_blocks(&d->dom, 0, d->inner_blocks, local);
+    CUDA_CHECK(cudaStreamWaitEvent(d->nonlocal, d->ev_self, 0));
+    g->stream = d->nonlocal;
+    for (int k = d->self_pulses; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+    gpu_forces_blocks(&d->dom, d->inner_blocks, g->blocks - d->inner_blocks, d->nonlocal);
+    CUDA_CHECK(cudaEventRecord(d->ev_nonlocal, d->nonlocal));
+    g->stream = local;
+    CUDA_CHECK(cudaStreamWaitEvent(local, d->ev_nonlocal, 0));
     d->step_epoch++;
 }
 
@@ -677,6 +765,9 @@ void dd_free(Dd *d)
     for (void *p : host)
         if (p) CUDA_CHECK(cudaFreeHost(p));
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));
+    CUDA_CHECK(cudaEventDestroy(d->ev_self));
+    CUDA_CHECK(cudaEventDestroy(d->ev_nonlocal));
+    CUDA_CHECK(cudaStreamDestroy(d->nonlocal));
     CUDA_CHECK(cudaStreamDestroy(g->stream));
     delete g;
     d->g = NULL;
