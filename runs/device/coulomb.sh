@@ -18,7 +18,8 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/coulomb-out}
 mkdir -p "$OUT"
-export PATH="$PATH:/usr/local/cuda/bin" NBR_LOCK=none
+# no flock (nothing else runs there); no plot tests (no PyPI there for plots/venv.sh)
+export PATH="$PATH:/usr/local/cuda/bin" NBR_LOCK=none T80_NO_PLOTS=1
 failed=()
 t_start=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - t_start )) s] $*"; }
