@@ -1,4 +1,5 @@
 # gpu-dd (issue 13): domain decomposition over several GPUs, one MPI rank each.
+#   dd-model-*     the pulse rules on a CPU model (tests/dd_pulse_model.py), with planted faults
 #   dd-refuse-*    bad geometry refused before any GPU is touched (so these run on CI too):
 #                  a domain thinner than r_n (6 slabs of an ne 8 SP box, mpirun -np 6), a box
 #                  not above 2 r_n, a --dd-grid whose product is not the number of ranks, an
@@ -22,6 +23,17 @@
 #                  (several ranks per GPU); else SKIP lines.
 # Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
 # groups SKIP.
+# the pulse rules themselves, on a CPU model (tests/dd_pulse_model.py): every pair within r_n
+# found once per direction on 8 grids, no inner atom with remote neighbours; and planted
+# faults (a wrong periodic shift, the same axis's ghosts offered again) fail it
+if command -v python3 >/dev/null 2>&1; then
+    t_grep "dd-model-pulses" 'model: ok' python3 tests/dd_pulse_model.py 1
+    for plant in wrong-shift same-axis-candidates; do
+        t_grep "dd-model-catches-$plant" 'model: FAIL' bash -c "python3 tests/dd_pulse_model.py 1 --plant $plant; [ \$? -eq 1 ]"
+    done
+else
+    t_skip "dd-model" "python3 not found"
+fi
 dd_groups="refuse fault check lose multi"
 dd=$BUILD/double/gpu-dd
 ddf=$BUILD/float/gpu-dd
