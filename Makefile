@@ -77,7 +77,11 @@ NVSHMEM_FOUND := $(if $(and $(NVSHMEM_INC),$(wildcard $(NVSHMEM_INC)/nvshmem.h),
 NVSHMEM_LINK := $(if $(NVSHMEM_FOUND),-rdc=true -L$(NVSHMEM_LIB) -lnvshmem_device \
                   -Xlinker $(firstword $(wildcard $(NVSHMEM_LIB)/libnvshmem_host.so $(NVSHMEM_LIB)/libnvshmem_host.so.*)) \
                   -Xlinker -rpath=$(NVSHMEM_LIB))
-DD_NVFLAGS   := $(MPI_CFLAGS) $(if $(NCCL_FOUND),-DNBR_NCCL $(NCCL_CFLAGS)) \
+# the library gpu-dd opens at run time for --comm nccl: one found now, else libnccl.so.2 on the
+# loader's path (NBR_NCCL_LIB overrides both at run time)
+NCCL_LIBFILE := $(firstword $(wildcard $(if $(NCCL_HOME),$(NCCL_HOME)/lib/libnccl.so.2) /usr/local/lib/libnccl.so.2 \
+                  /usr/lib/x86_64-linux-gnu/libnccl.so.2 /usr/local/cuda/lib64/libnccl.so.2 /usr/local/cuda/lib/libnccl.so.2))
+DD_NVFLAGS   := $(MPI_CFLAGS) $(if $(NCCL_FOUND),-DNBR_NCCL $(NCCL_CFLAGS) $(if $(NCCL_LIBFILE),-DNBR_NCCL_PATH='"$(NCCL_LIBFILE)"')) \
                 $(if $(NVSHMEM_FOUND),-DNBR_NVSHMEM -I$(NVSHMEM_INC))
 GPU_VARIANTS := $(if $(MPI_FOUND),$(GPU_VARIANTS),$(filter-out gpu-dd,$(GPU_VARIANTS)))
 

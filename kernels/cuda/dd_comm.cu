@@ -231,7 +231,11 @@ static void nccl_check(Dd *d, ncclResult_t err, const char *what)
 static void nccl_open(Dd *d)
 {
     const char *path = getenv("NBR_NCCL_LIB");
-    void *lib = dlopen(path && *path ? path : "libnccl.so.2", RTLD_NOW | RTLD_GLOBAL);
+    void *lib = path && *path ? dlopen(path, RTLD_NOW | RTLD_GLOBAL) : NULL;
+#ifdef NBR_NCCL_PATH
+    if (!lib && !(path && *path)) lib = dlopen(NBR_NCCL_PATH, RTLD_NOW | RTLD_GLOBAL);   /* found at build time */
+#endif
+    if (!lib && !(path && *path)) lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_GLOBAL);
     if (!lib)
         dd_fail(EXIT_INTERNAL, "--comm nccl: cannot open the NCCL library (%s): set LD_LIBRARY_PATH or NBR_NCCL_LIB to libnccl.so.2",
                 dlerror());

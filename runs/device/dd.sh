@@ -31,6 +31,7 @@ echo "nccl library: ${nccl_lib:-none}, header: ${nccl_inc:-none}"
 # ---- build (what make all did not: gpu-dd needs mpi.h, its NCCL path nccl.h) -------------
 ncclhome=""
 [ -n "$nccl_inc" ] && ncclhome="NCCL_HOME=$(dirname "$(dirname "$nccl_inc")")"
+touch kernels/cuda/dd*.cu variants/gpu-dd.cu   # recompiled with the probed NCCL paths
 if ! make -j16 build/double/gpu-dd build/float/gpu-dd $ncclhome >"$OUT/build.log" 2>&1; then
     failed+=("build")
     tail -5 "$OUT/build.log"
