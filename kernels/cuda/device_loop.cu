@@ -120,7 +120,10 @@ void gpu_device_rebuild(Sim *s)
     params.conditional.type = cudaGraphCondTypeIf;
     params.conditional.size = 1;
     cudaGraphNode_t node;
-    CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, ndeps, &params));
+    const cudaError_t err = cudaGraphAddNode(&node, graph, deps, nullptr, ndeps, &params);
+    if (err != cudaSuccess)   /* seen on the H200 under gVisor: runs/device/probe_graph_cond.cu */
+        nbr_fail(EXIT_INPUT, "%s: --graph cond: this driver refuses a conditional node in a stream capture (%s): "
+                             "use --graph on", s->variant->name, cudaGetErrorString(err));
     CUDA_CHECK(cudaStreamUpdateCaptureDependencies(g->stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
     cudaGraph_t body = params.conditional.phGraph_out[0];
     const cudaStream_t main_stream = g->stream;
