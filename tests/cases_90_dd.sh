@@ -18,7 +18,8 @@
 #                  nccl: NCCL refuses two ranks on one GPU) and 8 ranks as 2x2x2 (mpi): --check
 #                  PASS after a run in which atoms migrated (count and id checksum checked at
 #                  every rebuild by the program itself); --dd-overlap on (inner atoms' forces
-#                  while the remote halo is in flight) with 2 ranks per backend and 4 z-slabs.
+#                  while the remote halo is in flight) with 2 ranks per backend and 4 z-slabs;
+#                  --dd-graph on (the step's halo as a CUDA graph) with 2 ranks per backend but mpi.
 #                  Need >= 2 GPUs, or NBR_DD_MULTI=1
 #                  (several ranks per GPU); else SKIP lines.
 # Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
@@ -81,6 +82,7 @@ t_error "dd-refuse-small-box" 2 'box edge L = .* not above 2 r_n' "$dd" --ne 3 -
 t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$dd" --dd-grid 2x1x1 --ne 8
 t_error "dd-refuse-bad-comm" 2 'comm shmem: not one of' "$dd" --comm shmem --ne 8
 t_error "dd-refuse-bad-overlap" 2 'dd-overlap yes: on or off' "$dd" --dd-overlap yes --ne 8
+t_error "dd-refuse-graph-mpi" 2 'dd-graph on needs a backend without host steps' "$dd" --dd-graph on --comm mpi --ne 8
 t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
@@ -97,6 +99,7 @@ for prec in double float; do
     t_grep "dd-check-$prec-lj" "$pass" $b --system lj --ne 12 --steps 300 --equil 100 --check --quiet
     t_grep "dd-check-$prec-salt" "$pass" $b --system salt --ne 12 --steps 200 --equil 100 --check --quiet
     t_grep "dd-check-$prec-sp-overlap" "$pass" $b --dd-overlap on --ne 16 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-sp-graph-p2p" "$pass" $b --dd-graph on --comm p2p --ne 16 --steps 300 --equil 100 --check --quiet
     t_grep "dd-check-$prec-sp-random" "$pass" $b --ne 10 --config random --steps 0 --equil 0 --check --quiet
     t_grep "dd-check-$prec-sp-ldg-col" "$pass" $b --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
 done
@@ -123,12 +126,15 @@ for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_comms; do
         t_ok "dd-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $b --comm $comm --ne 20 --steps 400 --equil 100 --check
-        [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass -np 2 $b --comm $comm --system lj \
-            --ne 14 --steps 400 --equil 100 --check
-        [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-salt-$comm" dd_multi_pass -np 2 $b --comm $comm \
-            --system salt --ne 16 --steps 300 --equil 100 --check
+        # other potentials change no exchange: LJ on two backends, salt on one
+        [ $prec = double ] && [ $comm = mpi -o $comm = p2p ] && t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass -np 2 \
+            $b --comm $comm --system lj --ne 14 --steps 400 --equil 100 --check
+        [ $prec = double ] && [ $comm = mpi ] && t_ok "dd-multi-$prec-2ranks-salt-$comm" dd_multi_pass -np 2 $b \
+            --comm $comm --system salt --ne 16 --steps 300 --equil 100 --check
         [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-sp-overlap-$comm" dd_multi_pass -np 2 $b --comm $comm \
             --dd-overlap on --ne 20 --steps 400 --equil 100 --check
+        [ $prec = double ] && [ $comm != mpi ] && t_ok "dd-multi-$prec-2ranks-sp-graph-$comm" dd_multi_pass -np 2 $b \
+            --comm $comm --dd-graph on --ne 20 --steps 400 --equil 100 --check
     done
 done
 for comm in $dd_comms; do

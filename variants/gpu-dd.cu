@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank, g_size, g_comm = DD_MPI, g_dims[3], g_overlap;
+static int g_rank, g_size, g_comm = DD_MPI, g_dims[3], g_overlap, g_graph;
 #ifdef NBR_NCCL
 static const int dd_have_nccl = 1;
 #else
@@ -58,6 +58,7 @@ static int dd_init(Sim *s)
     d->size = g_size;
     d->comm_kind = g_comm;
     d->overlap = g_overlap;
+    d->graph = g_graph;
     for (int a = 0; a < 3; a++) d->dims[a] = g_dims[a];
     d->coord[0] = g_rank % d->dims[0];
     d->coord[1] = g_rank / d->dims[0] % d->dims[1];
@@ -84,9 +85,10 @@ static int dd_init(Sim *s)
     dd_setup(s, d);
     dd_comm_init(d);
     if (!s->p.quiet)
-        printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s, --dd-overlap %s; rank 0: %d local atoms, domain "
-               "%.4g x %.4g x %.4g, GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size, dd_comm_names[g_comm],
-               g_overlap ? "on" : "off", d->n_local, d->width[0], d->width[1], d->width[2], d->local_device);
+        printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s, --dd-overlap %s, --dd-graph %s; rank 0: %d local "
+               "atoms, domain %.4g x %.4g x %.4g, GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size,
+               dd_comm_names[g_comm], g_overlap ? "on" : "off", g_graph ? "on" : "off", d->n_local, d->width[0],
+               d->width[1], d->width[2], d->local_device);
     s->stats.bytes = g->bytes;
     return 0;
 }
@@ -168,12 +170,12 @@ static int take_own_flags(int argc, char **argv)
     int out = 1, grid_given = 0;
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k];
-        if (!strcmp(a, "--comm") || !strcmp(a, "--dd-grid") || !strcmp(a, "--dd-overlap")) {
+        if (!strcmp(a, "--comm") || !strcmp(a, "--dd-grid") || !strcmp(a, "--dd-overlap") || !strcmp(a, "--dd-graph")) {
             if (k + 1 >= argc) dd_fail(EXIT_INPUT, "%s needs a value", a);
             const char *val = argv[++k];
-            if (!strcmp(a, "--dd-overlap")) {
-                if (strcmp(val, "on") && strcmp(val, "off")) dd_fail(EXIT_INPUT, "--dd-overlap %s: on or off", val);
-                g_overlap = !strcmp(val, "on");
+            if (!strcmp(a, "--dd-overlap") || !strcmp(a, "--dd-graph")) {
+                if (strcmp(val, "on") && strcmp(val, "off")) dd_fail(EXIT_INPUT, "%s %s: on or off", a, val);
+                *(!strcmp(a, "--dd-graph") ? &g_graph : &g_overlap) = !strcmp(val, "on");
             } else if (!strcmp(a, "--comm")) {
                 int found = -1;
                 for (int b = 0; b < DD_NBACKENDS; b++)
@@ -199,6 +201,11 @@ static int take_own_flags(int argc, char **argv)
         g_dims[0] = g_size;
         g_dims[1] = g_dims[2] = 1;
     }
+    if (g_graph && g_comm == DD_MPI)
+        dd_fail(EXIT_INPUT, "--dd-graph on needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
+                            "the host in every pulse");
+    if (g_graph && g_overlap)
+        dd_fail(EXIT_INPUT, "--dd-graph on with --dd-overlap on: not supported yet (the graph holds one stream)");
     if ((long)g_dims[0] * g_dims[1] * g_dims[2] != g_size)
         dd_fail(EXIT_INPUT, "--dd-grid %dx%dx%d has %d domains, but %d rank(s) run: one domain per rank", g_dims[0],
                 g_dims[1], g_dims[2], g_dims[0] * g_dims[1] * g_dims[2], g_size);
@@ -217,6 +224,8 @@ int main(int argc, char **argv)
                    "  --comm mpi|nccl|p2p|nvshmem   halo exchange backend (default mpi; nvshmem where built)\n"
                    "  --dd-grid PXxPYxPZ    domains per axis, product = ranks (default P x 1 x 1)\n"
                    "  --dd-overlap on|off   inner atoms' forces while the remote halo is in flight (default off)\n"
+                   "  --dd-graph on|off     the halo of a step as one CUDA graph, captured at each rebuild (nccl, p2p,\n"
+                   "                        nvshmem; default off)\n"
                    "compiled backends: mpi p2p%s%s\n\n", dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
     const int n = take_own_flags(argc, argv);
     const char *all = getenv("NBR_DD_ALL_RANKS");

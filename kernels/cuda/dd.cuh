@@ -54,7 +54,6 @@ struct DdPulse {
     real4 *send_buf;        /* mpi / nccl: packed positions (capacity send_cap) */
     real4 *host_send, *host_recv;   /* mpi: pinned staging (capacity host_cap) */
     int host_cap;
-    unsigned long long arrive_expected;   /* p2p: blocks signalled so far by recv_rank */
 };
 
 struct DdComm;   /* the backend's state (dd_comm.cu) */
@@ -91,7 +90,14 @@ struct Dd {
     int *cell_count, *cell_start, *cell_atoms, *cell_of, *cell_slot;
 
     DdComm *comm;
-    int step_epoch;         /* coordinate halo exchanges done (p2p signals) */
+    int step_epoch;         /* coordinate halo exchanges done */
+    /* p2p, nvshmem: the signal counts each pulse's wait expects, kept on the device (so a step
+     * can be a CUDA graph); a wait that gave up leaves pulse + 1 in mapped host memory */
+    unsigned long long *expected_dev;
+    int *timed_out, *timed_out_dev;
+    /* --dd-graph on: the coordinate halo of a step (all pulses) captured once per rebuild */
+    int graph;
+    cudaGraphExec_t halo_graph;
 
     /* --dd-overlap on (the paper's schedule): the local atoms ordered inner first (at least r_n
      * from every face between domains: no neighbour of theirs comes from another rank), their
@@ -148,13 +154,15 @@ void dd_comm_rebuilt(Dd *d);
 /* Packs r[idx[k]] + shift along axis into out (local or a peer's memory); with a signal
  * (p2p), each block then raises *signal by one, after its writes are visible. */
 void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *out, unsigned long long *signal);
-/* Host check after a step: a device wait that timed out stops every rank (p2p). */
+/* Host check after a step: a device wait that timed out stops every rank (p2p, nvshmem). */
 void dd_comm_poll(Dd *d);
+/* p2p, nvshmem: on the stream, wait until *signal reaches pulse k's expected count raised by
+ * inc (the sender's blocks this step); gives up after NBR_DD_TIMEOUT_S (20 s). */
+void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc);
 /* dd_nvshmem.cu (built where NVSHMEM is found, NBR_NVSHMEM): --comm nvshmem. */
 void dd_nvshmem_init(Dd *d);
 void dd_nvshmem_rebuilt(Dd *d);
 void dd_nvshmem_pulse(Dd *d, int k);
-int  dd_nvshmem_timed_out(void);
 void dd_nvshmem_finalize(Dd *d);
 /* Called after a rank failure where MPI can still be reached. */
 void dd_abort_all(int code);

@@ -212,7 +212,6 @@ struct DdComm {
 #endif
     /* p2p */
     unsigned long long *signals;          /* this rank's arrival counters, one per pulse (IPC-exported) */
-    int *timed_out, *timed_out_dev;       /* mapped host memory: pulse + 1 of a wait that gave up */
     real4 *exported_r;                    /* the r whose handle the peers hold */
     int r_generation;
     struct Peer {
@@ -263,9 +262,6 @@ static void p2p_open(Dd *d)
     DdComm *c = d->comm;
     c->signals = (unsigned long long *)gpu_alloc(d->g, sizeof(unsigned long long) * DD_PULSES, "p2p signals");
     CUDA_CHECK(cudaMemset(c->signals, 0, sizeof(unsigned long long) * DD_PULSES));
-    CUDA_CHECK(cudaHostAlloc((void **)&c->timed_out, sizeof(int), cudaHostAllocMapped));
-    CUDA_CHECK(cudaHostGetDevicePointer((void **)&c->timed_out_dev, c->timed_out, 0));
-    *c->timed_out = 0;
     c->peers = (DdComm::Peer *)calloc(g_size, sizeof *c->peers);
     if (!c->peers) dd_fail(EXIT_INTERNAL, "out of host memory");
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -352,7 +348,6 @@ void dd_comm_free(Dd *d)
         }
         free(c->peers);
         cudaFree(c->signals);
-        cudaFreeHost(c->timed_out);
     }
     if (c->host_send) cudaFreeHost(c->host_send);
     if (c->host_recv) cudaFreeHost(c->host_recv);
@@ -408,13 +403,17 @@ void dd_exchange(Dd *d, const real4 *send, int nsend, int to, real4 *recv, int n
     exchange_mpi(d, send, nsend, to, recv, nrecv, from, tag);
 }
 
-/* p2p: waits (on the stream) until `expected` blocks of the sender have signalled. */
-__global__ void wait_signal_kernel(const volatile unsigned long long *signal, unsigned long long expected,
-                                   long long timeout_ns, int *timed_out, int pulse)
+/* p2p, nvshmem: waits (on the stream) until the sender's blocks of this step have signalled:
+ * the expected count lives on the device and is raised here, so the launch is the same every
+ * step (a CUDA graph can hold it). One thread. */
+__global__ void wait_signal_kernel(const volatile unsigned long long *signal, unsigned long long *expected,
+                                   unsigned long long inc, long long timeout_ns, int *timed_out, int pulse)
 {
+    const unsigned long long want = *expected + inc;
+    *expected = want;
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (*signal < expected) {
+    while (*signal < want) {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
         if ((long long)(now - start) > timeout_ns) {
             *(volatile int *)timed_out = pulse + 1;
@@ -457,27 +456,26 @@ void dd_pulse_exchange(Dd *d, int k)
     if (d->comm_kind == DD_P2P) {
         DdComm::Peer *p = &d->comm->peers[pl->send_rank];
         dd_launch_pack(d, pl->send_idx, pl->nsend, pl->axis, pl->shift, p->r + pl->remote_off, p->signals + k);
-        /* the sender launches at least one block, so every pulse signals */
-        const int T = 256;
-        pl->arrive_expected += pl->nrecv > 0 ? (unsigned long long)blocks_for(pl->nrecv, T) : 1ull;
-        const char *env = getenv("NBR_DD_TIMEOUT_S");
-        const double timeout_s = env ? atof(env) : 20.0;
-        wait_signal_kernel<<<1, 1, 0, g->stream>>>(d->comm->signals + k, pl->arrive_expected,
-                                                   (long long)(timeout_s * 1e9), d->comm->timed_out_dev, k);
-        LAUNCH_CHECK("wait_signal_kernel");
+        /* the sender launches at least one block of 256, so every pulse signals */
+        dd_launch_wait(d, d->comm->signals + k, k, pl->nrecv > 0 ? (unsigned long long)blocks_for(pl->nrecv, 256) : 1ull);
         return;
     }
     dd_launch_pack(d, pl->send_idx, pl->nsend, pl->axis, pl->shift, pl->send_buf, NULL);
     dd_exchange(d, pl->send_buf, pl->nsend, pl->send_rank, g->r + pl->recv_off, pl->nrecv, pl->recv_rank, k);
 }
 
+void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc)
+{
+    const char *env = getenv("NBR_DD_TIMEOUT_S");
+    const double timeout_s = env ? atof(env) : 20.0;
+    wait_signal_kernel<<<1, 1, 0, d->g->stream>>>(signal, d->expected_dev + k, inc, (long long)(timeout_s * 1e9),
+                                                  d->timed_out_dev, k);
+    LAUNCH_CHECK("wait_signal_kernel");
+}
+
 void dd_comm_poll(Dd *d)
 {
-    int out = 0;
-    if (d->comm_kind == DD_P2P) out = *(volatile int *)d->comm->timed_out;
-#ifdef NBR_NVSHMEM
-    if (d->comm_kind == DD_NVSHMEM) out = dd_nvshmem_timed_out();
-#endif
+    const int out = *(volatile int *)d->timed_out;
     if (!out) return;
     const int k = out - 1;
     dd_fail(EXIT_INTERNAL, "--comm %s: waited over %s s for the halo of pulse %d from rank %d (did it stop?)",

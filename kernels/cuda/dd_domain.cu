@@ -329,6 +329,11 @@ void dd_setup(Sim *s, Dd *d)
     d->counters_host = (int *)gpu_pinned(sizeof(int) * 8, "migration counters");
     d->hash_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long), "id hash");
     d->hash_host = (unsigned long long *)gpu_pinned(sizeof(unsigned long long), "id hash");
+    d->expected_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long) * DD_PULSES, "signal counts");
+    CUDA_CHECK(cudaMemset(d->expected_dev, 0, sizeof(unsigned long long) * DD_PULSES));
+    CUDA_CHECK(cudaHostAlloc((void **)&d->timed_out, sizeof(int), cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&d->timed_out_dev, d->timed_out, 0));
+    *d->timed_out = 0;
     g->status = (BuildStatus *)gpu_alloc(g, sizeof(BuildStatus), "build status");
     g->status_host = (BuildStatus *)gpu_pinned(sizeof(BuildStatus), "build status");
     CUDA_CHECK(cudaHostAlloc((void **)&g->props_host, sizeof(double) * NPARTS, cudaHostAllocMapped));
@@ -561,6 +566,8 @@ static void build_lists(Sim *s, Dd *d)
     s->stats.list_threads = g->threads;
 }
 
+static void capture_halo(Dd *d);
+
 /* Planted faults for the tests (environment): NBR_DD_FAIL_RANK=r with NBR_DD_FAIL_STEP=k stops
  * rank r at the first rebuild at or after step k (the others are then inside an exchange);
  * NBR_DD_LOSE_STEP=k drops one atom of rank 0 at the first rebuild at or after step k, which
@@ -591,6 +598,7 @@ void dd_rebuild(Sim *s, Dd *d)
     check_conservation(s, d);
     gather_ghosts(s, d);
     build_lists(s, d);
+    if (d->graph) capture_halo(d);
     g->v_parts_valid = 0;
     g->built = 1;
     /* the whole system's statistics (at rebuilds only) */
@@ -604,8 +612,27 @@ void dd_rebuild(Sim *s, Dd *d)
 
 void dd_halo(Dd *d)
 {
-    for (int k = 0; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+    if (d->halo_graph)
+        CUDA_CHECK(cudaGraphLaunch(d->halo_graph, d->g->stream));
+    else
+        for (int k = 0; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
     d->step_epoch++;
+}
+
+/* --dd-graph on: the step's pulses as one CUDA graph, captured when the ghost lists are new
+ * (the backends without host steps: nccl, p2p and nvshmem; their waits keep their counts on
+ * the device, so the same graph serves every step until the next rebuild). */
+static void capture_halo(Dd *d)
+{
+    GpuSim *g = d->g;
+    if (d->halo_graph) CUDA_CHECK(cudaGraphExecDestroy(d->halo_graph));
+    d->halo_graph = NULL;
+    cudaGraph_t graph;
+    CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+    CUDA_CHECK(cudaStreamEndCapture(g->stream, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&d->halo_graph, graph, 0));
+    CUDA_CHECK(cudaGraphDestroy(graph));
 }
 
 /* One step's halo and forces. With --dd-overlap on, the paper's schedule: on the local stream
@@ -750,8 +777,10 @@ void dd_free(Dd *d)
     GpuSim *g = d->g;
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     if (g->tex_r) CUDA_CHECK(cudaDestroyTextureObject(g->tex_r));
+    if (d->halo_graph) CUDA_CHECK(cudaGraphExecDestroy(d->halo_graph));
     void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->keys,
-                   d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->cell_count,
+                   d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev,
+                   d->cell_count,
                    d->cell_start, d->cell_atoms, d->cell_of, d->cell_slot};
     for (void *p : dev)
         if (p) CUDA_CHECK(cudaFree(p));
@@ -761,7 +790,7 @@ void dd_free(Dd *d)
         if (d->pulse[k].host_send) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_send));
         if (d->pulse[k].host_recv) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_recv));
     }
-    void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, d->counters_host, d->hash_host};
+    void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, d->counters_host, d->hash_host, d->timed_out};
     for (void *p : host)
         if (p) CUDA_CHECK(cudaFreeHost(p));
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));

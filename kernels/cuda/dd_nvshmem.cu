@@ -25,8 +25,6 @@ struct DdNvshmem {
     real4 *inbox[DD_PULSES], *outbox[DD_PULSES];   /* symmetric, `cap` atoms each */
     uint64_t *signals;                             /* symmetric, one per pulse */
     int cap;
-    unsigned long long expected[DD_PULSES];
-    int *timed_out, *timed_out_dev;
 };
 
 static DdNvshmem g_nv;
@@ -48,9 +46,6 @@ void dd_nvshmem_init(Dd *d)
                 d->rank, d->size);
     g_nv.signals = (uint64_t *)nvshmem_calloc(DD_PULSES, sizeof(uint64_t));
     if (!g_nv.signals) dd_fail(EXIT_CAPACITY, "--comm nvshmem: cannot allocate the symmetric signals");
-    CUDA_CHECK(cudaHostAlloc((void **)&g_nv.timed_out, sizeof(int), cudaHostAllocMapped));
-    CUDA_CHECK(cudaHostGetDevicePointer((void **)&g_nv.timed_out_dev, g_nv.timed_out, 0));
-    *g_nv.timed_out = 0;
 }
 
 /* At each rebuild (every rank, same order): room in the symmetric buffers for the largest
@@ -100,22 +95,6 @@ __global__ void nvshmem_pack_put_kernel(const real4 *r, const int *idx, int n, i
         nvshmemx_signal_op(signal, 1, NVSHMEM_SIGNAL_ADD, pe);
 }
 
-__global__ void nvshmem_wait_kernel(const volatile uint64_t *signal, unsigned long long expected, long long timeout_ns,
-                                    int *timed_out, int pulse)
-{
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (*signal < expected) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if ((long long)(now - start) > timeout_ns) {
-            *(volatile int *)timed_out = pulse + 1;
-            return;
-        }
-        __nanosleep(100);
-    }
-    __threadfence();
-}
-
 void dd_nvshmem_pulse(Dd *d, int k)
 {
     DdPulse *pl = &d->pulse[k];
@@ -124,18 +103,13 @@ void dd_nvshmem_pulse(Dd *d, int k)
     nvshmem_pack_put_kernel<<<nb, T, 0, st>>>(d->g->r, pl->send_idx, pl->nsend, pl->axis, pl->shift, g_nv.outbox[k],
                                               g_nv.inbox[k], g_nv.signals + k, pl->send_rank);
     LAUNCH_CHECK("nvshmem_pack_put_kernel");
-    g_nv.expected[k] += pl->nrecv > 0 ? (unsigned long long)blocks_for(pl->nrecv, T) : 1ull;
-    const char *env = getenv("NBR_DD_TIMEOUT_S");
-    const double timeout_s = env ? atof(env) : 20.0;
-    nvshmem_wait_kernel<<<1, 1, 0, st>>>(g_nv.signals + k, g_nv.expected[k], (long long)(timeout_s * 1e9),
-                                         g_nv.timed_out_dev, k);
-    LAUNCH_CHECK("nvshmem_wait_kernel");
+    /* the signal is a 64-bit counter like p2p's: the same wait (dd_comm.cu) */
+    dd_launch_wait(d, (const unsigned long long *)(g_nv.signals + k), k,
+                   pl->nrecv > 0 ? (unsigned long long)blocks_for(pl->nrecv, T) : 1ull);
     if (pl->nrecv)
         CUDA_CHECK(cudaMemcpyAsync(d->g->r + pl->recv_off, g_nv.inbox[k], sizeof(real4) * pl->nrecv,
                                    cudaMemcpyDeviceToDevice, st));
 }
-
-int dd_nvshmem_timed_out(void) { return g_nv.timed_out ? *(volatile int *)g_nv.timed_out : 0; }
 
 void dd_nvshmem_finalize(Dd *d)
 {
@@ -146,7 +120,6 @@ void dd_nvshmem_finalize(Dd *d)
         if (g_nv.outbox[k]) nvshmem_free(g_nv.outbox[k]);
     }
     nvshmem_free(g_nv.signals);
-    cudaFreeHost(g_nv.timed_out);
     nvshmem_finalize();
 }
 #endif

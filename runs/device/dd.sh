@@ -3,7 +3,7 @@
 # Assumes the repo root, after `make -j16 all` (PATH has /usr/local/cuda/bin). Writes under
 # $OUT: probe.txt (where MPI, NCCL, NVSHMEM live), build.log (+ build-nvshmem.log), tests-90.log (tests/run.sh 90:
 # single-rank checks, 2/4/8-rank checks with migration, planted faults), timing.csv (the
-# programs' CSV rows), timing.log (their summaries); prints a short summary. Wall: ~4-5 min.
+# programs' CSV rows), timing.log (their summaries); prints a short summary. Wall: ~5 min.
 # Every part runs even if one before it failed; what failed is printed at the end.
 set -u
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
@@ -60,12 +60,13 @@ tail -1 "$OUT/tests-90.log"
 grep -E '^FAIL' "$OUT/tests-90.log" | head -10
 
 # ---- first timing: SP (float) N = 1M, 4M, 8M on 1 and 2 GPUs ----------------------------
-# gpu-dd with one rank and with two (each backend, at 1M and 8M also with --dd-overlap on);
+# gpu-dd with one rank and with two (each backend, at 1M and 8M also with --dd-overlap on, at
+# 1M with --dd-graph on);
 # gpu-layer running ahead (--decide device,
-# graphs) as the best single GPU. 500 timed steps after 100 of equilibration; no stage replays.
+# graphs) as the best single GPU. 400 timed steps after 100 of equilibration; no stage replays.
 run_one() {   # TAG NP PROGRAM ARGS...
     local tag=$1 np=$2 prog=$3; shift 3
-    local args=(--ne "$ne" --steps 600 --equil 100 --stage-reps 0 --quiet --csv "$OUT/timing.csv" --tag "$tag")
+    local args=(--ne "$ne" --steps 500 --equil 100 --stage-reps 0 --quiet --csv "$OUT/timing.csv" --tag "$tag")
     echo "== $tag" >>"$OUT/timing.log"
     export NBR_DD_HALO_REPS=100   # gpu-dd: the halo exchange and the force kernel replayed apart
     if [ "$np" -gt 1 ]; then
@@ -83,6 +84,7 @@ for ne in 100 200 159; do   # 4M last: the first left out if time runs short
     for comm in $(build/float/gpu-dd --help | sed -n 's/^compiled backends: //p'); do
         run_one "dd-2gpu-$comm-ne$ne" 2 $b --comm $comm
         [ "$ne" != 159 ] && run_one "dd-2gpu-$comm-overlap-ne$ne" 2 $b --comm $comm --dd-overlap on
+        [ "$ne" = 100 ] && [ "$comm" != mpi ] && run_one "dd-2gpu-$comm-graph-ne$ne" 2 $b --comm $comm --dd-graph on
     done
 done
 echo "timing: us/atom-step, us/step; gpu-dd: halo us/step, force kernel us (largest over ranks)"
