@@ -7,6 +7,7 @@
 # Every part runs even if one before it failed; what failed is printed at the end.
 set -u
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}   # one host: NVLink only, no IB probing
 OUT=${OUT:-/tmp/dd-out}
 mkdir -p "$OUT"
 failed=()
