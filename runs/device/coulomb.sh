@@ -12,8 +12,8 @@
 #      the GPU)                                                         -> opencl.log, tests-opencl.log
 #   3. runs/coulomb.sh: Tables 2-4 and Fig. 10 (CUDA and OpenCL, every mode and unroll, water
 #      boxes 43 239 ... 630 828, the protein), REPS=3                    -> coulomb.csv, driver.log
-# Every part is time-capped and the script goes on past a failed one; the last lines say what
-# failed. Output: $OUT (default /tmp/coulomb-out).
+# Every part is time-capped (about 4 minutes in all, at most about 5) and the script goes on
+# past a failed one; the last lines say what failed. Output: $OUT (default /tmp/coulomb-out).
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/coulomb-out}
@@ -28,7 +28,7 @@ stamp "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2
 stamp "revision: $(build/double/coulomb --print-config --random 8 2>&1 | grep git_rev=)"
 
 # ---- 1. the tests with the default build (CUDA) --------------------------------------------
-timeout 100 tests/run.sh 80 >"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
+timeout 120 tests/run.sh 80 >"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
 stamp "tests, default build: $(tail -1 "$OUT/tests-cuda.log")"
 grep -E '^(FAIL|SKIP)' "$OUT/tests-cuda.log" | head -20
 
@@ -79,7 +79,7 @@ else
         stamp "NVIDIA OpenCL: platform $cl_platform of $cl_bin"
         # the test file's OpenCL cases use platform 0
         [ "$cl_platform" = 0 ] || echo "note: NVIDIA is platform $cl_platform; the tests use platform 0"
-        BUILD=$cl_build timeout 90 tests/run.sh 80 >"$OUT/tests-opencl.log" 2>&1 || failed+=("tests-opencl (exit $?)")
+        BUILD=$cl_build timeout 100 tests/run.sh 80 >"$OUT/tests-opencl.log" 2>&1 || failed+=("tests-opencl (exit $?)")
         stamp "tests, OpenCL build: $(tail -1 "$OUT/tests-opencl.log")"
         grep -E '^(FAIL|SKIP)' "$OUT/tests-opencl.log" | head -20
     fi
@@ -87,7 +87,7 @@ fi
 tail -4 "$OUT/opencl.log"
 
 # ---- 3. the thesis's tables -----------------------------------------------------------------
-left=$(( 250 - ($(date +%s) - t_start) ))
+left=$(( 270 - ($(date +%s) - t_start) ))
 [ $left -lt 60 ] && left=60
 stamp "runs/coulomb.sh (cap ${left} s)"
 OUT_DIR=$OUT REPS=3 ${cl_bin:+COULOMB_CL=$cl_bin CL_PLATFORM=$cl_platform} \
