@@ -50,7 +50,8 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 # the backends this gpu-dd was built with (NCCL where nccl.h was found, NVSHMEM where it was)
 dd_comms=$("$dd" --help 2>/dev/null | sed -n 's/^compiled backends: //p')
 [ -n "$dd_comms" ] || dd_comms="mpi p2p"
-dd_mpirun() { timeout 300 mpirun --allow-run-as-root --oversubscribe --bind-to none "$@"; }
+# 120 s: a hang shows as the timeout's exit 124 (p2p/nvshmem waits give up by themselves after 20 s)
+dd_mpirun() { timeout 120 mpirun --allow-run-as-root --oversubscribe --bind-to none "$@"; }
 
 # dd_refused NP REGEX ARGS...: exit 2 from every rank, each with the same one-line message.
 dd_refused() {
@@ -70,7 +71,7 @@ dd_stops_all() {
     out=$(dd_mpirun "$@" 2>&1); rc=$?
     echo "$out" | tail -20
     [ $rc -ne 0 ] || { echo "exit code 0"; return 1; }
-    [ $rc -ne 124 ] || { echo "hung: stopped by the 300 s timeout"; return 1; }
+    [ $rc -ne 124 ] || { echo "hung: stopped by the 120 s timeout"; return 1; }
     echo "$out" | grep -Eq 'gpu-dd: rank 1: planted failure' || { echo "no message naming rank 1"; return 1; }
 }
 
