@@ -104,6 +104,16 @@ for prec in double float; do
     t_grep "dd-check-$prec-sp-random" "$pass" $b --ne 10 --config random --steps 0 --equil 0 --check --quiet
     t_grep "dd-check-$prec-sp-ldg-col" "$pass" $b --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
 done
+# the neighbour capacity grows when a build needs more (--grow-from 5: room for ~7 of the ~18
+# neighbours at the start), and the check still passes
+dd_grows_and_passes() {
+    local out
+    out=$("$@" 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    echo "$out" | grep -Eq 'grows = [1-9]' || { echo "no capacity grew"; return 1; }
+    echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
+}
+t_ok "dd-grow-nbr" dd_grows_and_passes "$dd" --grow-from 5 --ne 14 --steps 200 --equil 50 --check --quiet
 t_error "dd-lose-one-atom" 1 'rank 0: step [0-9]+: atoms not conserved at the rebuild: 4095 atoms' \
     env NBR_DD_LOSE_STEP=50 "$dd" --ne 16 --steps 300 --equil 100 --quiet
 
