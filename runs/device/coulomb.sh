@@ -24,17 +24,22 @@ failed=()
 t_start=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - t_start )) s] $*"; }
 
-stamp "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
-stamp "revision: $(build/double/coulomb --print-config --random 8 2>&1 | grep git_rev=)"
+gpu_name=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)
+rev=$(build/double/coulomb --print-config --random 8 2>&1 | grep git_rev=)
+stamp "GPU: $gpu_name; $rev"
+# each log starts with what it ran on and at which revision (the logs are committed)
+header() { echo "# $1 on $gpu_name, $rev, $(date -u +%Y-%m-%dT%H:%M:%SZ)"; }
 
 # ---- 1. the tests with the default build (CUDA) --------------------------------------------
-timeout 120 tests/run.sh 80 >"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
+header "tests/run.sh 80 (default build)" >"$OUT/tests-cuda.log"
+timeout 120 tests/run.sh 80 >>"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
 stamp "tests, default build: $(tail -1 "$OUT/tests-cuda.log")"
 grep -E '^(FAIL|SKIP)' "$OUT/tests-cuda.log" | head -20
 
 # ---- 2. NVIDIA OpenCL ----------------------------------------------------------------------
 cl_bin=""
 {
+    header "OpenCL probe"
     echo "== ICD files:"; ls -l /etc/OpenCL/vendors/ 2>&1; cat /etc/OpenCL/vendors/*.icd 2>/dev/null
     echo "== OpenCL libraries known to ldconfig:"; ldconfig -p 2>/dev/null | grep -E 'libOpenCL|libnvidia-opencl' || echo none
     echo "== headers: $(ls /usr/include/CL/cl.h 2>&1)"
@@ -79,7 +84,8 @@ else
         stamp "NVIDIA OpenCL: platform $cl_platform of $cl_bin"
         # the test file's OpenCL cases use platform 0
         [ "$cl_platform" = 0 ] || echo "note: NVIDIA is platform $cl_platform; the tests use platform 0"
-        BUILD=$cl_build timeout 100 tests/run.sh 80 >"$OUT/tests-opencl.log" 2>&1 || failed+=("tests-opencl (exit $?)")
+        header "BUILD=$cl_build tests/run.sh 80 (NVIDIA OpenCL, platform $cl_platform)" >"$OUT/tests-opencl.log"
+        BUILD=$cl_build timeout 100 tests/run.sh 80 >>"$OUT/tests-opencl.log" 2>&1 || failed+=("tests-opencl (exit $?)")
         stamp "tests, OpenCL build: $(tail -1 "$OUT/tests-opencl.log")"
         grep -E '^(FAIL|SKIP)' "$OUT/tests-opencl.log" | head -20
     fi
