@@ -318,7 +318,7 @@ def main(argv):
         except BaseException as e:  # reported to the parent, which writes the row
             import traceback
             traceback.print_exc()
-            res = {"status": "failed", "message": f"{type(e).__name__}: {e}"[:400]}
+            res = {"status": "failed", "message": " ".join(f"{type(e).__name__}: {e}".split())[:400]}
         print("GAMDPY_RESULT " + json.dumps(res), flush=True)
         return 0 if res.get("status") in ("ok", "setup-only") else 3
 
