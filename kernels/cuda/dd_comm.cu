@@ -406,7 +406,7 @@ void dd_exchange(Dd *d, const real4 *send, int nsend, int to, real4 *recv, int n
 /* p2p, nvshmem: waits (on the stream) until the sender's blocks of this step have signalled:
  * the expected count lives on the device and is raised here, so the launch is the same every
  * step (a CUDA graph can hold it). One thread. */
-__global__ void wait_signal_kernel(const volatile unsigned long long *signal, unsigned long long *expected,
+static __global__ void wait_signal_kernel(const volatile unsigned long long *signal, unsigned long long *expected,
                                    unsigned long long inc, long long timeout_ns, int *timed_out, int pulse)
 {
     const unsigned long long want = *expected + inc;

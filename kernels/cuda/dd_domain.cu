@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kernels and their helpers have internal linkage: every GPU program links every shared
+ * kernel file, and names like gather_kernel recur. */
+namespace {
+
 /* One atom as it travels in a gather (check, download). */
 struct DdAtom {
     int id;
@@ -39,8 +43,6 @@ __host__ __device__ __forceinline__ unsigned long long mix_id(unsigned long long
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
 }
-unsigned long long dd_mix_id(unsigned long long id) { return mix_id(id); }
-
 /* The domain index along an axis that owns coordinate x (wrapped into [-L/2, L/2)). */
 __host__ __device__ __forceinline__ int owner_coord(real x, real L, int p)
 {
@@ -200,6 +202,10 @@ __global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const i
     }
     record_nbr_stats(m, status);
 }
+
+}   // namespace
+
+unsigned long long dd_mix_id(unsigned long long id) { return mix_id(id); }
 
 /* ---- storage ------------------------------------------------------------------------ */
 

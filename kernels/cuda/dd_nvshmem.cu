@@ -75,7 +75,7 @@ void dd_nvshmem_rebuilt(Dd *d)
 }
 
 /* One block per chunk of the pulse's atoms (at least one block, so every pulse signals). */
-__global__ void nvshmem_pack_put_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *outbox,
+static __global__ void nvshmem_pack_put_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *outbox,
                                         real4 *inbox, uint64_t *signal, int pe)
 {
     const int k0 = blockIdx.x * blockDim.x, k = k0 + threadIdx.x;
