@@ -19,10 +19,13 @@ ids=("$@")
 mkdir -p "$out/mpl" "$out/gp" "$out/data"
 # Sirny 2010's Coulomb figures (plots/coulomb.py, matplotlib only): with every table, or when
 # "coulomb" is named
-coulomb=0
-[ $# -eq 0 ] && coulomb=1
+# RUMD's figures (plots/rumd.py, matplotlib only; issue 11): likewise, or when "rumd" is named
+coulomb=0 rumd=0
+[ $# -eq 0 ] && coulomb=1 && rumd=1
 rest=()
-for id in "${ids[@]}"; do if [ "$id" = coulomb ]; then coulomb=1; else rest+=("$id"); fi; done
+for id in "${ids[@]}"; do
+    case $id in coulomb) coulomb=1 ;; rumd) rumd=1 ;; *) rest+=("$id") ;; esac
+done
 ids=(${rest[@]+"${rest[@]}"})
 
 echo "matplotlib:"
@@ -31,6 +34,7 @@ for id in "${ids[@]}"; do
 done
 
 if [ $coulomb = 1 ]; then "$py" plots/coulomb.py --figures "$out/mpl" || exit 2; fi
+if [ $rumd = 1 ]; then "$py" plots/rumd.py --figures "$out/mpl" || exit 2; fi
 
 echo "gnuplot:"
 if [ ${#ids[@]} -eq 0 ]; then

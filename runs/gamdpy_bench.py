@@ -281,10 +281,11 @@ def append_row(path, row):
         if head != FIELDS:
             sys.exit(f"gamdpy_bench.py: {path} has another header; not appending")
     with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
         if new:
             w.writeheader()
-        w.writerow(row)
+        # one line per row (nbrlab's CSV rule): no newline inside a field
+        w.writerow({k: " ".join(str(v).split()) if isinstance(v, str) else v for k, v in row.items()})
 
 
 def main(argv):
@@ -324,11 +325,16 @@ def main(argv):
 
     sizes = [s for s in a.sizes.split(",") if s.strip()]
     plans = [s.strip() for s in a.plans.split(",") if s.strip()]
-    for s in sizes:
-        parse_size(s)
+    try:
+        for s in sizes:
+            parse_size(s)
+    except ValueError as e:
+        print(f"gamdpy_bench.py: {e}", file=sys.stderr)
+        return 2
     for pl in plans:
         if pl not in ("default", "autotuned"):
-            sys.exit(f"gamdpy_bench.py: unknown plan '{pl}' (default, autotuned)")
+            print(f"gamdpy_bench.py: unknown plan '{pl}' (default, autotuned)", file=sys.stderr)
+            return 2
     rev, host = git_rev(), platform.node()
     t_start = time.time()
     failed = 0

@@ -1,0 +1,288 @@
+"""rumd.py - RUMD's benchmark figures (Bailey et al. 2017, issue 11) from our CSVs beside the
+published numbers: matplotlib figures (PNG and SVG) and Table 2 as markdown.
+
+    rumd.py --figures OUTDIR    draw rumd_fig6 (TPS against N: raw, and the published curves
+                                scaled by memory bandwidth), rumd_fig7 (each optimisation off:
+                                TPS and full / disabled), rumd_rapaport (Rapaport's SP and LJ
+                                through gpu-rumd) and write rumd_table2.md into OUTDIR
+    rumd.py --table2            print Table 2 (markdown) on stdout
+
+Reads every results/<machine>/ that has them: rumd_fig6.csv, rumd_fig7.csv, rumd_rapaport.csv
+(runs/rumd_figs.sh; nbrlab's schema, rows tagged r6-/r7-/r8-, the autotuner's trial rows
+(autotune-*) left out) and rumd_gamdpy.csv or gamdpy.csv (runs/gamdpy_bench.py: gamdpy
+measured in the same device call); and reference/rumd/ (published_tps.csv, gpu_bandwidth.csv,
+paper_statements.csv; sources in its README). A file that does not exist is a figure that says
+so, never an error. Per (machine, series, N) the newest ok row is used.
+TPS = 1e6 / us_per_step (production timing).
+"""
+import csv
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import figdata  # noqa: E402
+import nbrcsv  # noqa: E402
+from nbrcsv import num, text  # noqa: E402
+
+REF = os.path.join(figdata.ROOT, "reference", "rumd")
+FIG6_CODES = [("rumd-auto", "gpu-rumd autotuned"), ("rumd-default", "gpu-rumd, RUMD's defaults"),
+              ("layer", "gpu-layer (device settings)"), ("old", "gpu-old")]
+FIG7_ROLES = [("full", "full (all on)"), ("tp1", "t_p = 1 forced"), ("plain", "no read-only cache (--read plain)"),
+              ("nopf", "no prefetch")]
+FIGS = ["rumd_fig6", "rumd_fig7", "rumd_rapaport"]
+
+
+def machines():
+    d = figdata.results_dir()
+    return sorted(m for m in os.listdir(d) if os.path.isdir(os.path.join(d, m))) if os.path.isdir(d) else []
+
+
+def ours(name, prefix, roles):
+    """{(machine, role): DataFrame of the newest ok row per n, with tps}, from results/*/name."""
+    out = {}
+    for m in machines():
+        df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, name),
+                                  need=["tag", "n", "us_per_step", "status"], numeric=["n", "us_per_step"])
+        if df is None or df.empty:
+            continue
+        df = df[(text(df, "status") == "ok") & text(df, "tag").str.startswith(prefix)].copy()
+        df["role"] = text(df, "tag").str.extract("^" + prefix + "(" + "|".join(roles) + ")-", expand=False)
+        df = df[df["role"].notna()]
+        df["nn"] = num(df, "n")
+        df["tps"] = 1e6 / num(df, "us_per_step")
+        df = df.sort_values(["timestamp", "_line"]) if "timestamp" in df.columns else df
+        for role, g in df.groupby("role"):
+            out[(m, role)] = g.groupby("nn", as_index=False).last().sort_values("nn")
+    return out
+
+
+def gamdpy_rows():
+    """{(machine, plan): newest ok row per n} from results/*/rumd_gamdpy.csv or gamdpy.csv."""
+    out = {}
+    for m in machines():
+        for f in ("rumd_gamdpy.csv", "gamdpy.csv"):
+            df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, f), need=["n", "tps", "plan", "status"],
+                                      numeric=["n", "tps"])
+            if df is None or df.empty:
+                continue
+            df = df[text(df, "status") == "ok"].copy()
+            df["nn"] = num(df, "n")
+            df["tps"] = num(df, "tps")
+            for plan, g in df.groupby("plan"):
+                out[(m, plan)] = g.groupby("nn", as_index=False).last().sort_values("nn")
+            break
+    return out
+
+
+def published():
+    with open(os.path.join(REF, "published_tps.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+def bandwidths():
+    with open(os.path.join(REF, "gpu_bandwidth.csv")) as f:
+        return {r["gpu"]: float(r["bandwidth_gbs"]) for r in csv.DictReader(f)}
+
+
+def statements():
+    with open(os.path.join(REF, "paper_statements.csv")) as f:
+        return {r["id"]: r for r in csv.DictReader(f)}
+
+
+def machine_bw(m, bws, series):
+    """The bandwidth of the GPU a machine's rows name (device column), by the datasheet table."""
+    dev = ""
+    for (mm, _), df in series.items():
+        if mm == m and "device" in df.columns and len(df):
+            dev = str(df["device"].iloc[-1])
+            break
+    for g, bw in sorted(bws.items(), key=lambda kv: -len(kv[0])):
+        if g.lower().replace(" ", "") in (dev + " " + m).lower().replace(" ", ""):
+            return g, bw
+    return None, None
+
+
+def _save(fig, outdir, name):
+    import warnings
+    with warnings.catch_warnings():   # an empty panel: tight_layout says it cannot fit; harmless
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout(rect=(0, 0.02, 1, 1))
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(outdir, f"{name}.{ext}"), dpi=110)
+
+
+def draw(outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(outdir, exist_ok=True)
+    bws, pub, st = bandwidths(), published(), statements()
+    s6 = ours("rumd_fig6.csv", "r6-", [c for c, _ in FIG6_CODES])
+    gd = gamdpy_rows()
+    pal = iter(figdata.PALETTE * 3)
+
+    # ---- Fig. 6: raw, and the published curves scaled by bandwidth to this machine's GPU
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5.6), sharey=True)
+    ref_gpu, ref_bw = None, None
+    for m in machines():
+        g, bw = machine_bw(m, bws, {**s6, **gd})
+        if bw:
+            ref_gpu, ref_bw = g, bw
+            break
+    if ref_bw is None:
+        ref_gpu, ref_bw = "H200", bws.get("H200", 4800.0)
+    colors = {}
+    for (m, code), df in sorted(s6.items()):
+        label = dict(FIG6_CODES)[code] + f" ({m})"
+        colors[label] = next(pal)
+        for ax in axes:
+            ax.plot(df["nn"], df["tps"], "-o", ms=4, color=colors[label], label=label)
+    for (m, plan), df in sorted(gd.items()):
+        c = next(pal)
+        for ax in axes:
+            ax.plot(df["nn"], df["tps"], "--s", ms=4, color=c, label=f"gamdpy 0.8.3, {plan} plan ({m}, same call)")
+    pubser = {}
+    for r in pub:
+        key = (r["code"], r["gpu"], r["plan"], r["source"])
+        pubser.setdefault(key, []).append((float(r["N"]), float(r["tps"])))
+    marks = {"gamdpy-readme": "^", "gamdpy-csv": "v", "issue11-quote": "D"}
+    for key, pts in sorted(pubser.items()):
+        code, gpu, plan, src = key
+        pts.sort()
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        bw = bws.get(gpu)
+        lab = f"published: {code} {plan}, {gpu} [{src}]"
+        ls = "" if src == "issue11-quote" else ":"   # two separate points, not a curve
+        axes[0].plot(xs, ys, ls + marks.get(src, "x"), color="grey" if code == "gamdpy" else "black", ms=5, mfc="none",
+                     label=lab)
+        if bw:
+            f = ref_bw / bw
+            axes[1].plot(xs, [y * f for y in ys], ls + marks.get(src, "x"), color="grey" if code == "gamdpy" else "black",
+                         ms=5, mfc="none", label=f"{lab} x {ref_bw:.0f}/{bw:.0f} GB/s")
+    for ax in axes:
+        ax.set(xscale="log", yscale="log", xlabel="N (atoms)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.axvline(8000, color="grey", lw=0.6, ls="--")
+        ax.text(8200, ax.get_ylim()[0] if ax.has_data() else 1, " n2 | sort (RUMD's switch)", fontsize=7, color="grey",
+                va="bottom")
+        ax.legend(fontsize=6.5, loc="lower left")
+    axes[0].set(ylabel="time steps per second (TPS)",
+                title="Fig. 6: LAMMPS LJ benchmark (rho 0.8442, r_c 2.5, NVE), float - measured and published, raw")
+    axes[1].set_title(f"the same; published TPS scaled by memory bandwidth to the {ref_gpu} ({ref_bw:.0f} GB/s):\n"
+                      "what each code would reach if purely bandwidth-bound (an assumption, not a measurement)",
+                      fontsize=9)
+    note = ("RUMD paper's own Fig. 6 (GTX 780 Ti; LAMMPS on K20x) gives no TPS values in its text: not drawn "
+            "(reference/rumd/README.md)")
+    if not s6 and not gd:
+        note = "no rumd_fig6.csv / gamdpy rows yet: run runs/rumd_figs.sh and runs/device/gamdpy.sh on the GPU. " + note
+    fig.text(0.5, 0.005, note, ha="center", fontsize=7.5, color="grey")
+    _save(fig, outdir, "rumd_fig6")
+    plt.close(fig)
+
+    # ---- Fig. 7: TPS, and full / disabled
+    s7 = ours("rumd_fig7.csv", "r7-", [r for r, _ in FIG7_ROLES])
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8.5, 8), sharex=True)
+    pal = iter(figdata.PALETTE * 3)
+    for m in machines():
+        full = s7.get((m, "full"))
+        for role, lab in FIG7_ROLES:
+            df = s7.get((m, role))
+            if df is None:
+                continue
+            c = next(pal)
+            a1.plot(df["nn"], df["tps"], "-o", ms=4, color=c, label=f"{lab} ({m})")
+            if role != "full" and full is not None:
+                j = full.merge(df, on="nn", suffixes=("_f", "_d"))
+                a2.plot(j["nn"], j["tps_f"] / j["tps_d"], "-o", ms=4, color=c, label=f"full / {lab} ({m})")
+    for sid, lab in (("fig7_ldg", "paper: read-only cache ~40%"), ("fig7_prefetch", "paper: prefetch ~10% at large N")):
+        v = float(st[sid]["value"])
+        a2.axhline(v, color="grey", lw=0.8, ls="--")
+        if a2.has_data():
+            a2.text(a2.get_xlim()[0], v, " " + lab, fontsize=7, color="grey", va="bottom")
+    a2.axhline(1.0, color="black", lw=0.6)
+    a1.set(xscale="log", yscale="log", ylabel="TPS",
+           title="Fig. 7: gpu-rumd with one optimisation disabled (lammps-lj, float)")
+    a2.set(xscale="log", xlabel="N (atoms)", ylabel="TPS full / TPS disabled")
+    for a in (a1, a2):
+        a.grid(True, which="both", alpha=0.3)
+        if a.get_legend_handles_labels()[0]:
+            a.legend(fontsize=7)
+    if not s7:
+        fig.text(0.5, 0.5, "no rumd_fig7.csv rows yet (runs/rumd_figs.sh fig7 on the GPU)", ha="center", color="grey")
+    _save(fig, outdir, "rumd_fig7")
+    plt.close(fig)
+
+    # ---- Rapaport's SP and LJ through gpu-rumd, beside gpu-layer
+    sr = ours("rumd_rapaport.csv", "r8-", ["rumd-auto", "rumd-default", "layer"])
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    pal = iter(figdata.PALETTE * 3)
+    names = {"rumd-auto": "gpu-rumd autotuned", "rumd-default": "gpu-rumd defaults", "layer": "gpu-layer"}
+    for (m, role), df in sorted(sr.items()):
+        c = next(pal)
+        for ax, sysname in zip(axes, ("sp", "lj")):
+            d = df[text(df, "system") == sysname]
+            if len(d):
+                ax.plot(d["nn"], d["tps"], "-o", ms=4, color=c, label=f"{names[role]} ({m})")
+    for ax, sysname in zip(axes, ("SP (rho 0.8, r_c 2^(1/6))", "LJ (rho 0.38, r_c 3)")):
+        ax.set(xscale="log", yscale="log", xlabel="N (atoms)", ylabel="TPS", title=f"Rapaport's {sysname}, float")
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.has_data():
+            ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "no rumd_rapaport.csv rows yet", transform=ax.transAxes, ha="center", color="grey")
+    _save(fig, outdir, "rumd_rapaport")
+    plt.close(fig)
+
+    with open(os.path.join(outdir, "rumd_table2.md"), "w") as f:
+        f.write(table2(s6))
+    print(f"  rumd: {', '.join(FIGS)}, rumd_table2.md -> {outdir}/")
+
+
+def table2(s6=None):
+    """Table 2 (markdown): the autotuned parameters of Fig. 6's autotuned rows against N."""
+    if s6 is None:
+        s6 = ours("rumd_fig6.csv", "r6-", [c for c, _ in FIG6_CODES])
+    st = statements()
+    out = ["Table 2: gpu-rumd's autotuned parameters on lammps-lj (float), against N "
+           "(rows of rumd_fig6.csv tagged r6-rumd-auto-)", "",
+           "| machine | N | list | skin | p_b | t_p | N x t_p | >= 16 000 threads | TPS | revision |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    any_row = False
+    for (m, code), df in sorted(s6.items()):
+        if code != "rumd-auto":
+            continue
+        for _, r in df.iterrows():
+            any_row = True
+            tp = text(df.loc[[_]], "tp").iloc[0]
+            n = int(r["nn"])
+            nt = n * int(tp) if tp.isdigit() else None
+            out.append(f"| {m} | {n} | {text(df.loc[[_]], 'list_method').iloc[0]} | {text(df.loc[[_]], 'delta').iloc[0]} | "
+                       f"{text(df.loc[[_]], 'pb').iloc[0]} | {tp} | {nt if nt is not None else '-'} | "
+                       f"{'-' if nt is None else ('yes' if nt >= 16000 else 'no')} | {r['tps']:.0f} | "
+                       f"{text(df.loc[[_]], 'git_rev').iloc[0]} |")
+    if not any_row:
+        out.append("| (no autotuned rows yet: runs/rumd_figs.sh fig6 on the GPU) | | | | | | | | | |")
+    out += ["", "The paper (its Table 2 is an image; its text states):", ""]
+    for sid in ("t2_threads", "t2_switch", "t2_skin", "defaults"):
+        out.append(f"- {st[sid]['sentence']}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) == 2 and argv[0] == "--figures":
+        draw(argv[1])
+    elif argv == ["--table2"]:
+        sys.stdout.write(table2())
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except nbrcsv.CsvError as e:
+        sys.exit(f"rumd.py: {e}")

@@ -1,0 +1,83 @@
+# RUMD's figures and the gamdpy peer (issue 11, items 4 and 5), on a machine without a GPU:
+#  - runs/gamdpy_bench.py compiles; its sizes resolve to nbrlab's lattices (sc:NE, fcc:NE, and
+#    gamdpy's own fcc cells for a bare N); a bad size or plan is one line and exit 2;
+#  - runs/rumd_figs.sh end to end with stand-ins for gpu-rumd, gpu-layer and gpu-old (the real
+#    cpu-pairlist on the flags it knows; NOT a benchmark): every part writes its tagged rows
+#    and the tables print; a second run skips what is there;
+#  - plots/rumd.py draws its figures and Table 2 with no CSV at all, from the stand-in rows
+#    plus a gamdpy row, and stops with file and line on a damaged CSV;
+#  - reference/rumd's CSVs have the columns the plot reads.
+tmp=$TEST_LOG_DIR/rumd_figs
+rm -rf "$tmp"
+mkdir -p "$tmp/b/float" "$tmp/res/h200"
+
+t_ok rumd-gamdpy-compiles python3 -m py_compile runs/gamdpy_bench.py
+t_grep rumd-gamdpy-sizes "^sc \[8, 8, 8\] 512 / fcc \[64, 64, 64\] 1048576 / fcc \[4, 4, 8\] 512 / fcc \[8, 8, 8\] 2048$" \
+    python3 -c "import sys; sys.path.insert(0, 'runs'); import gamdpy_bench as g
+print(' / '.join(f'{l} {c} {n}' for l, c, n in map(g.parse_size, ['sc:8', 'fcc:64', '512', '2048'])))"
+t_error rumd-gamdpy-bad-size 2 "size '513'" python3 runs/gamdpy_bench.py --sizes 513
+t_error rumd-gamdpy-bad-plan 2 "unknown plan 'fast'" python3 runs/gamdpy_bench.py --sizes sc:8 --plans fast
+
+t_grep rumd-reference-columns '^ok$' python3 -c "
+import csv
+p = list(csv.DictReader(open('reference/rumd/published_tps.csv')))
+b = {r['gpu']: float(r['bandwidth_gbs']) for r in csv.DictReader(open('reference/rumd/gpu_bandwidth.csv'))}
+s = list(csv.DictReader(open('reference/rumd/paper_statements.csv')))
+assert all(float(r['tps']) > 0 and int(r['N']) >= 512 for r in p)
+assert all(r['gpu'] in b for r in p) and 'H200' in b
+assert {'t2_threads', 't2_switch', 'fig7_ldg', 'fig7_prefetch'} <= {r['id'] for r in s}
+print('ok')"
+
+real=$BUILD/float/cpu-pairlist
+if [ ! -x "$real" ]; then
+    t_skip rumd-figs-driver "$real not built"
+else
+    # the stand-in: keeps the flags a CPU variant knows (the knobs gpu-rumd alone has are dropped)
+    cat >"$tmp/b/stand-in.sh" <<EOF
+#!/usr/bin/env bash
+keep=()
+while [ \$# -gt 0 ]; do
+    case \$1 in
+        --system|--lattice|--ne|--steps|--equil|--csv|--tag|--rescale-every|--avg-block|--delta) keep+=("\$1" "\$2"); shift 2 ;;
+        --quiet|--print-config|--allow-dirty) keep+=("\$1"); shift ;;
+        --autotune) shift ;;
+        *) case \${2:-} in --*|"") shift ;; *) shift 2 ;; esac ;;
+    esac
+done
+exec $PWD/$real "\${keep[@]}"
+EOF
+    chmod +x "$tmp/b/stand-in.sh"
+    for b in gpu-rumd gpu-layer gpu-old; do ln -sf ../stand-in.sh "$tmp/b/float/$b"; done
+    figs=(env BUILD="$tmp/b" OUT_DIR="$tmp/res/h200" NBR_LOCK=none ALLOW_DIRTY=1 SIZES="sc:8" RAP_SIZES="sp:8"
+          TARGET=1e5 STEPS_MIN=1000 STEPS_MAX=1000 EQUIL=100 runs/rumd_figs.sh)
+    t_grep rumd-figs-driver 'Fig\. 7: TPS, and full / disabled' "${figs[@]}"
+    t_grep rumd-figs-tags '^8$' sh -c "cut -d, -f7 '$tmp/res/h200/rumd_fig6.csv' '$tmp/res/h200/rumd_fig7.csv' |
+        grep -cE '^r6-(rumd-auto|rumd-default|layer|old)-sc8-s1000\$|^r7-(full|tp1|plain|nopf)-sc8-s1000-default\$'"
+    t_grep rumd-figs-rapaport '^3$' sh -c "grep -cE ',r8-(rumd-default|rumd-auto|layer)-sp8-s1000,' '$tmp/res/h200/rumd_rapaport.csv'"
+    t_grep rumd-figs-resume 'skip r6-rumd-auto-sc8-s1000' "${figs[@]}"
+fi
+
+if [ -n "${T80_NO_PLOTS:-}" ]; then
+    t_skip rumd-plots "T80_NO_PLOTS set (a machine without PyPI: plots/venv.sh would try pip)"
+elif py65=$(plots/venv.sh 2>"$tmp/venv.log"); then
+    mkdir -p "$tmp/none" "$tmp/bad/h200"
+    t_grep rumd-plots-no-data 'no autotuned rows yet' env NBR_RESULTS="$tmp/none" \
+        sh -c "'$py65' plots/rumd.py --figures '$tmp/np' && cat '$tmp/np/rumd_table2.md' && ls '$tmp/np/rumd_fig6.png' '$tmp/np/rumd_fig7.svg' '$tmp/np/rumd_rapaport.png'"
+    if [ -s "$tmp/res/h200/rumd_fig6.csv" ]; then
+        # a gamdpy row as runs/gamdpy_bench.py writes it
+        python3 - "$tmp/res/h200/gamdpy.csv" <<'PY'
+import sys
+sys.path.insert(0, "runs")
+import gamdpy_bench as g
+g.append_row(sys.argv[1], {"code": "gamdpy", "n": 512, "plan": "default", "tps": 90000, "status": "ok",
+                           "device": "NVIDIA H200", "message": "two\nlines"})
+PY
+        t_grep rumd-plots-rows '\| h200 \| 512 \| ' env NBR_RESULTS="$tmp/res" \
+            sh -c "'$py65' plots/rumd.py --figures '$tmp/figs' && cat '$tmp/figs/rumd_table2.md' && ls '$tmp/figs/rumd_fig6.svg'"
+        head -2 "$tmp/res/h200/rumd_fig6.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200/rumd_fig6.csv"
+        t_error rumd-plots-damaged-csv 1 'rumd_fig6\.csv line 2: [0-9]+ fields' \
+            env NBR_RESULTS="$tmp/bad" "$py65" plots/rumd.py --figures "$tmp/bf"
+    fi
+else
+    t_skip rumd-plots "no python with pandas and matplotlib (plots/venv.sh: $(tail -1 "$tmp/venv.log"))"
+fi
