@@ -105,7 +105,7 @@ gpu_grows_and_passes() {
 }
 
 for v in $gpu_variants; do
-    for prec in double float; do
+    for prec in ${GPU_TEST_PRECISIONS:-double float}; do   # (tests/run.sh with TEST_JOBS splits by it)
         b=$BUILD/$prec/$v
         [ -x "$b" ] || { t_skip "gpu-$v-$prec" "$b not built"; continue; }
         pass="check $v: PASS"

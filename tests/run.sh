@@ -3,7 +3,8 @@
 # ends with the line "N passed, M failed, K skipped". Exit code 1 if anything failed.
 #   tests/run.sh [PATTERN]   only case files whose name contains PATTERN
 #   TEST_JOBS=N              run N case files at once (default 1: one after the other); the
-#                            GPU file is split per GPU variant (GPU_TEST_VARIANTS), so on a
+#                            GPU file is split per GPU variant and precision (GPU_TEST_VARIANTS,
+#                            GPU_TEST_PRECISIONS), so on a
 #                            machine with cores to spare the suite takes as long as its
 #                            longest unit, not their sum. Output is still printed in order.
 cd "$(dirname "$0")/.." || exit 1
@@ -29,7 +30,7 @@ else
             for b in "$BUILD"/double/gpu-*; do
                 [ -x "$b" ] || continue
                 [ -n "${GPU_TEST_VARIANTS:-}" ] && ! grep -qw -- "${b##*/}" <<<"$GPU_TEST_VARIANTS" && continue
-                units+=("$f|${b##*/}")
+                for prec in double float; do units+=("$f|${b##*/} $prec"); done
             done
         else
             units+=("$f|")
@@ -42,7 +43,7 @@ else
         while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
         f=${u%|*} v=${u#*|}
         ( T_PASSED=0 T_FAILED=0 T_SKIPPED=0 T_FAILED_NAMES=()
-          [ -n "$v" ] && export GPU_TEST_VARIANTS=$v
+          [ -n "$v" ] && export GPU_TEST_VARIANTS=${v% *} GPU_TEST_PRECISIONS=${v#* }
           printf '== %s%s\n' "$f" "${v:+ ($v)}"
           . "$f"
           echo "__counts $T_PASSED $T_FAILED $T_SKIPPED ${T_FAILED_NAMES[*]}" ) >"$out/$(printf %03d $k)" 2>&1 &

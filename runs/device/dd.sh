@@ -6,7 +6,10 @@
 # programs' CSV rows), timing.log (their summaries); prints a short summary. Wall: ~4-5 min
 # (build ~1.5, tests ~2, timing ~1.5; 4M is left out past 4 min, 8M past 5).
 # Every part runs even if one before it failed; what failed is printed at the end.
+# DD_PART: build, tests, timing or a comma list of them (default all; the probe always runs)
 set -u
+part=,${DD_PART:-build,tests,timing},
+want() { [[ $part == *",$1,"* ]]; }
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}   # one host: NVLink only, no IB probing
 OUT=${OUT:-/tmp/dd-out}
@@ -32,6 +35,8 @@ echo "nccl library: ${nccl_lib:-none}, header: ${nccl_inc:-none}"
 
 # ---- build (what make all did not: gpu-dd needs mpi.h, its NCCL path nccl.h) -------------
 ncclhome=""
+nv_lib=$(grep -m1 'libnvshmem_device.a$' "$OUT/probe.txt")
+if want build; then
 [ -n "$nccl_inc" ] && ncclhome="NCCL_HOME=$(dirname "$(dirname "$nccl_inc")")"
 touch kernels/cuda/dd*.cu variants/gpu-dd.cu   # recompiled with the probed NCCL paths
 if ! make -j16 build/double/gpu-dd build/float/gpu-dd $ncclhome >"$OUT/build.log" 2>&1; then
@@ -54,12 +59,17 @@ if [ -n "$nv_inc" ] && [ -n "$nv_lib" ]; then
 else
     echo "nvshmem: not found (nvshmem.h ${nv_inc:-missing}, libnvshmem_device.a ${nv_lib:-missing})"
 fi
+fi
+# the NVSHMEM host library for a gpu-dd built with it (here or by an earlier DD_PART=build)
+[ -n "$nv_lib" ] && export LD_LIBRARY_PATH="$(dirname "$nv_lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 build/double/gpu-dd --help | grep 'compiled backends'
 
 # ---- tests -----------------------------------------------------------------------------
+if want tests; then
 timeout 200 tests/run.sh 90 >"$OUT/tests-90.log" 2>&1 || failed+=("tests-90")
 tail -1 "$OUT/tests-90.log"
 grep -E '^FAIL' "$OUT/tests-90.log" | head -10
+fi
 
 # ---- first timing: SP (float) N = 1M, 4M, 8M on 1 and 2 GPUs ----------------------------
 # gpu-dd with one rank and with two (each backend, at 1M and 8M also with --dd-overlap on, at
@@ -76,6 +86,7 @@ run_one() {   # TAG NP PROGRAM ARGS...
         timeout 60 "$prog" "$@" "${args[@]}" >>"$OUT/timing.log" 2>&1
     fi || { failed+=("timing-$tag"); echo "   $tag failed (exit $?)" >>"$OUT/timing.log"; }
 }
+if want timing; then
 b=build/float/gpu-dd
 dd_flags="--reduce device"   # gpu-dd, 1 and 2 GPUs alike: the final sums into mapped memory, no copy per step
 for ne in 100 200 159; do   # 4M last: the first left out if time runs short
@@ -98,6 +109,7 @@ awk '/^== /{if (line) print line; tag=$2; line="  " tag}
      /us\/atom-step/{for(k=1;k<=NF;k++) { if($k=="us/atom-step") line=line " " $(k-1); if ($k=="us/step),") line=line " " $(k-1) }}
      /halo exchange/{for(k=1;k<=NF;k++) { if($k=="us/step,") line=line " halo " $(k-1); if($k=="us/call") line=line " force " $(k-1) }}
      END {if (line) print line}' "$OUT/timing.log"
+fi
 
 echo "wall $(( $(date +%s) - t0 )) s; failed: ${failed[*]:-none}"
 [ ${#failed[@]} -eq 0 ]
