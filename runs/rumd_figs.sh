@@ -12,7 +12,7 @@
 #             autotuned rows (no run of its own; printed at the end)
 #   fig7      each optimisation disabled in turn from the full code: r7-full, r7-tp1 (--tp 1),
 #             r7-plain (--read plain: no read-only cache), r7-nopf (--prefetch off). The full
-#             code is the autotuned parameters of fig6's row at that size (list, skin, p_b, t_p;
+#             code is the autotuned parameters of fig6's row at that size (list, skin, p_b, t_p, sort interval;
 #             FIG7_BASE=tuned) or RUMD's defaults (FIG7_BASE=default, or no autotuned row)
 #                                                          -> rumd_fig7.csv
 #   rapaport  Rapaport's SP and LJ (sc starts) through gpu-rumd (defaults and autotuned) beside
@@ -102,9 +102,10 @@ if has fig7; then
         if [ "$FIG7_BASE" = tuned ] && [ -s "$csv6" ]; then
             t6=r6-rumd-auto-$id
             l=$(csv_val "$csv6" "$t6" list_method) tp=$(csv_val "$csv6" "$t6" tp)
-            pb=$(csv_val "$csv6" "$t6" pb) dl=$(csv_val "$csv6" "$t6" delta)
+            pb=$(csv_val "$csv6" "$t6" pb) dl=$(csv_val "$csv6" "$t6" delta) se=$(csv_val "$csv6" "$t6" sort_every)
             if [ "$l" != - ] && [ "$tp" != - ] && [ "$pb" != - ] && [ "$dl" != - ]; then
                 knobs=(--list "$l" --tp "$tp" --pb "$pb" --delta "$dl")
+                [ "$se" != - ] && knobs+=(--sort-every "$se")
                 id=$id-tuned
             fi
         fi

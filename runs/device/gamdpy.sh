@@ -12,10 +12,16 @@
 #   summary.txt    TPS side by side, and ours over gamdpy's best at each N
 # Wall time: about 3 minutes (TOTAL, default 175 s, caps the gamdpy autotuner's share; the
 # nbrlab runs take ~1 min, gamdpy's default plans ~1 min).
-#   env: SIZES ("sc:8 sc:16 sc:32 sc:64 fcc:64")  TOTAL (175)  AUTOTUNE_BUDGET (8)  GAMDPY_AT_SIZES ("sc:16 fcc:64 sc:8")  GAMDPY_TIMEOUT (90)
+# gamdpy's autotuner recompiles its kernels for every (p_b, t_p) it tries (seconds each), so one
+# size takes minutes: a second call with PARTS=gamdpy-auto GAMDPY_AT_SIZES=sc:16 (TOTAL 170)
+# gives it the whole time; its rows join gamdpy.csv of that call.
+#   env: PARTS ("ours gamdpy-default ours-auto gamdpy-auto")  SIZES ("sc:8 sc:16 sc:32 sc:64 fcc:64")
+#        TOTAL (175)  AUTOTUNE_BUDGET (6)  GAMDPY_AT_SIZES ("sc:16 fcc:64 sc:8")  GAMDPY_TIMEOUT (90)
 set -u
 t0=$(date +%s)
-: "${OUT:=/tmp/gamdpy-out}" "${TOTAL:=175}" "${AUTOTUNE_BUDGET:=8}" "${GAMDPY_AT_SIZES:=sc:16 fcc:64 sc:8}"
+: "${OUT:=/tmp/gamdpy-out}" "${TOTAL:=175}" "${AUTOTUNE_BUDGET:=6}" "${GAMDPY_AT_SIZES:=sc:16 fcc:64 sc:8}"
+: "${PARTS:=ours gamdpy-default ours-auto gamdpy-auto}"
+has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 : "${GAMDPY_TIMEOUT:=90}"
 mkdir -p "$OUT"
 log=$OUT/log.txt summary=$OUT/summary.txt
@@ -48,22 +54,30 @@ nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader >>"
 # 2. ours: RUMD's defaults and gpu-layer at every size (fast), then gpu-rumd autotuned
 common_env=(OUT_DIR="$OUT" PARTS=fig6 SIZES="$SIZES" TARGET=1e9 STEPS_MIN=1000 STEPS_MAX=10000
             AUTOTUNE_BUDGET="$AUTOTUNE_BUDGET" AUTOTUNE_CACHE=/tmp/rumd-autotune.cache TIMEOUT=60)
-echo "== nbrlab: gpu-rumd defaults, gpu-layer ($(elapsed) s)" >>"$log"
-env "${common_env[@]}" FIG6="rumd-default layer" runs/rumd_figs.sh >>"$log" 2>&1 || echo "rumd_figs (defaults, layer) rc $?" >>"$log"
+if has ours; then
+    echo "== nbrlab: gpu-rumd defaults, gpu-layer ($(elapsed) s)" >>"$log"
+    env "${common_env[@]}" FIG6="rumd-default layer" runs/rumd_figs.sh >>"$log" 2>&1 || echo "rumd_figs (defaults, layer) rc $?" >>"$log"
+fi
 
 # 3. gamdpy, default plan at every size
-echo "== gamdpy default plan ($(elapsed) s)" >>"$log"
-python3 runs/gamdpy_bench.py --sizes "${SIZES// /,}" --plans default --csv "$OUT/gamdpy.csv" \
-    --timeout "$GAMDPY_TIMEOUT" --steps-target 5e8 --steps-max 10000 --log "$log" 2>&1 | tee -a "$summary"
+if has gamdpy-default; then
+    echo "== gamdpy default plan ($(elapsed) s)" >>"$log"
+    python3 runs/gamdpy_bench.py --sizes "${SIZES// /,}" --plans default --csv "$OUT/gamdpy.csv" \
+        --timeout "$GAMDPY_TIMEOUT" --steps-target 5e8 --steps-max 10000 --log "$log" 2>&1 | tee -a "$summary"
+fi
 
 # 4. gpu-rumd autotuned
-echo "== nbrlab: gpu-rumd autotuned ($(elapsed) s)" >>"$log"
-env "${common_env[@]}" FIG6="rumd-auto" runs/rumd_figs.sh >>"$log" 2>&1 || echo "rumd_figs (autotuned) rc $?" >>"$log"
+if has ours-auto; then
+    echo "== nbrlab: gpu-rumd autotuned ($(elapsed) s)" >>"$log"
+    env "${common_env[@]}" FIG6="rumd-auto" runs/rumd_figs.sh >>"$log" 2>&1 || echo "rumd_figs (autotuned) rc $?" >>"$log"
+fi
 
 # 5. gamdpy's autotuner with the time left
 left=$((TOTAL - $(elapsed)))
 echo "== gamdpy autotuned, $left s left ($(elapsed) s)" >>"$log"
-if [ "$left" -gt 20 ]; then
+if ! has gamdpy-auto; then
+    :
+elif [ "$left" -gt 20 ]; then
     at=$(echo $GAMDPY_AT_SIZES | tr ' ' ,)
     python3 runs/gamdpy_bench.py --sizes "$at" --plans autotuned --csv "$OUT/gamdpy.csv" --budget "$left" \
         --timeout "$GAMDPY_TIMEOUT" --steps-target 5e8 --steps-max 10000 --at-steps-target 2e7 --log "$log" 2>&1 | tee -a "$summary"
