@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# runs/dd_scaling.sh [--print-plan] - gpu-dd's strong scaling and halo exchange, as in the
+# GROMACS/NVSHMEM paper (Doijade et al. 2025; issue 13, item 3): SP and LJ at N = 46 656 ..
+# 8 000 000 (sc, N = ne^3), on 1 GPU (gpu-layer running ahead, and gpu-dd with one rank) and
+# on P GPUs (gpu-dd, one rank per GPU, every compiled backend, --dd-overlap off and on; with
+# DD_GRAPH="off on" also --dd-graph on for the backends without host steps).
+#
+# Rows (the programs' CSV schema) go to $OUT_DIR/dd_scaling.csv through run_point (runs/lib.sh):
+# resumable, revision-checked, benchmarks take turns. Tags name the case (the schema has no
+# rank or backend column; plots/dd.py reads them from the tag):
+#     dd-<sys>-layer-1gpu-ne<ne>-s<steps>           gpu-layer, the best single GPU
+#     dd-<sys>-1gpu-ne<ne>-s<steps>                 gpu-dd, one rank
+#     dd-<sys>-<P>gpu-<comm>[-overlap|-graph]-ne<ne>-s<steps>
+# gpu-dd's halo exchange and force kernel replayed on their own after the run (NBR_DD_HALO_REPS;
+# the largest over ranks) are printed, not in the schema: their line is kept in LOGDIR/<tag>.log
+# and copied as one row to $OUT_DIR/dd_scaling_halo.csv (tag, git_rev, host, halo_us, force_us,
+# halo_us_rank0, force_us_rank0, replays), joined to the main row by tag and revision.
+#
+# Multi-rank runs start as  $DD_MPIRUN P PROGRAM ARGS  (default "mpirun --allow-run-as-root
+# --bind-to none -np"), NVLink multicast off in every process (NCCL_NVLS_ENABLE=0,
+# NVSHMEM_DISABLE_NVLS=1 exported here). --print-plan prints each point (tag, then the command)
+# and exits without running anything (no GPU needed; the programs must be built).
+#   env: DD_SYSTEMS ("sp lj")   DD_NE ("36 46 58 74 100 126 159 200": N 46 656 .. 8 000 000)
+#        DD_NE_SP, DD_NE_LJ (per system, default DD_NE)   DD_RANKS ("1 2": 1 = the single-GPU rows)
+#        DD_BACKENDS (default: gpu-dd --help's "compiled backends")   DD_OVERLAP ("off on")
+#        DD_GRAPH ("off"; "off on" adds --dd-graph on, not with mpi nor with overlap)
+#        DD_LAYER (1: the gpu-layer rows; 0: none)   DD_STEPS (500)  DD_EQUIL (100)
+#        DD_HALO_REPS (100)   DD_TIMEOUT (300 s per run; 0 = none)   PREC (float)
+#        DD_FLAGS ("--reduce device")   LAYER_FLAGS (gpu-layer running ahead, as runs/device/dd.sh)
+#        DD_MPIRUN   DD_PROG, LAYER_PROG (default $BUILD/$PREC/gpu-dd, gpu-layer)
+#        OUT_DIR (results/<machine>, "-x<GPUs>" added where nvidia-smi lists more than one and
+#        NBR_MACHINE is unset)   LOGDIR ($OUT_DIR/logs/dd_scaling)   REDO KEEP_OLD ALLOW_DIRTY
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. runs/lib.sh
+plan=0
+case "${1:-}" in
+    --print-plan) plan=1 ;;
+    "") ;;
+    *) echo "usage: runs/dd_scaling.sh [--print-plan]" >&2; exit 2 ;;
+esac
+if [ -z "${OUT_DIR:-}" ] && [ -z "${NBR_MACHINE:-}" ] && [ $plan = 0 ]; then
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    [ "${ngpu:-0}" -gt 1 ] && OUT_DIR=results/$(machine_name)-x$ngpu
+fi
+[ $plan = 1 ] && : "${OUT_DIR:=results/$(machine_name)}"
+. runs/tables_lib.sh
+
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+: "${PREC:=float}" "${DD_SYSTEMS:=sp lj}" "${DD_NE:=36 46 58 74 100 126 159 200}" "${DD_RANKS:=1 2}"
+: "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
+: "${DD_HALO_REPS:=100}" "${DD_TIMEOUT:=300}" "${DD_FLAGS:=--reduce device}"
+: "${LAYER_FLAGS:=--decide device --layers device --reorder-at device --reduce device --graph on --sample-every 100}"
+: "${DD_MPIRUN:=mpirun --allow-run-as-root --bind-to none -np}"
+: "${DD_PROG:=$BUILD/$PREC/gpu-dd}" "${LAYER_PROG:=$BUILD/$PREC/gpu-layer}"
+: "${LOGDIR:=$OUT_DIR/logs/dd_scaling}"
+export LOGDIR NBR_DD_HALO_REPS=$DD_HALO_REPS
+need_bin "$DD_PROG"
+[ "$DD_LAYER" = 1 ] && need_bin "$LAYER_PROG"
+
+compiled=$("$DD_PROG" --help 2>/dev/null | sed -n 's/^compiled backends: //p')
+[ -n "$compiled" ] || { echo "dd_scaling.sh: $DD_PROG --help names no compiled backends" >&2; exit 1; }
+: "${DD_BACKENDS:=$compiled}"
+for c in $DD_BACKENDS; do
+    [[ " $compiled " == *" $c "* ]] ||
+        { echo "dd_scaling.sh: DD_BACKENDS names '$c', which $DD_PROG was not built with (it has: $compiled)" >&2; exit 2; }
+done
+for v in $DD_OVERLAP $DD_GRAPH; do
+    case $v in on | off) ;; *) echo "dd_scaling.sh: DD_OVERLAP/DD_GRAPH take on and off, not '$v'" >&2; exit 2 ;; esac
+done
+for p in $DD_RANKS; do
+    [[ $p =~ ^[1-9][0-9]*$ ]] || { echo "dd_scaling.sh: DD_RANKS: '$p' is not a number of ranks" >&2; exit 2; }
+done
+for s in $DD_SYSTEMS; do
+    case $s in sp | lj) ;; *) echo "dd_scaling.sh: DD_SYSTEMS: '$s' (sp or lj)" >&2; exit 2 ;; esac
+done
+
+# The plan: one line per point, "TAG|NP|PROGRAM ARGS..." (no field holds a '|').
+points=()
+steps=(--steps $((DD_STEPS + DD_EQUIL)) --equil "$DD_EQUIL" --stage-reps 0)
+for sys in $DD_SYSTEMS; do
+    v=DD_NE_${sys^^}
+    for ne in ${!v:-$DD_NE}; do
+        [[ $ne =~ ^[1-9][0-9]*$ ]] || { echo "dd_scaling.sh: size '$ne' is not a lattice edge ne" >&2; exit 2; }
+        base="--system $sys --ne $ne ${steps[*]}"
+        end="ne$ne-s$DD_STEPS"
+        for np in $DD_RANKS; do
+            if [ "$np" = 1 ]; then
+                [ "$DD_LAYER" = 1 ] && points+=("dd-$sys-layer-1gpu-$end|1|$LAYER_PROG $base $LAYER_FLAGS")
+                points+=("dd-$sys-1gpu-$end|1|$DD_PROG $base $DD_FLAGS")
+                continue
+            fi
+            for comm in $DD_BACKENDS; do
+                for ov in $DD_OVERLAP; do
+                    suffix=""; [ "$ov" = on ] && suffix=-overlap
+                    points+=("dd-$sys-${np}gpu-$comm$suffix-$end|$np|$DD_PROG $base $DD_FLAGS --comm $comm --dd-overlap $ov")
+                done
+                if [[ " $DD_GRAPH " == *" on "* ]] && [ "$comm" != mpi ]; then
+                    points+=("dd-$sys-${np}gpu-$comm-graph-$end|$np|$DD_PROG $base $DD_FLAGS --comm $comm --dd-graph on")
+                fi
+            done
+        done
+    done
+done
+
+launch() {   # NP PROGRAM ARGS...: the command line of one point
+    local np=$1; shift
+    local cmd=()
+    if [ "$DD_TIMEOUT" != 0 ]; then cmd+=(timeout "$DD_TIMEOUT"); fi
+    # shellcheck disable=SC2206  # DD_MPIRUN is a command line
+    if [ "$np" -gt 1 ]; then cmd+=($DD_MPIRUN "$np"); fi
+    printf '%s\n' "${cmd[@]}" "$@"
+}
+
+if [ $plan = 1 ]; then
+    echo "# dd_scaling: ${#points[@]} points -> $OUT_DIR/dd_scaling.csv (backends: $DD_BACKENDS)"
+    for p in "${points[@]}"; do
+        IFS='|' read -r tag np cmd <<<"$p"
+        # shellcheck disable=SC2086
+        echo "$tag: $(launch "$np" $cmd | tr '\n' ' ')--csv $OUT_DIR/dd_scaling.csv --tag $tag"
+    done
+    exit 0
+fi
+
+csv=$OUT_DIR/dd_scaling.csv halo=$OUT_DIR/dd_scaling_halo.csv
+mkdir -p "$LOGDIR"
+echo "dd_scaling: ${#points[@]} points -> $csv (backends: $DD_BACKENDS; logs in $LOGDIR)" >&2
+
+# The halo line of a run's log, as one row of dd_scaling_halo.csv (rank 0's CSV row names the
+# revision and host, so the row is joined by tag and revision).
+halo_row() {   # TAG
+    local tag=$1 log=$LOGDIR/$1.log rev host line
+    line=$(grep -m1 '^# dd: halo exchange' "$log" 2>/dev/null) || return 0
+    rev=$(csvq get "$csv" git_rev tag="$tag" status=ok) || return 0
+    # once per tag and revision (a skipped point's row is there already), again with REDO=1
+    [ "${REDO:-0}" != 1 ] && [ -s "$halo" ] && csvq has "$halo" tag="$tag" git_rev="$rev" && return 0
+    host=$(csvq get "$csv" host tag="$tag" status=ok 2>/dev/null) || host=$(hostname)
+    dirty_refused "$halo" "$rev" dd_scaling.sh && return 0
+    [ -s "$halo" ] || echo "tag,git_rev,host,halo_us,force_us,halo_us_rank0,force_us_rank0,replays" >"$halo"
+    # "# dd: halo exchange H us/step, force kernel F us/call (largest over ranks; rank 0: h, f; R replays)"
+    echo "$line" | sed -E 's/.*halo exchange ([^ ]+) us\/step, force kernel ([^ ]+) us\/call .*rank 0: ([^,]+), ([^;]+); ([0-9]+) replays.*/\1,\2,\3,\4,\5/' |
+        { IFS= read -r vals; [[ $vals =~ ^[^,]+,[^,]+,[^,]+,[^,]+,[0-9]+$ ]] && echo "$tag,$rev,$host,$vals" >>"$halo"; } || true
+}
+
+k=0 failed=0
+for p in "${points[@]}"; do
+    k=$((k + 1))
+    IFS='|' read -r tag np cmd <<<"$p"
+    printf '[%d/%d] ' "$k" "${#points[@]}" >&2
+    # shellcheck disable=SC2086  # $cmd: the program and its flags, no spaces inside one
+    mapfile -t argv < <(launch "$np" $cmd)
+    if run_point "$csv" "$tag" -- "${argv[@]}"; then
+        halo_row "$tag"
+    else
+        failed=$((failed + 1))
+    fi
+done
+[ $failed -eq 0 ] || echo "dd_scaling: $failed of ${#points[@]} runs failed" >&2
+[ $failed -eq 0 ]
