@@ -6,6 +6,7 @@ published numbers: matplotlib figures (PNG and SVG) and Table 2 as markdown.
                                 TPS and full / disabled), rumd_rapaport (Rapaport's SP and LJ
                                 through gpu-rumd) and write rumd_table2.md into OUTDIR
     rumd.py --table2            print Table 2 (markdown) on stdout
+    rumd.py --section OUT.md    print the report section (figures linked from OUT.md's folder)
 
 Reads every results/<machine>/ that has them: rumd_fig6.csv, rumd_fig7.csv, rumd_rapaport.csv
 (runs/rumd_figs.sh; nbrlab's schema, rows tagged r6-/r7-/r8-, the autotuner's trial rows
@@ -270,9 +271,89 @@ def table2(s6=None):
     return "\n".join(out) + "\n"
 
 
+def _tps_at(series, key, n):
+    df = series.get(key)
+    if df is None:
+        return None
+    d = df[df["nn"] == n]
+    return float(d["tps"].iloc[-1]) if len(d) else None
+
+
+def _f(v, digits=0):
+    return "-" if v is None or v != v else f"{v:.{digits}f}"
+
+
+def section(outmd):
+    """The REPORT.md section (markdown): figures, Fig. 6 as a table beside gamdpy and the published
+    numbers, the issue's targets, Fig. 7's ratios and Table 2. Every number from a CSV row."""
+    base = os.path.dirname(os.path.abspath(outmd))
+    plots = os.environ.get("NBR_PLOTS_OUT", os.path.join(figdata.ROOT, "plots", "out"))
+    s6 = ours("rumd_fig6.csv", "r6-", [c for c, _ in FIG6_CODES])
+    s7 = ours("rumd_fig7.csv", "r7-", [r for r, _ in FIG7_ROLES])
+    gd = gamdpy_rows()
+    pub = {}
+    for r in published():
+        pub.setdefault((r["code"], r["plan"], r["source"]), {})[int(r["N"])] = float(r["tps"])
+    out = ["## Bailey et al. 2017 (RUMD): TPS against N, its optimisations and autotuner, gamdpy beside (issue 11)", "",
+           "*This section: `plots/rumd.py` from `results/*/rumd_fig6|fig7|rapaport.csv` (runs/rumd_figs.sh), "
+           "`results/*/rumd_gamdpy.csv` (runs/gamdpy_bench.py, in the same device call: runs/device/gamdpy.sh) and "
+           "`reference/rumd/` (published numbers with their sources; the RUMD paper's text gives no TPS values).*", ""]
+    for f in FIGS:
+        p = os.path.join(plots, "mpl", f + ".png")
+        out += [f"![{f}]({os.path.relpath(p, base)})" if os.path.exists(p) else f"*({f}: no figure drawn yet: make plots)*", ""]
+    ms = sorted({m for m, _ in list(s6) + list(gd)})
+    if not ms:
+        out += ["**No rows yet**: `runs/device/gamdpy.sh` and `runs/rumd_figs.sh` on the GPU machine write them.", ""]
+    for m in ms:
+        ns = sorted({int(n) for (mm, _), df in list(s6.items()) + list(gd.items()) if mm == m for n in df["nn"]})
+        out += [f"Fig. 6 on {m} (lammps-lj, float; TPS, time steps per second), beside published RTX 4090 numbers:", "",
+                "| N | gpu-rumd autotuned | gpu-rumd defaults | gpu-layer | gpu-old | gamdpy default | gamdpy autotuned "
+                "| ours / gamdpy (best of each) | gamdpy autotuned, RTX 4090 (published) | RUMD 3.6, RTX 4090 (issue 11) |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
+        for n in ns:
+            o = [_tps_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer", "old")]
+            g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
+            bo = max([v for v in o if v] or [0])
+            bg = max([v for v in g if v] or [0])
+            out.append(f"| {n} | " + " | ".join(_f(v) for v in o + g) +
+                       f" | {f'{bo / bg:.2f}' if bo and bg else '-'} | "
+                       f"{_f(pub.get(('gamdpy', 'autotuned', 'gamdpy-readme'), {}).get(n))} | "
+                       f"{_f(pub.get(('rumd-3.6', 'autotuned', 'issue11-quote'), {}).get(n))} |")
+        out.append("")
+        # the issue's targets, from the best gpu-rumd row at the size
+        tg = []
+        for n, what, bound in ((1048576, "ns/atom-step", 0.30), (4096, "us/step", 8.0), (512, "us/step", 6.0)):
+            v = [_tps_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default")]
+            v = max([x for x in v if x] or [0])
+            if not v:
+                tg.append(f"| N = {n} | <= {bound} {what} | - | not run |")
+                continue
+            x = 1e9 / v / n if what == "ns/atom-step" else 1e6 / v
+            tg.append(f"| N = {n} | <= {bound} {what} | {x:.3g} | {'met' if x <= bound else 'missed'} |")
+        out += ["Issue 11's targets (gpu-rumd, best of autotuned and defaults):", "", "| size | target | measured | |",
+                "|---|---|---|---|"] + tg + [""]
+    if s7:
+        out += ["Fig. 7: full / disabled (paper: read-only cache ~1.4, prefetch ~1.1 at large N, t_p = 1 hurts below 10^4):",
+                "", "| machine | N | full TPS | full / t_p 1 | full / no read-only cache | full / no prefetch |",
+                "|---|---|---|---|---|---|"]
+        for m in sorted({m for m, _ in s7}):
+            full = s7.get((m, "full"))
+            if full is None:
+                continue
+            for n in full["nn"]:
+                f = _tps_at(s7, (m, "full"), n)
+                r = [_tps_at(s7, (m, k), n) for k in ("tp1", "plain", "nopf")]
+                out.append(f"| {m} | {int(n)} | {_f(f)} | " + " | ".join(f"{f / x:.2f}" if x else "-" for x in r) + " |")
+        out.append("")
+    out += [table2(s6)]
+    return "\n".join(out)
+
+
 def main(argv):
     if len(argv) == 2 and argv[0] == "--figures":
         draw(argv[1])
+    elif len(argv) == 2 and argv[0] == "--section":
+        print(section(argv[1]))
     elif argv == ["--table2"]:
         sys.stdout.write(table2())
     else:
