@@ -36,21 +36,27 @@ else
             units+=("$f|")
         fi
     done
-    out=$(mktemp -d)
-    trap 'rm -rf "$out"' EXIT
+    # each unit's output in $TEST_LOG_DIR/units/<k> (kept: a suite cut short by a time limit
+    # still shows what ran), <k>.done once it has finished
+    out=$TEST_LOG_DIR/units
+    rm -rf "$out"; mkdir -p "$out"
     k=0
     for u in "${units[@]}"; do
         while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
         f=${u%|*} v=${u#*|}
-        ( T_PASSED=0 T_FAILED=0 T_SKIPPED=0 T_FAILED_NAMES=()
-          [ -n "$v" ] && export GPU_TEST_VARIANTS=${v% *} GPU_TEST_PRECISIONS=${v#* }
-          printf '== %s%s\n' "$f" "${v:+ ($v)}"
-          . "$f"
-          echo "__counts $T_PASSED $T_FAILED $T_SKIPPED ${T_FAILED_NAMES[*]}" ) >"$out/$(printf %03d $k)" 2>&1 &
+        r=$out/$(printf %03d $k)
+        { ( T_PASSED=0 T_FAILED=0 T_SKIPPED=0 T_FAILED_NAMES=()
+            [ -n "$v" ] && export GPU_TEST_VARIANTS=${v% *} GPU_TEST_PRECISIONS=${v#* }
+            printf '== %s%s\n' "$f" "${v:+ ($v)}"
+            . "$f"
+            echo "__counts $T_PASSED $T_FAILED $T_SKIPPED ${T_FAILED_NAMES[*]}" ) >"$r" 2>&1
+          touch "$r.done"; } &
         k=$((k + 1))
     done
-    wait
-    for r in "$out"/*; do
+    # printed in order, each as soon as it and the ones before it have finished
+    for ((j = 0; j < k; j++)); do
+        r=$out/$(printf %03d $j)
+        while [ ! -e "$r.done" ]; do sleep 1; done
         grep -v '^__counts ' "$r"
         # a unit that exited before its counts (a case file calling exit) counts as one failure
         read -r _ p fl s names < <(grep '^__counts ' "$r" || echo "__counts 0 1 0 died:$(head -1 "$r" | cut -d' ' -f2)")
