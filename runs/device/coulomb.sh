@@ -14,8 +14,13 @@
 #      boxes 43 239 ... 630 828, the protein), REPS=3                    -> coulomb.csv, driver.log
 # Every part is time-capped (about 4 minutes in all, at most about 5) and the script goes on
 # past a failed one; the last lines say what failed. Output: $OUT (default /tmp/coulomb-out).
+#   env: COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
+#        COULOMB_PARTS=tests, then COULOMB_PARTS="opencl tables": the opencl part sets up and
+#        tests NVIDIA OpenCL, which the tables then use)
 set -u
 cd "$(dirname "$0")/../.."
+parts=" ${COULOMB_PARTS:-tests opencl tables} "
+want() { case $parts in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 OUT=${OUT:-/tmp/coulomb-out}
 mkdir -p "$OUT"
 # no flock (nothing else runs there); no plot tests (no PyPI there for plots/venv.sh)
@@ -31,13 +36,16 @@ stamp "GPU: $gpu_name; $rev"
 header() { echo "# $1 on $gpu_name, $rev, $(date -u +%Y-%m-%dT%H:%M:%SZ)"; }
 
 # ---- 1. the tests with the default build (CUDA) --------------------------------------------
-header "tests/run.sh 80 (default build)" >"$OUT/tests-cuda.log"
-timeout 120 tests/run.sh 80 >>"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
-stamp "tests, default build: $(tail -1 "$OUT/tests-cuda.log")"
-grep -E '^(FAIL|SKIP)' "$OUT/tests-cuda.log" | head -20
+if want tests; then
+    header "tests/run.sh 80 (default build)" >"$OUT/tests-cuda.log"
+    timeout 120 tests/run.sh 80 >>"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
+    stamp "tests, default build: $(tail -1 "$OUT/tests-cuda.log")"
+    grep -E '^(FAIL|SKIP)' "$OUT/tests-cuda.log" | head -20
+fi
 
 # ---- 2. NVIDIA OpenCL ----------------------------------------------------------------------
 cl_bin=""
+if want opencl; then
 {
     header "OpenCL probe"
     echo "== ICD files:"; ls -l /etc/OpenCL/vendors/ 2>&1; cat /etc/OpenCL/vendors/*.icd 2>/dev/null
@@ -91,16 +99,20 @@ else
     fi
 fi
 tail -4 "$OUT/opencl.log"
+fi
 
 # ---- 3. the thesis's tables -----------------------------------------------------------------
+if want tables; then
 left=$(( 270 - ($(date +%s) - t_start) ))
 [ $left -lt 60 ] && left=60
 stamp "runs/coulomb.sh (cap ${left} s)"
-OUT_DIR=$OUT REPS=3 ${cl_bin:+COULOMB_CL=$cl_bin CL_PLATFORM=$cl_platform} \
+# (env: an expansion cannot be an assignment word of the shell)
+env OUT_DIR="$OUT" REPS=3 ${cl_bin:+COULOMB_CL=$cl_bin CL_PLATFORM=$cl_platform} \
     timeout "$left" runs/coulomb.sh >"$OUT/driver.log" 2>&1 || failed+=("runs/coulomb.sh (exit $?; rows so far kept)")
 grep -c '' "$OUT/coulomb.csv" 2>/dev/null | sed 's/^/coulomb.csv lines: /'
 sed -n '/^ *tag /,$p' "$OUT/driver.log" | awk '{ print $1, $2, $3, $4, $5, $6, $9 }' | column -t | head -80
 grep -E 'OVER|exceeds|^coulomb(-cuda)?: |run_point:' "$OUT/driver.log" | head -10
+fi
 
 stamp "done"
 if [ ${#failed[@]} -gt 0 ]; then printf 'FAILED: %s\n' "${failed[@]}"; exit 1; fi
