@@ -18,8 +18,9 @@ run on a copy of the same start with short trials (--at-steps-target), then time
 default. Each (size, plan) runs in a child process of its own (--one), under a timeout: a CUDA
 error that poisons the context (an illegal address) loses that point only.
 
-Shims, both outside gamdpy (the issue's findings on the H200 image, numba 0.68, numba-cuda
-0.30.4, NumPy >= 2.5):
+Shims, outside gamdpy (the first two the issue's findings on the H200 image, numba 0.68,
+numba-cuda 0.30.4, NumPy >= 2.5; where scipy is missing, scipy.constants.Boltzmann, the one
+scipy name gamdpy imports, is put in too):
   1. np.row_stack, removed from NumPy, is put back as np.vstack before numba is imported
      (numba-cuda still overloads it by name);
   2. kernel launch errors raised by cuda.core (numba-cuda's launcher) are re-raised as
@@ -114,6 +115,22 @@ def shim_numpy():
     import numpy as np
     if not hasattr(np, "row_stack"):
         np.row_stack = np.vstack
+
+
+def shim_scipy():
+    """After numba is imported (numba reads scipy.__version__ when scipy imports at all)."""
+    # gamdpy's tools/conversion_factors.py imports scipy.constants.Boltzmann at import time (scipy
+    # is not among its declared dependencies): where scipy is absent, that one constant (exact in
+    # SI since 2019) stands in; nothing in the benchmark uses it
+    try:
+        import scipy.constants  # noqa: F401
+    except ImportError:
+        import types
+        sc = types.ModuleType("scipy")
+        sc.constants = types.ModuleType("scipy.constants")
+        sc.constants.Boltzmann = 1.380649e-23
+        sys.modules.setdefault("scipy", sc)
+        sys.modules.setdefault("scipy.constants", sc.constants)
 
 
 def _cuda_core_error(e):
@@ -216,6 +233,8 @@ def run_one(a):
     os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     shim_numpy()
     import numpy as np
+    import numba.cuda  # noqa: F401
+    shim_scipy()
     import gamdpy as gp
     from numba import cuda
     where = shim_launch_errors(gp)

@@ -41,9 +41,12 @@ import importlib
 for m in ("numpy", "numba", "numba_cuda", "cuda.core", "gamdpy"):
     try:
         if m == "gamdpy":
-            import numpy as np
-            if not hasattr(np, "row_stack"):
-                np.row_stack = np.vstack
+            import sys
+            sys.path.insert(0, "runs")
+            import gamdpy_bench
+            gamdpy_bench.shim_numpy()
+            import numba.cuda
+            gamdpy_bench.shim_scipy()
         mod = importlib.import_module(m)
         print(f"{m} {getattr(mod, '__version__', '?')}")
     except Exception as e:
