@@ -5,10 +5,13 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (270)  DD_S (110)  COULOMB_S (50)  GAMDPY_S (70)  SALT_S (30)  PARTS (all:
-#        build suite dd coulomb gamdpy salt, space-separated)
+#   env: SUITE_S (220)  DD_S (90)  COULOMB_S (80)  GAMDPY_S (50)  SALT_S (24)  PARTS (all:
+#        build suite dd coulomb gamdpy salt, space-separated). Carry .cl (the OpenCL .debs,
+#        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 set -u
 export PATH=$PATH:/usr/local/cuda/bin NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+# no PyPI there: plots/venv.sh fails at once instead of retrying, its tests SKIP
+export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 T80_NO_PLOTS=1 NBR_LOCK=none
 OUT=${OUT:-/tmp/all-out}
 R=/tmp/nbrlab-results
 mkdir -p "$R" "$OUT"
@@ -37,23 +40,26 @@ nvcc -std=c++17 -arch=sm_90 runs/device/probe_graph_cond.cu -o /tmp/probe_cond >
 pack
 
 if want suite; then
-    TEST_JOBS=16 timeout "${SUITE_S:-270}" tests/run.sh >"$R/make-test.log" 2>&1
+    TEST_JOBS=16 timeout "${SUITE_S:-220}" tests/run.sh >"$R/make-test.log" 2>&1
     say "suite (rc $?): $(tail -1 "$R/make-test.log")"
     grep -E '^FAIL' "$R/make-test.log" | head -20 | tee -a "$R/summary.txt"
     pack
 fi
 if want dd; then
-    OUT=$R/dd DD_PART=timing timeout "${DD_S:-110}" runs/device/dd.sh >"$R/dd-timing.out" 2>&1
+    OUT=$R/dd DD_PART=timing timeout "${DD_S:-90}" runs/device/dd.sh >"$R/dd-timing.out" 2>&1
     say "gpu-dd timing: $(tail -1 "$R/dd-timing.out")"
     pack
 fi
 if want coulomb && [ -x runs/device/coulomb.sh ]; then
-    OUT=$R/coulomb COULOMB_QUICK=1 timeout "${COULOMB_S:-50}" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
+    # the CUDA tests ran in the suite; here NVIDIA OpenCL's set-up and tests, then the tables
+    # at three water boxes and the protein (the thesis's sizes span 43 239 ... 630 828)
+    OUT=$R/coulomb COULOMB_PARTS="opencl tables" WATER_SIZES="43239 239922 630828" \
+        timeout "${COULOMB_S:-80}" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
     say "coulomb: $(tail -1 "$R/coulomb.out")"
     pack
 fi
 if want gamdpy && [ -x runs/device/gamdpy.sh ]; then
-    OUT=$R/gamdpy GAMDPY_QUICK=1 timeout "${GAMDPY_S:-70}" runs/device/gamdpy.sh >"$R/gamdpy.out" 2>&1
+    OUT=$R/gamdpy GAMDPY_QUICK=1 timeout "${GAMDPY_S:-50}" runs/device/gamdpy.sh >"$R/gamdpy.out" 2>&1
     say "gamdpy: $(tail -1 "$R/gamdpy.out")"
     pack
 fi
@@ -63,7 +69,7 @@ X: gpu-layer and
     for prog in "gpu-layer --layers device --reorder-at device --reduce device --read ldg --graph on" \
                 "gpu-rumd --graph on"; do
         set -- $prog
-        timeout $(( ${SALT_S:-30} / 2 )) build/float/"$@" --system salt --ne 100 --steps 300 --equil 100 \
+        timeout $(( ${SALT_S:-24} / 2 )) build/float/"$@" --system salt --ne 100 --steps 300 --equil 100 \
             --decide device --sample-every 100 --stage-reps 5 --csv "$R/salt.csv" --tag "salt-$1" \
             >>"$R/salt.log" 2>&1 || say "salt $1 failed (rc $?)"
     done
