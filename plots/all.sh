@@ -20,11 +20,12 @@ mkdir -p "$out/mpl" "$out/gp" "$out/data"
 # Sirny 2010's Coulomb figures (plots/coulomb.py, matplotlib only): with every table, or when
 # "coulomb" is named
 # RUMD's figures (plots/rumd.py, matplotlib only; issue 11): likewise, or when "rumd" is named
-coulomb=0 rumd=0
-[ $# -eq 0 ] && coulomb=1 && rumd=1
+# gpu-dd's multi-GPU figures (plots/dd.py, matplotlib only; issue 13): likewise, or "dd"
+coulomb=0 rumd=0 dd=0
+[ $# -eq 0 ] && coulomb=1 && rumd=1 && dd=1
 rest=()
 for id in "${ids[@]}"; do
-    case $id in coulomb) coulomb=1 ;; rumd) rumd=1 ;; *) rest+=("$id") ;; esac
+    case $id in coulomb) coulomb=1 ;; rumd) rumd=1 ;; dd) dd=1 ;; *) rest+=("$id") ;; esac
 done
 ids=(${rest[@]+"${rest[@]}"})
 
@@ -35,6 +36,7 @@ done
 
 if [ $coulomb = 1 ]; then "$py" plots/coulomb.py --figures "$out/mpl" || exit 2; fi
 if [ $rumd = 1 ]; then "$py" plots/rumd.py --figures "$out/mpl" || exit 2; fi
+if [ $dd = 1 ]; then "$py" plots/dd.py --figures "$out/mpl" || exit 2; fi
 
 echo "gnuplot:"
 if [ ${#ids[@]} -eq 0 ]; then

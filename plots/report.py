@@ -13,6 +13,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import coulomb  # noqa: E402
+import dd  # noqa: E402
 import rumd  # noqa: E402
 import figdata  # noqa: E402
 import nbrcsv  # noqa: E402
@@ -372,6 +373,8 @@ def render(outmd):
         out += ["", sp, ""]
     # Sirny 2010's Coulomb tables: their own CSVs, thesis numbers and text (plots/coulomb.py)
     out += ["", coulomb.section(outmd), ""]
+    # Doijade et al. 2025's multi-GPU halo exchange (issue 13): gpu-dd's CSVs (plots/dd.py)
+    out += ["", dd.section(outmd), ""]
     # Bailey et al. 2017 (RUMD) and gamdpy beside: their own CSVs and reference/rumd (plots/rumd.py)
     out += ["", rumd.section(outmd), ""]
     if text.get("caveats"):
