@@ -83,3 +83,31 @@ PY
 else
     t_skip rumd-plots "no python with pandas and matplotlib (plots/venv.sh: $(tail -1 "$tmp/venv.log"))"
 fi
+
+# the launch-error shim, where numba-cuda and the carried gamdpy wheel are at hand (no GPU
+# needed): a cuda.core launch error becomes numba's CudaAPIError with its code; an error that
+# poisons the context stays as it is
+whl=$(ls .whl/gamdpy-*.whl 2>/dev/null | head -1)
+py65n=${NBR_NUMBA_PYTHON:-python3}
+if [ -z "$whl" ] || ! "$py65n" -c 'import numba.cuda, cuda.core' >/dev/null 2>&1; then
+    t_skip rumd-gamdpy-shims "needs numba-cuda (NBR_NUMBA_PYTHON) and .whl/gamdpy-*.whl"
+else
+    rm -rf "$tmp/site" && mkdir -p "$tmp/site" && (cd "$tmp/site" && unzip -q "$OLDPWD/$whl")
+    t_grep rumd-gamdpy-shims '^converted 720 / sticky kept$' env PYTHONPATH="$tmp/site" "$py65n" -c "
+import sys; sys.path.insert(0, 'runs'); import gamdpy_bench as g
+g.shim_numpy(); import numba.cuda; g.shim_scipy()
+import gamdpy as gp, numba.cuda.dispatcher as d
+from cuda.core._utils.cuda_utils import CUDAError
+from numba.cuda.cudadrv.driver import CudaAPIError
+def fail(msg):
+    def f(*a): raise CUDAError(msg)
+    return f
+d.launch = fail('CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: too many blocks'); g.shim_launch_errors(gp)
+try: d.launch()
+except CudaAPIError as e: a = f'converted {e.code}'
+d.launch = fail('CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access'); g.shim_launch_errors(gp)
+try: d.launch()
+except CudaAPIError: b = 'sticky converted'
+except CUDAError: b = 'sticky kept'
+print(a, '/', b)"
+fi
