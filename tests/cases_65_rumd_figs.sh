@@ -15,6 +15,19 @@ t_ok rumd-gamdpy-compiles python3 -m py_compile runs/gamdpy_bench.py
 t_grep rumd-gamdpy-sizes "^sc \[8, 8, 8\] 512 / fcc \[64, 64, 64\] 1048576 / fcc \[4, 4, 8\] 512 / fcc \[8, 8, 8\] 2048$" \
     python3 -c "import sys; sys.path.insert(0, 'runs'); import gamdpy_bench as g
 print(' / '.join(f'{l} {c} {n}' for l, c, n in map(g.parse_size, ['sc:8', 'fcc:64', '512', '2048'])))"
+# the plan guard: gamdpy's linked lists + gridsync + UtilizeNIII is refused to the autotuner (tp 0,
+# nothing launched) and run with UtilizeNIII off otherwise; other plans go through untouched
+t_grep rumd-gamdpy-plan-guard '^refused tp=0 launched=False / ran NIII=False launched=True / other launched=True$' \
+    python3 -c "
+import sys, types; sys.path.insert(0, 'runs'); import gamdpy_bench as g
+class S:
+    def JIT_and_test_kernel(self, adjust_compute_plan=True): self.launched = True
+g.shim_plan_guard(types.SimpleNamespace(Simulation=S))
+bad = lambda: {'nblist': 'linked lists', 'gridsync': True, 'UtilizeNIII': True, 'tp': 2}
+a = S(); a.launched = False; a.compute_plan = bad(); a.JIT_and_test_kernel(adjust_compute_plan=False)
+b = S(); b.launched = False; b.compute_plan = bad(); b.JIT_and_test_kernel()
+c = S(); c.launched = False; c.compute_plan = dict(bad(), gridsync=False); c.JIT_and_test_kernel(adjust_compute_plan=False)
+print(f\"refused tp={a.compute_plan['tp']} launched={a.launched} / ran NIII={b.compute_plan['UtilizeNIII']} launched={b.launched} / other launched={c.launched}\")"
 t_error rumd-gamdpy-bad-size 2 "size '513'" python3 runs/gamdpy_bench.py --sizes 513
 t_error rumd-gamdpy-bad-plan 2 "unknown plan 'fast'" python3 runs/gamdpy_bench.py --sizes sc:8 --plans fast
 
