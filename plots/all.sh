@@ -50,3 +50,9 @@ elif command -v gnuplot >/dev/null 2>&1; then
 else
     echo "  SKIP: gnuplot is not installed (apt-get install gnuplot-nox): only the matplotlib figures were drawn"
 fi
+# RUMD's Fig. 6 and Fig. 7 in gnuplot too (plots/rumd.py writes their data and script)
+if [ $rumd = 1 ] && command -v gnuplot >/dev/null 2>&1; then
+    gp=$("$py" plots/rumd.py --gnuplot "$out/data" "$out/gp") || exit 2
+    gnuplot "$gp" || exit 2
+    echo "  rumd: rumd_fig6, rumd_fig7 -> $out/gp/"
+fi

@@ -7,6 +7,9 @@ published numbers: matplotlib figures (PNG and SVG) and Table 2 as markdown.
                                 through gpu-rumd) and write rumd_table2.md into OUTDIR
     rumd.py --table2            print Table 2 (markdown) on stdout
     rumd.py --section OUT.md    print the report section (figures linked from OUT.md's folder)
+    rumd.py --gnuplot DATADIR OUTDIR
+                                write Fig. 6 and Fig. 7's data and DATADIR/rumd/rumd.gp (printed),
+                                which gnuplot draws into OUTDIR
 
 Reads every results/<machine>/ that has them: rumd_fig6.csv, rumd_fig7.csv, rumd_rapaport.csv
 (runs/rumd_figs.sh; nbrlab's schema, rows tagged r6-/r7-/r8-, the autotuner's trial rows
@@ -349,9 +352,85 @@ def section(outmd):
     return "\n".join(out)
 
 
+def gnuplot(datadir, outdir):
+    """The same Fig. 6 (raw and bandwidth-scaled) and Fig. 7 ratios for gnuplot: one data file per
+    series under DATADIR/rumd/ and DATADIR/rumd/rumd.gp, which draws OUTDIR/rumd_fig6.png|svg and
+    OUTDIR/rumd_fig7.png|svg (plots/all.sh runs it where gnuplot is installed)."""
+    d = os.path.join(datadir, "rumd")
+    os.makedirs(d, exist_ok=True)
+    os.makedirs(outdir, exist_ok=True)
+    bws = bandwidths()
+    s6 = ours("rumd_fig6.csv", "r6-", [c for c, _ in FIG6_CODES])
+    s7 = ours("rumd_fig7.csv", "r7-", [r for r, _ in FIG7_ROLES])
+    gd = gamdpy_rows()
+    ref_gpu, ref_bw = "H200", bws.get("H200", 4800.0)
+    raw, scaled, ratio = [], [], []
+
+    def dump(name, pts):
+        path = os.path.join(d, name + ".dat")
+        with open(path, "w") as f:
+            f.writelines(f"{x:g} {y:g}\n" for x, y in pts)
+        return path
+
+    k = 0
+    for (m, code), df in sorted(s6.items()):
+        k += 1
+        p = dump(f"s6_{k}", zip(df["nn"], df["tps"]))
+        for lst in (raw, scaled):
+            lst.append(f"'{p}' w lp pt 7 ps 0.6 lw 2 t \"{dict(FIG6_CODES)[code]} ({m})\"")
+    for (m, plan), df in sorted(gd.items()):
+        k += 1
+        p = dump(f"g_{k}", zip(df["nn"], df["tps"]))
+        for lst in (raw, scaled):
+            lst.append(f"'{p}' w lp pt 5 ps 0.6 dt 2 lw 2 t \"gamdpy 0.8.3 {plan} ({m}, same call)\"")
+    ser = {}
+    for r in published():
+        ser.setdefault((r["code"], r["gpu"], r["plan"], r["source"]), []).append((float(r["N"]), float(r["tps"])))
+    for (code, gpu, plan, src), pts in sorted(ser.items()):
+        k += 1
+        pts.sort()
+        style = "w p pt 12 ps 1.2" if src == "issue11-quote" else "w lp pt 6 ps 0.6 dt 3 lc rgb 'grey40'"
+        p = dump(f"p_{k}", pts)
+        raw.append(f"'{p}' {style} t \"published: {code} {plan}, {gpu} [{src}]\"")
+        if gpu in bws:
+            ps = dump(f"ps_{k}", [(x, y * ref_bw / bws[gpu]) for x, y in pts])
+            scaled.append(f"'{ps}' {style} t \"published {code} {plan}, {gpu} x {ref_bw:.0f}/{bws[gpu]:.0f} GB/s\"")
+    for m in sorted({m for m, _ in s7}):
+        full = s7.get((m, "full"))
+        for role, lab in FIG7_ROLES[1:]:
+            df = s7.get((m, role))
+            if full is None or df is None:
+                continue
+            j = full.merge(df, on="nn", suffixes=("_f", "_d"))
+            k += 1
+            p = dump(f"r7_{k}", zip(j["nn"], j["tps_f"] / j["tps_d"]))
+            ratio.append(f"'{p}' w lp pt 7 ps 0.6 lw 2 t \"full / {lab} ({m})\"")
+    none = "1/0 notitle"
+    gp = [f"set datafile separator whitespace", "set logscale x", "set grid", "set key bottom left font ',8'"]
+    for ext, term in (("png", "pngcairo size 1500,560"), ("svg", "svg size 1500,560")):
+        gp += [f"set terminal {term}", f"set output '{os.path.join(outdir, 'rumd_fig6.' + ext)}'",
+               "set multiplot layout 1,2", "set logscale y", "set xlabel 'N (atoms)'", "set ylabel 'TPS'",
+               "set title 'Fig. 6: lammps-lj, float - measured and published, raw' font ',10'",
+               "plot " + (", ".join(raw) or none),
+               f"set title 'published TPS scaled by memory bandwidth to the {ref_gpu} ({ref_bw:.0f} GB/s): "
+               "assumes bandwidth-bound' font ',10'",
+               "plot " + (", ".join(scaled) or none), "unset multiplot",
+               f"set terminal {term.replace('1500,560', '900,500')}",
+               f"set output '{os.path.join(outdir, 'rumd_fig7.' + ext)}'", "unset logscale y",
+               "set ylabel 'TPS full / TPS disabled'",
+               "set title 'Fig. 7: gpu-rumd, one optimisation disabled (paper: cache ~1.4, prefetch ~1.1)' font ',10'",
+               "plot " + (", ".join(ratio + ["1.4 w l dt 2 lc rgb 'grey' t \"paper: read-only cache ~40%\"",
+                                             "1.1 w l dt 3 lc rgb 'grey' t \"paper: prefetch ~10% at large N\""]))]
+    with open(os.path.join(d, "rumd.gp"), "w") as f:
+        f.write("\n".join(gp) + "\n")
+    return os.path.join(d, "rumd.gp")
+
+
 def main(argv):
     if len(argv) == 2 and argv[0] == "--figures":
         draw(argv[1])
+    elif len(argv) == 3 and argv[0] == "--gnuplot":
+        print(gnuplot(argv[1], argv[2]))
     elif len(argv) == 2 and argv[0] == "--section":
         print(section(argv[1]))
     elif argv == ["--table2"]:

@@ -89,6 +89,12 @@ PY
             sh -c "'$py65' plots/rumd.py --figures '$tmp/figs' && cat '$tmp/figs/rumd_table2.md' && ls '$tmp/figs/rumd_fig6.svg'"
         t_grep rumd-plots-section '^\| 512 \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 90000 \| - \| [0-9.]+ \| 94406 \| - \|$' \
             env NBR_RESULTS="$tmp/res" "$py65" plots/rumd.py --section "$tmp/R.md"
+        if command -v gnuplot >/dev/null 2>&1; then
+            t_ok rumd-plots-gnuplot env NBR_RESULTS="$tmp/res" sh -c \
+                "gnuplot \"\$('$py65' plots/rumd.py --gnuplot '$tmp/gpd' '$tmp/gpo')\" && ls '$tmp/gpo/rumd_fig6.png' '$tmp/gpo/rumd_fig7.svg'"
+        else
+            t_skip rumd-plots-gnuplot "gnuplot is not installed"
+        fi
         head -2 "$tmp/res/h200/rumd_fig6.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200/rumd_fig6.csv"
         t_error rumd-plots-damaged-csv 1 'rumd_fig6\.csv line 2: [0-9]+ fields' \
             env NBR_RESULTS="$tmp/bad" "$py65" plots/rumd.py --figures "$tmp/bf"
