@@ -5,8 +5,8 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (220)  DD_S (90)  COULOMB_S (80)  GAMDPY_S (50)  SALT_S (24)  PARTS (all:
-#        build suite dd coulomb gamdpy salt, space-separated). Carry .cl (the OpenCL .debs,
+#   env: SUITE_S (220)  DD_S (90)  COULOMB_S (80)  SALT_S (24)  GAMDPY_S (65)  PARTS (all:
+#        build suite dd coulomb salt gamdpy, space-separated). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 set -u
 export PATH=$PATH:/usr/local/cuda/bin NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
@@ -58,13 +58,8 @@ if want coulomb && [ -x runs/device/coulomb.sh ]; then
     say "coulomb: $(tail -1 "$R/coulomb.out")"
     pack
 fi
-if want gamdpy && [ -x runs/device/gamdpy.sh ]; then
-    OUT=$R/gamdpy GAMDPY_QUICK=1 timeout "${GAMDPY_S:-50}" runs/device/gamdpy.sh >"$R/gamdpy.out" 2>&1
-    say "gamdpy: $(tail -1 "$R/gamdpy.out")"
-    pack
-fi
 if want salt; then
-X: gpu-layer and
+    # RUMD's molten salt at N = 1 000 000 (--ne 100 of the rock-salt lattice): gpu-layer and
     # gpu-rumd running ahead, float; the issue's target is <= 1.0 ns per atom-step
     for prog in "gpu-layer --layers device --reorder-at device --reduce device --read ldg --graph on" \
                 "gpu-rumd --graph on"; do
@@ -74,6 +69,14 @@ X: gpu-layer and
             >>"$R/salt.log" 2>&1 || say "salt $1 failed (rc $?)"
     done
     say "salt: $(grep -h 'us/atom-step' "$R/salt.log" | cut -c1-110 | tr '\n' ';')"
+    pack
+fi
+if want gamdpy && [ -x runs/device/gamdpy.sh ]; then
+    # nbrlab's defaults and gamdpy's default plan side by side at three sizes (its autotuner
+    # recompiles per trial: a call of its own, runs/device/gamdpy.sh PARTS=gamdpy-auto)
+    OUT=$R/gamdpy PARTS="ours gamdpy-default" SIZES="sc:8 sc:16 fcc:64" TOTAL=60 GAMDPY_TIMEOUT=30 \
+        timeout "${GAMDPY_S:-65}" runs/device/gamdpy.sh >"$R/gamdpy.out" 2>&1
+    say "gamdpy: $(tail -1 "$R/gamdpy.out")"
     pack
 fi
 say "done"
