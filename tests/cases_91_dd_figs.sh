@@ -1,0 +1,100 @@
+# gpu-dd's measurement driver, figures and report section (issue 13, item 3), on a machine
+# without a GPU:
+#  - runs/dd_scaling.sh --print-plan: the points and their commands (mpirun with --bind-to none
+#    for P > 1, every compiled backend, overlap off/on, graph only where allowed), the env knobs,
+#    bad knobs refused in one line, exit 2;
+#  - runs/dd_scaling.sh end to end with stand-ins (a python gpu-dd/gpu-layer
+#    that writes a row and gpu-dd's halo line, and an mpirun that drops -np; NOT a benchmark):
+#    every tagged row, the halo rows joined by tag and revision, a second run skips;
+#  - plots/dd.py: figures and section with no CSV ("not yet measured"), from the stand-in rows,
+#    from a runs/device/dd.sh-style CSV + log (ranks/backend/mode from the tag), and a damaged
+#    CSV stops with file and line.
+tmp=$TEST_LOG_DIR/dd_figs
+rm -rf "$tmp"
+mkdir -p "$tmp/bin" "$tmp/res/h200-x2" "$tmp/none"
+export NBR_LOCK=none
+
+if [ -x "$BUILD/float/gpu-dd" ] && [ -x "$BUILD/float/gpu-layer" ]; then
+    t_grep dd-plan-count '^# dd_scaling: 96 points .*backends: mpi p2p' env DD_BACKENDS='mpi p2p' runs/dd_scaling.sh --print-plan
+    t_grep dd-plan-mpirun '^dd-lj-2gpu-mpi-overlap-ne200-s500: timeout 300 mpirun --allow-run-as-root --bind-to none -np 2 .*/gpu-dd --system lj --ne 200 .*--comm mpi --dd-overlap on --csv .*dd_scaling.csv --tag dd-lj-2gpu-mpi-overlap-ne200-s500$' \
+        runs/dd_scaling.sh --print-plan
+    # DD_GRAPH="off on": a graph point for p2p, none for mpi (its pulses wait on the host)
+    t_grep dd-plan-graph '^5 1 0$' bash -c "out=\$(DD_SYSTEMS=sp DD_NE=36 DD_GRAPH='off on' DD_RANKS=2 DD_BACKENDS='mpi p2p' \
+        runs/dd_scaling.sh --print-plan); echo \$(grep -c '^dd-sp-2gpu-' <<<\"\$out\") \$(grep -c '^dd-sp-2gpu-p2p-graph-.*--dd-graph on' <<<\"\$out\") \$(grep -c 'mpi-graph' <<<\"\$out\")"
+    t_error dd-plan-bad-overlap 2 "DD_OVERLAP/DD_GRAPH take on and off, not 'maybe'" \
+        env DD_OVERLAP=maybe runs/dd_scaling.sh --print-plan
+    t_error dd-plan-bad-backend 2 "DD_BACKENDS names 'carrier-pigeon'" \
+        env DD_BACKENDS=carrier-pigeon runs/dd_scaling.sh --print-plan
+    t_error dd-plan-bad-size 2 "size 'big' is not a lattice edge" env DD_NE=big runs/dd_scaling.sh --print-plan
+else
+    t_skip dd-plan "gpu-dd or gpu-layer not built ($BUILD/float)"
+fi
+
+# stand-ins: a program that answers --help/--print-config like gpu-dd and writes one row per run
+cat >"$tmp/bin/fake.py" <<'PY'
+#!/usr/bin/env python3
+import os, sys
+a = sys.argv[1:]
+name = os.path.basename(sys.argv[0])
+if "--help" in a:
+    print("compiled backends: mpi p2p"); sys.exit(0)
+if "--print-config" in a:
+    print("git_rev=fakefakefake"); sys.exit(0)
+def opt(k, d=""):
+    return a[a.index(k) + 1] if k in a else d
+ne, system, comm = int(opt("--ne")), opt("--system"), opt("--comm", "mpi")
+n = ne ** 3
+two = "--comm" in a and os.environ.get("FAKE_NP") == "2"
+halo = {"mpi": 30.0, "p2p": 4.0}[comm]
+t = 25 + n * 0.01 if not two else 25 + halo + n * 0.0052
+if name == "gpu-layer":
+    t *= 0.9
+csv = opt("--csv")
+new = not os.path.exists(csv)
+with open(csv, "a") as f:
+    if new:
+        f.write("git_rev,host,variant,tag,system,ne,n,us_per_step,status\n")
+    f.write(f"fakefakefake,fakehost,{name},{opt('--tag')},{system},{ne},{n},{t:.6g},ok\n")
+print(f"{name} float {system} ne={ne} N={n}: ... us/atom-step")
+if name == "gpu-dd":
+    print(f"# dd: halo exchange {halo:.4g} us/step, force kernel {n * 0.004:.4g} us/call (largest over ranks; "
+          f"rank 0: {halo:.4g}, {n * 0.004:.4g}; 100 replays)")
+PY
+for p in gpu-dd gpu-layer; do ln -sf fake.py "$tmp/bin/$p"; done
+printf '#!/bin/sh\n# a stand-in mpirun: -np N dropped, one process\n[ "$1" = -np ] && { export FAKE_NP=$2; shift 2; }\nexec "$@"\n' >"$tmp/bin/mpirun"
+chmod +x "$tmp/bin/mpirun" "$tmp/bin/fake.py"
+dd_env=(env OUT_DIR="$tmp/res/h200-x2" LOGDIR="$tmp/logs" DD_PROG="$tmp/bin/gpu-dd" LAYER_PROG="$tmp/bin/gpu-layer"
+        DD_MPIRUN="$tmp/bin/mpirun -np" DD_SYSTEMS="sp lj" DD_NE="8 10" DD_TIMEOUT=60)
+t_grep dd-scaling-run 'dd_scaling: 24 points' "${dd_env[@]}" runs/dd_scaling.sh
+t_grep dd-scaling-rows '^24 20$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
+    \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling_halo.csv') - 1))"
+t_grep dd-scaling-halo-row '^dd-lj-2gpu-p2p-overlap-ne10-s500,fakefakefake,fakehost,4,4,4,4,100$' \
+    cat "$tmp/res/h200-x2/dd_scaling_halo.csv"
+t_grep dd-scaling-resume 'skip dd-sp-2gpu-mpi-ne8-s500' "${dd_env[@]}" runs/dd_scaling.sh
+t_grep dd-scaling-resume-rows '^24 20$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
+    \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling_halo.csv') - 1))"
+
+if [ -n "${T80_NO_PLOTS:-}" ]; then
+    t_skip dd-plots "T80_NO_PLOTS set (a machine without PyPI: plots/venv.sh would try pip)"
+elif py91=$(plots/venv.sh 2>"$tmp/venv.log"); then
+    t_grep dd-plots-no-data '^\| SP, N = 8,000,000: 2 GPUs over one \| >= 1.85x \| not yet measured \| not yet measured \|$' \
+        env NBR_RESULTS="$tmp/none" sh -c "'$py91' plots/dd.py --figures '$tmp/np' && ls '$tmp/np/dd_sp.png' '$tmp/np/dd_lj.svg' >/dev/null && '$py91' plots/dd.py --section '$tmp/R.md'"
+    # runs/device/dd.sh's files: tags without the system, halo lines in the log
+    mkdir -p "$tmp/res/h200-x2b"
+    { echo "git_rev,host,variant,tag,system,ne,n,us_per_step,status"
+      echo "abc,h,gpu-layer,layer-1gpu-ne100,sp,100,1000000,400,ok"
+      echo "abc,h,gpu-dd,dd-1gpu-ne100,sp,100,1000000,420,ok"
+      echo "abc,h,gpu-dd,dd-2gpu-nccl-graph-ne100,sp,100,1000000,230,ok"
+      echo "abc,h,gpu-dd,dd-2gpu-mpi-ne100,sp,100,1000000,260,failed"; } >"$tmp/res/h200-x2b/dd_timing.csv"
+    printf '== dd-2gpu-nccl-graph-ne100\n# dd: halo exchange 6.5 us/step, force kernel 150 us/call (largest over ranks; rank 0: 6, 149; 100 replays)\n' \
+        >"$tmp/res/h200-x2b/dd_timing.log"
+    t_grep dd-plots-rows '^\| h200-x2b \| 1,000,000 \| 2 GPUs nccl graph \| 230 \| 1.83 \| 1.74 \| 0.87 \| 20 \| 6.5 \| 150 \| abc \|$' \
+        env NBR_RESULTS="$tmp/res" sh -c "'$py91' plots/dd.py --figures '$tmp/figs' && '$py91' plots/dd.py --section '$tmp/R.md'"
+    t_grep dd-plots-stand-in '^\| h200-x2 \| 1,000 \| 2 GPUs p2p overlap \| ' env NBR_RESULTS="$tmp/res" "$py91" plots/dd.py --section "$tmp/R.md"
+    mkdir -p "$tmp/bad/h200-x2"
+    head -2 "$tmp/res/h200-x2/dd_scaling.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200-x2/dd_scaling.csv"
+    t_error dd-plots-damaged-csv 2 'dd_scaling\.csv line 2: [0-9]+ fields' \
+        env NBR_RESULTS="$tmp/bad" "$py91" plots/dd.py --figures "$tmp/bf"
+else
+    t_skip dd-plots "no python with pandas and matplotlib (plots/venv.sh: $(tail -1 "$tmp/venv.log"))"
+fi
