@@ -229,7 +229,8 @@ def draw(outdir):
                 a.legend(fontsize=7)
         if not any_data:
             fig.text(0.5, 0.5, f"no {sys_.upper()} rows yet: not yet measured\n(runs/device/dd.sh, runs/dd_scaling.sh "
-                     "on nvidia-h200-x2)", ha="center", va="center", fontsize=14, color="grey")
+                     "on nvidia-h200-x2)", ha="center", va="center", fontsize=14, color="grey",
+                     bbox=dict(facecolor="white", alpha=0.95, edgecolor="grey"))
         fig.suptitle(f"gpu-dd, {sys_.upper()}: 1 and P GPUs (lines: solid plain, dashed --dd-overlap on, "
                      "dotted --dd-graph on)", fontsize=10)
         fig.tight_layout()
