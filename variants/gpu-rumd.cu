@@ -466,13 +466,14 @@ static int rumd_reorder(Sim *s)
 
 /* The device decision: the sort (gated by this step's rebuild for the sort method, by the
  * reordering decision for n2 and none) and the list kernel, gated by the rebuild. */
-static void rumd_device_rebuild(Sim *s)
+static void rumd_rebuild_kernels(Sim *s, GpuSim *g)
 {
-    GpuSim *g = gpu_of(s);
     if (R.method == LIST_SORT) sort_atoms(s, g, &g->ctrl->due, 1);
-    else if (s->p.reorder > 0) sort_atoms(s, g, &g->ctrl->reorder_now, 0);
+    else if (s->p.reorder > 0) sort_atoms(s, g, &g->ctrl->reorder_now, 0);   /* reorder_now implies due */
     if (R.method != LIST_NONE) launch_list(s, g, &g->ctrl->due);
 }
+
+static void rumd_device_rebuild(Sim *s) { gpu_device_rebuild_with(s, rumd_rebuild_kernels); }
 
 /* RUMD's defaults (the appendix): n2 below N = 8000, else sort; p_b 32, t_p 4 for N <= 10000,
  * else 64, 1. */

@@ -26,7 +26,9 @@
  * that mostly return at once: each still costs a node launch and, at a million atoms, a full
  * grid of threads that read the gate. --graph cond puts those 5 into the body of a
  * conditional (IF) node whose value kick_drift sets from ctrl->due (the gate the kernels
- * read), so a step that does not rebuild is 4 kernel nodes and an empty IF. */
+ * read), so a step that does not rebuild is 4 kernel nodes and an empty IF. A handle serves
+ * one conditional node, so each step makes its own (gpu_kick_drift), default 0 at every
+ * launch of the graph. */
 #include "gpu_sim.cuh"
 
 #include <string.h>
@@ -100,15 +102,21 @@ static void launch_rebuild_kernels(Sim *s, GpuSim *g)
     g->gate = nullptr;
 }
 
-void gpu_device_rebuild(Sim *s)
+/* The launches of one step's rebuild (launch: kernels gated by ctrl->due, on g->stream); while
+ * a --graph cond chunk is captured, inside the body of an IF node on the handle this step's
+ * kick_drift sets (gpu_kick_drift made it: a handle serves one conditional node only). The
+ * body is captured on body_stream, which stands in for g->stream while launch runs. */
+void gpu_device_rebuild_with(Sim *s, void (*launch)(Sim *s, GpuSim *g))
 {
     GpuSim *g = gpu_of(s);
     if (!g->cond_capture) {
-        launch_rebuild_kernels(s, g);
+        launch(s, g);
         return;
     }
-    /* an IF node after what the capture has so far; its body captured on body_stream (the
-     * kernels launch on g->stream, so it stands in for the body while they are launched) */
+    if (!g->cond_pending)
+        nbr_fail(EXIT_INTERNAL, "%s: --graph cond: a rebuild without a kick_drift before it in the step",
+                 s->variant->name);
+    g->cond_pending = 0;
     cudaStreamCaptureStatus status;
     cudaGraph_t graph;
     const cudaGraphNode_t *deps;
@@ -121,19 +129,20 @@ void gpu_device_rebuild(Sim *s)
     params.conditional.size = 1;
     cudaGraphNode_t node;
     const cudaError_t err = cudaGraphAddNode(&node, graph, deps, nullptr, ndeps, &params);
-    if (err != cudaSuccess)   /* seen on the H200 under gVisor: runs/device/probe_graph_cond.cu */
+    if (err != cudaSuccess)
         nbr_fail(EXIT_INPUT, "%s: --graph cond: this driver refuses a conditional node in a stream capture (%s): "
                              "use --graph on", s->variant->name, cudaGetErrorString(err));
     CUDA_CHECK(cudaStreamUpdateCaptureDependencies(g->stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
-    cudaGraph_t body = params.conditional.phGraph_out[0];
     const cudaStream_t main_stream = g->stream;
-    CUDA_CHECK(cudaStreamBeginCaptureToGraph(g->body_stream, body, nullptr, nullptr, 0,
+    CUDA_CHECK(cudaStreamBeginCaptureToGraph(g->body_stream, params.conditional.phGraph_out[0], nullptr, nullptr, 0,
                                              cudaStreamCaptureModeThreadLocal));
     g->stream = g->body_stream;
-    launch_rebuild_kernels(s, g);
+    launch(s, g);
     g->stream = main_stream;
     CUDA_CHECK(cudaStreamEndCapture(g->body_stream, nullptr));
 }
+
+void gpu_device_rebuild(Sim *s) { gpu_device_rebuild_with(s, launch_rebuild_kernels); }
 
 void gpu_device_decide(Sim *s) { gpu_launch_decide(s, gpu_of(s)); }
 
@@ -194,12 +203,7 @@ void gpu_chunk_begin(Sim *s, int nsteps)
 {
     GpuSim *g = gpu_of(s);
     CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
-    if (s->p.graph == GRAPH_COND) {
-        cudaStreamCaptureStatus status;
-        cudaGraph_t graph;
-        CUDA_CHECK(cudaStreamGetCaptureInfo(g->stream, &status, nullptr, &graph, nullptr, nullptr, nullptr));
-        /* default 0, assigned at every launch: a step rebuilds only if its kick_drift says so */
-        CUDA_CHECK(cudaGraphConditionalHandleCreate(&g->rebuild_cond, graph, 0, cudaGraphCondAssignDefault));
+    if (s->p.graph == GRAPH_COND) {   /* each step's handle is made by its kick_drift */
         if (!g->body_stream) CUDA_CHECK(cudaStreamCreateWithFlags(&g->body_stream, cudaStreamNonBlocking));
         g->cond_capture = 1;
     }
@@ -212,6 +216,7 @@ void gpu_chunk_end(Sim *s, int nsteps)
     cudaGraphExec_t exec;
     CUDA_CHECK(cudaStreamEndCapture(g->stream, &graph));
     g->cond_capture = 0;
+    g->cond_pending = 0;
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     CUDA_CHECK(cudaGraphDestroy(graph));
     if (g->ngraphs == GRAPH_CACHE) {   /* chunk lengths are few (sample, block, rescale); keep the first */

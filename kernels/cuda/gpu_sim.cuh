@@ -132,6 +132,7 @@ struct GpuSim {
      * body of an IF node on this handle, which kick_drift sets from ctrl->due, so a step that
      * does not rebuild launches none of them (device_loop.cu) */
     int cond_capture;
+    int cond_pending;                /* this step's handle is made, its IF node not yet */
     cudaGraphConditionalHandle rebuild_cond;
     cudaStream_t body_stream;        /* captures the IF bodies */
 
@@ -289,6 +290,9 @@ __device__ __forceinline__ void record_nbr_stats(int count, BuildStatus *status)
  * twins (integrate.cu, cells.cu, reorder.cu) and take a gate: run only if *gate. */
 void gpu_device_begin(Sim *s);
 void gpu_device_rebuild(Sim *s);
+/* A variant's own device rebuild: its gated launches through this, so that --graph cond puts
+ * them under the step's conditional node (device_loop.cu). */
+void gpu_device_rebuild_with(Sim *s, void (*launch)(Sim *s, GpuSim *g));
 void gpu_device_decide(Sim *s);
 int  gpu_sample(Sim *s);
 int  gpu_chunk_replay(Sim *s, int nsteps);

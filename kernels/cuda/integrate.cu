@@ -147,6 +147,13 @@ __global__ void rescale_kernel(real4 *v, int n, real factor)
 void gpu_kick_drift(Sim *s)
 {
     GpuSim *g = gpu_of(s);
+    if (g->cond_capture) {   /* --graph cond: this step's IF handle, set below, used by the rebuild */
+        cudaStreamCaptureStatus status;
+        cudaGraph_t graph;
+        CUDA_CHECK(cudaStreamGetCaptureInfo(g->stream, &status, nullptr, &graph, nullptr, nullptr, nullptr));
+        CUDA_CHECK(cudaGraphConditionalHandleCreate(&g->rebuild_cond, graph, 0, cudaGraphCondAssignDefault));
+        g->cond_pending = 1;
+    }
     kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
                                                                (real)s->p.dt, g->device_mode ? &g->ctrl->due : nullptr,
                                                                s->L, g->cond_capture, g->rebuild_cond);
