@@ -104,7 +104,9 @@ rev_tree() {
         # -dirty rows say so themselves; the Makefile reads .git-rev where there is no .git
         ;;
     *)
-        hash=$(git -C "$repo" rev-parse --verify --quiet "$spec^{commit}") ||
+        git -C "$repo" rev-parse --git-dir >/dev/null 2>&1 ||
+            { _rev_die "'$spec' is not a revision here: $repo is not a git checkout (use dir:PATH for a tree without git)"; return 2; }
+        hash=$(git -C "$repo" rev-parse --verify --quiet "$spec^{commit}" 2>/dev/null) ||
             { _rev_die "'$spec' is not a revision of $repo"; return 2; }
         REV_LABEL=$(git -C "$repo" describe --always --abbrev=12 "$hash")
         tree="$NBR_WT_ROOT/${hash:0:12}$suffix"

@@ -124,7 +124,7 @@ for v in $gpu_variants; do
             for read in texture ldg plain; do
                 for lay in row col; do
                     t_grep "check-$v-$prec-sp-$read-$lay" "$pass" $b --ne 20 --read $read --wlayout $lay \
-                        --steps 300 --equil 100 --reorder 50 --check --quiet
+                        --steps 300 --equil 100 $(gpu_has $b reorder && echo --reorder 50) --check --quiet
                     t_grep "check-$v-$prec-lj-$read-$lay" "$pass" $b --system lj --ne 12 --read $read --wlayout $lay \
                         --steps 200 --equil 100 --check --quiet
                 done

@@ -111,7 +111,8 @@ py65n=${NBR_NUMBA_PYTHON:-python3}
 if [ -z "$whl" ] || ! "$py65n" -c 'import numba.cuda, cuda.core' >/dev/null 2>&1; then
     t_skip rumd-gamdpy-shims "needs numba-cuda (NBR_NUMBA_PYTHON) and .whl/gamdpy-*.whl"
 else
-    rm -rf "$tmp/site" && mkdir -p "$tmp/site" && (cd "$tmp/site" && unzip -q "$OLDPWD/$whl")
+    # python's own zipfile: the GPU machine has no unzip (the wheel was not unpacked there)
+    rm -rf "$tmp/site" && mkdir -p "$tmp/site" && "$py65n" -m zipfile -e "$whl" "$tmp/site"
     t_grep rumd-gamdpy-shims '^converted 720 / sticky kept$' env PYTHONPATH="$tmp/site" "$py65n" -c "
 import sys; sys.path.insert(0, 'runs'); import gamdpy_bench as g
 g.shim_numpy(); import numba.cuda; g.shim_scipy()
