@@ -95,6 +95,10 @@ void csv_open_check(const char *who, int allow_dirty, const char *path, const ch
         nbr_fail(EXIT_INPUT, "%s: refusing to add rows to %s (under results/) from a build of revision %s, which is "
                              "not a committed revision: commit and rebuild, or pass --allow-dirty",
                  who, path, nbr_git_rev());
+    /* opened now so that a bad path fails before the run; a file made only for this check is
+     * removed again, so a run that stops before its first row leaves no empty CSV behind (an
+     * empty file has no header, and the drivers would refuse to append to it) */
+    const int existed = access(path, F_OK) == 0;
     FILE *f = fopen(path, "a+");
     if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
     rewind(f);
@@ -107,6 +111,7 @@ void csv_open_check(const char *who, int allow_dirty, const char *path, const ch
                      flag, path);
     }
     fclose(f);
+    if (!existed) remove(path);
 }
 
 void csv_append(const char *who, int allow_dirty, const char *path, const char *flag, const CsvRow *row)

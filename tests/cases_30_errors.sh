@@ -20,6 +20,15 @@ t_error err-salt-odd-edge 2 '--ne must be even with --potential lj-coulsf' $b/cp
 t_error err-memory 3 'cannot allocate .* not enough host memory' \
     sh -c "ulimit -v 400000; exec $b/cpu-grouped --ne 400 --steps 0 --equil 0"
 t_grep help-from-option-table '--avg-block' $b/cpu-allpairs --help
+# a run refused after the CSV check (here: too few cells) leaves no empty CSV behind, which
+# the drivers would refuse to append to (no header)
+_t30_no_empty_csv() {
+    local d; d=$(mktemp -d)
+    "$@" --csv "$d/rows.csv" >/dev/null 2>&1 && { echo "the run was not refused"; return 1; }
+    [ ! -e "$d/rows.csv" ] || { echo "an empty $d/rows.csv was left behind"; return 1; }
+    rm -rf "$d"
+}
+t_ok err-refused-run-leaves-no-csv _t30_no_empty_csv $b/cpu-layer --system salt --ne 12
 t_grep print-config 'threads=|reorder=100' $b/cpu-layer --print-config
 t_grep print-config-rev '^git_rev=' $b/cpu-layer --print-config
 if [ -x $b/cpu-pairlist ]; then
