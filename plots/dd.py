@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import figdata  # noqa: E402
 import nbrcsv  # noqa: E402
-from figdata import fmt  # noqa: E402
+from figdata import fig_links, fmt, md_table  # noqa: E402
 from nbrcsv import num, text  # noqa: E402
 
 TEXT = os.path.join(figdata.ROOT, "reference", "dd_text.md")
@@ -233,34 +233,11 @@ def draw(outdir):
                      bbox=dict(facecolor="white", alpha=0.95, edgecolor="grey"))
         fig.suptitle(f"gpu-dd, {sys_.upper()}: 1 and P GPUs (lines: solid plain, dashed --dd-overlap on, "
                      "dotted --dd-graph on)", fontsize=10)
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(os.path.join(outdir, f"dd_{sys_}.{ext}"), dpi=110)
-        plt.close(fig)
+        figdata.save_figure(fig, outdir, f"dd_{sys_}")
     print(f"  dd: {', '.join(FIGS)} -> {outdir}/")
 
 
 # ------------------------------------------------------------------------------- report
-
-def md_table(head, body):
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(lines + ["| " + " | ".join(str(c) for c in r) + " |" for r in body])
-
-
-def sections(path):
-    out, key = {}, None
-    if not os.path.exists(path):
-        return out
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"^## (\S+)\s*$", line)
-            if m:
-                key = m.group(1)
-                out[key] = []
-            elif key:
-                out[key].append(line)
-    return {k: "".join(v).strip() for k, v in out.items()}
-
 
 def revs(rs):
     s = sorted({str(r) for r in rs if str(r)})
@@ -302,9 +279,7 @@ def crossover(m, comm, p=2):
 
 
 def section(outmd):
-    df, txt = rows(), sections(TEXT)
-    base = os.path.dirname(os.path.abspath(outmd))
-    plots = os.environ.get("NBR_PLOTS_OUT", os.path.join(figdata.ROOT, "plots", "out"))
+    df, txt = rows(), figdata.md_sections(TEXT, optional=True)
     out = ["## Doijade et al. 2025: multi-GPU domain decomposition and the halo exchange (issue 13)", "",
            "*This section: `plots/dd.py` from `results/*/dd_timing.csv` (runs/device/dd.sh, halo lines from "
            "`dd_timing.log`) and `results/*/dd_scaling.csv` (runs/dd_scaling.sh, halo lines from "
@@ -312,9 +287,7 @@ def section(outmd):
            txt.get("intro", ""), ""]
     if txt.get("paper"):
         out += ["### What the paper reports (intra-node first)", "", txt["paper"], ""]
-    for f in FIGS:
-        p = os.path.join(plots, "mpl", f + ".png")
-        out += [f"![{f}]({os.path.relpath(p, base)})" if os.path.exists(p) else f"*({f}: no figure drawn yet: make plots)*", ""]
+    out += fig_links(outmd, FIGS)
     if df is None or df.empty:
         out += ["**Not yet measured**: no gpu-dd rows under `results/` (runs/device/dd.sh or runs/dd_scaling.sh "
                 "on nvidia-h200-x2 write them); every number of ours below reads \"not yet measured\".", ""]
@@ -411,13 +384,18 @@ def targets(df):
             r = s.sort_values("t").iloc[0]
             meas = (f"{fmt(r.sp_best)}x over the best single GPU, {fmt(r.sp_dd)}x over gpu-dd 1 rank "
                     f"({r.comm} {r.dmode}, {r.git_rev})")
+            missing = [c for c in BACKENDS if c not in set(s.comm)]
+            if missing:
+                meas += f"; not measured at this N: {', '.join(missing)}"
             ok = r.sp_best >= s_t if r.sp_best == r.sp_best else None
             ok_dd = r.sp_dd >= s_t if r.sp_dd == r.sp_dd else None
         else:
-            meas, ok, ok_dd = NOT, None, None
+            meas, ok, ok_dd, missing = NOT, None, None, []
         v = verdict(ok)
         if ok is not None and ok_dd is not None and ok_dd != ok:
             v += f" over the best single GPU; {verdict(ok_dd)} over gpu-dd 1 rank"
+        if ok is not None and not ok and missing:
+            v += f" (with {', '.join(sorted(set(s.comm)))}; the other backends not measured at this N)"
         body.append([f"{sys_.upper()}, N = {n_t:,}: 2 GPUs over one", f">= {s_t}x", meas, v])
     # nvshmem at 1M atoms per GPU: T_2 - T_1/2 and the halo alone (SP, the N nearest 2M within 10%)
     m = multi(df, "sp")
@@ -468,20 +446,5 @@ def targets(df):
     return md_table(["target", "bound", "measured", "verdict"], body)
 
 
-def main(argv):
-    if len(argv) == 2 and argv[0] == "--figures":
-        draw(argv[1])
-        return 0
-    if len(argv) == 2 and argv[0] == "--section":
-        sys.stdout.write(section(argv[1]))
-        return 0
-    print("usage: dd.py --figures OUTDIR | --section OUT.md", file=sys.stderr)
-    return 2
-
-
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except (nbrcsv.CsvError, OSError) as e:
-        print(f"dd.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    figdata.section_main("dd.py", draw, section, sys.argv[1:])

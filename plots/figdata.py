@@ -98,6 +98,75 @@ def revs_text(revs):
     return ", ".join(sorted(revs)) if revs else "-"
 
 
+# ------------------------------------------------------------------------ report helpers
+# (shared by report.py and the sections of coulomb.py, dd.py, rumd.py)
+
+def md_table(head, rows):
+    """A markdown table: the header, then one line per row (cells as str)."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def md_sections(path, optional=False):
+    """A hand-written text file (reference/*_text.md) split at '## id' headings: {id: text}.
+    optional: a file that does not exist is {} (otherwise it is an error)."""
+    out, key = {}, None
+    if optional and not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^## (\S+)\s*$", line)
+            if m:
+                key = m.group(1)
+                out[key] = []
+            elif key:
+                out[key].append(line)
+    return {k: "".join(v).strip() for k, v in out.items()}
+
+
+def section_main(name, draw, section, argv):
+    """The command line of a paper's figures-and-section script (coulomb.py, dd.py):
+    NAME --figures OUTDIR (draw(OUTDIR)) | --section OUT.md (section(OUT.md) on stdout); exits
+    2 with the file and line on a damaged CSV or an unreadable file, 2 with the usage otherwise."""
+    if len(argv) == 2 and argv[0] in ("--figures", "--section"):
+        try:
+            if argv[0] == "--figures":
+                draw(argv[1])
+            else:
+                sys.stdout.write(section(argv[1]))
+        except (nbrcsv.CsvError, OSError) as e:
+            print(f"{name}: {e}", file=sys.stderr)
+            sys.exit(2)
+        sys.exit(0)
+    print(f"usage: {name} --figures OUTDIR | --section OUT.md", file=sys.stderr)
+    sys.exit(2)
+
+
+def save_figure(fig, outdir, name):
+    """A matplotlib figure laid out tight, written as OUTDIR/NAME.png and .svg (110 dpi; the SVG without
+    a date and with fixed ids), closed."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+    matplotlib.rcParams["svg.hashsalt"] = "nbrlab"  # fixed ids and no date: a redraw of the same data is the same file
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(outdir, f"{name}.{ext}"), dpi=110, metadata={"Date": None} if ext == "svg" else None)
+    plt.close(fig)
+
+
+def fig_links(outmd, figs):
+    """Markdown lines linking plots/out/mpl/<fig>.png from OUT.md's folder (NBR_PLOTS_OUT), or
+    saying that the figure is not drawn yet."""
+    base = os.path.dirname(os.path.abspath(outmd))
+    plots = os.environ.get("NBR_PLOTS_OUT", os.path.join(ROOT, "plots", "out"))
+    out = []
+    for f in figs:
+        p = os.path.join(plots, "mpl", f + ".png")
+        out += [f"![{f}]({os.path.relpath(p, base)})" if os.path.exists(p) else f"*({f}: no figure drawn yet: make plots)*", ""]
+    return out
+
+
 # ------------------------------------------------------------------------ knob defaults
 
 _defaults = {}

@@ -6,7 +6,6 @@ the report names the git revision of each.  Reads the CSVs with pandas (plots/fi
 run by runs/report.sh (make report) in the project's virtual environment (plots/venv.sh).
 """
 import os
-import re
 import sys
 import time
 
@@ -18,30 +17,10 @@ import rumd  # noqa: E402
 import figdata  # noqa: E402
 import nbrcsv  # noqa: E402
 import tables  # noqa: E402
-from figdata import fmt, refnum, rel, revs_text  # noqa: E402
+from figdata import fmt, md_table, refnum, rel, revs_text  # noqa: E402
 from nbrcsv import num, text  # noqa: E402
 
 TEXT = os.path.join(figdata.ROOT, "reference", "report_text.md")
-
-
-def sections(path):
-    """reference/report_text.md split at '## id' headings."""
-    out, key = {}, None
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"^## (\S+)\s*$", line)
-            if m:
-                key = m.group(1)
-                out[key] = []
-            elif key:
-                out[key].append(line)
-    return {k: "".join(v).strip() for k, v in out.items()}
-
-
-def md_table(head, rows):
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def cell(row, col):
@@ -270,11 +249,33 @@ def verdict(vmin, vmax, value, lo, hi):
     return f"{ratio:.2g}x the paper's"
 
 
+# the CSVs of the sections after the tables (plots/coulomb.py, dd.py, rumd.py), in any results/<machine>/
+SECTION_CSVS = ("coulomb.csv", "dd_timing.csv", "dd_scaling.csv", "rumd_fig6.csv", "rumd_fig7.csv",
+                "rumd_rapaport.csv", "rumd_gamdpy.csv", "gamdpy.csv", "salt.csv", "rumd_first.csv")
+
+
+def section_records():
+    """Every row of the sections' CSVs (SECTION_CSVS), as records with _file; gamdpy's rows name
+    their code and version where the others name a compiler."""
+    out = []
+    d = figdata.results_dir()
+    for m in (sorted(os.listdir(d)) if os.path.isdir(d) else []):
+        for name in SECTION_CSVS:
+            df = nbrcsv.read_optional(os.path.join(d, m, name), need=["git_rev"])
+            if df is None:
+                continue
+            for r in df.to_dict("records"):
+                if not r.get("compiler") and r.get("code"):
+                    r["compiler"] = f"{r['code']} {r.get('version') or ''}".strip()
+                out.append(r)
+    return out
+
+
 def machines(tds):
     """The machines the rows come from: device, host, compiler, revision, dates."""
     seen = {}
-    for td in tds:
-        for r in td["rows"].to_dict("records"):
+    for recs in [td["rows"].to_dict("records") for td in tds] + [section_records()]:
+        for r in recs:
             d = os.path.basename(os.path.dirname(r["_file"]))
             key = (d, r.get("device") or "?", r.get("compiler") or "?")
             e = seen.setdefault(key, dict(revs=set(), dates=[], files=set()))
@@ -306,7 +307,7 @@ def figure_link(tid, outmd):
 
 def render(outmd):
     refs = figdata.reference()
-    text = sections(TEXT)
+    text = figdata.md_sections(TEXT)
     tds = [figdata.table_data(t, refs) for t in tables.TABLES]
     out = ["# Reproducing Rapaport 2011 with nbrlab",
            "",

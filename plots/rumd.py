@@ -21,13 +21,13 @@ TPS = 1e6 / us_per_step (production timing).
 """
 import csv
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import figdata  # noqa: E402
 import nbrcsv  # noqa: E402
+from figdata import md_table  # noqa: E402
 from nbrcsv import num, text  # noqa: E402
 
 REF = os.path.join(figdata.ROOT, "reference", "rumd")
@@ -113,8 +113,10 @@ def _save(fig, outdir, name):
     with warnings.catch_warnings():   # an empty panel: tight_layout says it cannot fit; harmless
         warnings.simplefilter("ignore", UserWarning)
         fig.tight_layout(rect=(0, 0.02, 1, 1))
+    import matplotlib
+    matplotlib.rcParams["svg.hashsalt"] = "nbrlab"  # a redraw of the same data is the same file
     for ext in ("png", "svg"):
-        fig.savefig(os.path.join(outdir, f"{name}.{ext}"), dpi=110)
+        fig.savefig(os.path.join(outdir, f"{name}.{ext}"), dpi=110, metadata={"Date": None} if ext == "svg" else None)
 
 
 def draw(outdir):
@@ -286,11 +288,50 @@ def _f(v, digits=0):
     return "-" if v is None or v != v else f"{v:.{digits}f}"
 
 
+def _rev_at(series, key, n):
+    df = series.get(key)
+    if df is None or "git_rev" not in df.columns:
+        return None
+    d = df[df["nn"] == n]
+    return str(d["git_rev"].iloc[-1]) if len(d) else None
+
+
+def plain_rows(name):
+    """Every ok row of results/*/NAME (nbrlab's schema: salt.csv, rumd_first.csv), with machine,
+    file, nn, us (us/step), ns (ns per atom-step); None when there is none."""
+    import pandas as pd
+    frames = []
+    for m in machines():
+        df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, name),
+                                  need=["tag", "variant", "n", "us_per_step", "us_per_atom_step", "status"],
+                                  numeric=["n", "us_per_step", "us_per_atom_step"])
+        if df is None or df.empty:
+            continue
+        df = df[text(df, "status") == "ok"].copy()
+        df["machine"], df["file"] = m, name
+        df["nn"], df["us"], df["ns"] = num(df, "n"), num(df, "us_per_step"), 1e3 * num(df, "us_per_atom_step")
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def best_rumd(s6, first, m, n):
+    """The fastest gpu-rumd row at N on machine m, of Fig. 6's (r6-rumd-auto/-default) and the
+    first sweep's (rumd_first.csv): (us/step, where, revision) or None."""
+    cands = []
+    for c in ("rumd-auto", "rumd-default"):
+        v = _tps_at(s6, (m, c), n)
+        if v:
+            cands.append((1e6 / v, f"rumd_fig6.csv r6-{c}", _rev_at(s6, (m, c), n)))
+    if first is not None:
+        d = first[(first.machine == m) & (first.nn == n) & (text(first, "variant") == "gpu-rumd")]
+        for r in d.itertuples():
+            cands.append((r.us, f"rumd_first.csv {r.tag}", r.git_rev))
+    return min(cands, key=lambda c: c[0]) if cands else None
+
+
 def section(outmd):
     """The REPORT.md section (markdown): figures, Fig. 6 as a table beside gamdpy and the published
     numbers, the issue's targets, Fig. 7's ratios and Table 2. Every number from a CSV row."""
-    base = os.path.dirname(os.path.abspath(outmd))
-    plots = os.environ.get("NBR_PLOTS_OUT", os.path.join(figdata.ROOT, "plots", "out"))
     s6 = ours("rumd_fig6.csv", "r6-", [c for c, _ in FIG6_CODES])
     s7 = ours("rumd_fig7.csv", "r7-", [r for r, _ in FIG7_ROLES])
     gd = gamdpy_rows()
@@ -301,9 +342,8 @@ def section(outmd):
            "*This section: `plots/rumd.py` from `results/*/rumd_fig6|fig7|rapaport.csv` (runs/rumd_figs.sh), "
            "`results/*/rumd_gamdpy.csv` (runs/gamdpy_bench.py, in the same device call: runs/device/gamdpy.sh) and "
            "`reference/rumd/` (published numbers with their sources; the RUMD paper's text gives no TPS values).*", ""]
-    for f in FIGS:
-        p = os.path.join(plots, "mpl", f + ".png")
-        out += [f"![{f}]({os.path.relpath(p, base)})" if os.path.exists(p) else f"*({f}: no figure drawn yet: make plots)*", ""]
+    out += figdata.fig_links(outmd, FIGS)
+    first, salt = plain_rows("rumd_first.csv"), plain_rows("salt.csv")
     ms = sorted({m for m, _ in list(s6) + list(gd)})
     if not ms:
         out += ["**No rows yet**: `runs/device/gamdpy.sh` and `runs/rumd_figs.sh` on the GPU machine write them.", ""]
@@ -313,6 +353,7 @@ def section(outmd):
                 "| N | gpu-rumd autotuned | gpu-rumd defaults | gpu-layer | gpu-old | gamdpy default | gamdpy autotuned "
                 "| ours / gamdpy (best of each) | gamdpy autotuned, RTX 4090 (published) | RUMD 3.6, RTX 4090 (issue 11) |",
                 "|---|---|---|---|---|---|---|---|---|---|"]
+        rev_o, rev_g = set(), set()
         for n in ns:
             o = [_tps_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer", "old")]
             g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
@@ -322,19 +363,51 @@ def section(outmd):
                        f" | {f'{bo / bg:.2f}' if bo and bg else '-'} | "
                        f"{_f(pub.get(('gamdpy', 'autotuned', 'gamdpy-readme'), {}).get(n))} | "
                        f"{_f(pub.get(('rumd-3.6', 'autotuned', 'issue11-quote'), {}).get(n))} |")
-        out.append("")
+            rev_o |= {r for c in ("rumd-auto", "rumd-default", "layer", "old") for r in [_rev_at(s6, (m, c), n)] if r}
+            rev_g |= {r for p in ("default", "autotuned") for r in [_rev_at(gd, (m, p), n)] if r}
+        out += ["", f"Revisions: ours {figdata.revs_text(rev_o)}; gamdpy's rows {figdata.revs_text(rev_g)}.", ""]
+        unknown = [df for (mm, _), df in gd.items() if mm == m and (text(df, "git_rev") == "unknown").any()]
+        if unknown:
+            ts = sorted(str(t) for df in unknown for t in df["timestamp"])
+            out += [f"gamdpy's rows on {m} name revision \"unknown\" (timestamps {ts[0]} .. {ts[-1]}): "
+                    "runs/gamdpy_bench.py asked git, and the tree had travelled to the GPU machine without .git "
+                    "(it now reads the .git-rev that runs/stamp_rev.sh writes, as the Makefile does). They were "
+                    "measured in the same device call as the rows beside them (runs/device/gamdpy.sh: runs/rumd_figs.sh, "
+                    "then gamdpy).", ""]
         # the issue's targets, from the best gpu-rumd row at the size
         tg = []
         for n, what, bound in ((1048576, "ns/atom-step", 0.30), (4096, "us/step", 8.0), (512, "us/step", 6.0)):
-            v = [_tps_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default")]
-            v = max([x for x in v if x] or [0])
-            if not v:
-                tg.append(f"| N = {n} | <= {bound} {what} | - | not run |")
+            b = best_rumd(s6, first, m, n)
+            if not b:
+                tg.append(f"| lammps-lj, N = {n} | <= {bound} {what} | - | not measured | | |")
                 continue
-            x = 1e9 / v / n if what == "ns/atom-step" else 1e6 / v
-            tg.append(f"| N = {n} | <= {bound} {what} | {x:.3g} | {'met' if x <= bound else 'missed'} |")
-        out += ["Issue 11's targets (gpu-rumd, best of autotuned and defaults):", "", "| size | target | measured | |",
-                "|---|---|---|---|"] + tg + [""]
+            x = 1e3 * b[0] / n if what == "ns/atom-step" else b[0]
+            tg.append(f"| lammps-lj, N = {n} | <= {bound} {what} | {x:.3g} | {'met' if x <= bound else 'missed'} | "
+                      f"{b[1]} | {b[2]} |")
+        sr = salt[(salt.machine == m) & (text(salt, "variant") == "gpu-rumd")] if salt is not None else None
+        if sr is not None and not sr.empty:
+            r = sr.sort_values("ns").iloc[0]
+            tg.append(f"| salt, N = {int(r.nn)} | <= 1.0 ns/atom-step | {r.ns:.3g} ({r.us:.0f} us/step) | "
+                      f"{'met' if r.ns <= 1.0 else 'missed'} | salt.csv {r.tag} | {r.git_rev} |")
+        else:
+            tg.append("| salt, N = 1000000 | <= 1.0 ns/atom-step | - | not measured | | |")
+        out += ["Issue 11's targets (gpu-rumd, the fastest of its rows at the size: Fig. 6's autotuned and defaults, "
+                "and the first sweep's list / t_p variations):", "",
+                "| system, size | target | measured | | row | revision |", "|---|---|---|---|---|---|"] + tg + [""]
+        if salt is not None and (salt.machine == m).any():
+            out += [f"The molten salt on {m} (RUMD's Table 4 system; runs/device/all.sh, float, graphs on, the decisions "
+                    "on the device):", "", md_table(["program", "N", "us/step", "ns/atom-step", "tag", "revision"],
+                    [[r.variant, int(r.nn), f"{r.us:.0f}", f"{r.ns:.3g}", r.tag, r.git_rev]
+                     for r in salt[salt.machine == m].sort_values("_line").itertuples()]), ""]
+        if first is not None and (first.machine == m).any():
+            f1 = first[first.machine == m]
+            body = []
+            for (n, v), g in f1.groupby(["nn", "variant"], sort=True):
+                r = g.sort_values("us").iloc[0]
+                body.append([int(n), v, r.tag, f"{r.us:.1f}", f"{1e6 / r.us:.0f}", r.git_rev])
+            out += [f"gpu-rumd's first sweep on {m} (rumd_first.csv, lammps-lj, float; the fastest row of each program "
+                    "and N, of the list method / t_p variations and the autotuner; rumd-first/ holds the logs):", "",
+                    md_table(["N", "program", "fastest tag", "us/step", "TPS", "revision"], body), ""]
     if s7:
         out += ["Fig. 7: full / disabled (paper: read-only cache ~1.4, prefetch ~1.1 at large N, t_p = 1 hurts below 10^4):",
                 "", "| machine | N | full TPS | full / t_p 1 | full / no read-only cache | full / no prefetch |",

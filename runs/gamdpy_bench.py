@@ -102,7 +102,12 @@ def git_rev():
                                capture_output=True, text=True).stdout.strip()
         return rev + ("-dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+        # a tree that travelled without .git: the revision runs/stamp_rev.sh wrote (the Makefile's rule)
+        try:
+            with open(os.path.join(ROOT, ".git-rev")) as f:
+                return f.read().strip() or "unknown"
+        except OSError:
+            return "unknown"
 
 
 # ---------------------------------------------------------------- shims (child only)
