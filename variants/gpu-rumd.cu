@@ -36,7 +36,6 @@
 #include "../kernels/autotune.h"
 #include "../kernels/cuda/rumd.cuh"
 
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <math.h>
@@ -275,29 +274,6 @@ __global__ void count_cells_kernel(const real4 *r, int n, CellGrid grid, int *ke
     slot[i] = atomicAdd(&count[c], 1);
 }
 
-/* device decision: cellStart by CUB's block scan over tiles of cells (one block), cellEnd */
-enum { SCAN_THREADS = 1024 };
-__global__ void __launch_bounds__(SCAN_THREADS) scan_cells_kernel(const int *count, int *start, int *end,
-                                                                  int ncells, const int *gate)
-{
-    if (!*gate) return;
-    typedef cub::BlockScan<int, SCAN_THREADS> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    int carry = 0;
-    for (int base = 0; base < ncells; base += SCAN_THREADS) {
-        const int c = base + (int)threadIdx.x;
-        int x = c < ncells ? count[c] : 0, total;
-        const int k = x;
-        Scan(tmp).ExclusiveSum(x, x, total);
-        if (c < ncells) {
-            start[c] = carry + x;
-            end[c] = carry + x + k;
-        }
-        carry += total;
-        __syncthreads();   /* tmp is reused by the next tile */
-    }
-}
-
 /* device decision: the sorted position of each atom -> perm (old index at each new place) */
 __global__ void place_kernel(const int *key, const int *slot, const int *start, int n, int *perm, const int *gate)
 {
@@ -395,8 +371,7 @@ static void sort_atoms(Sim *s, GpuSim *g, const int *gate, int bounds)
     } else {
         count_cells_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, n, R.grid, R.key, R.slot, R.count, gate);
         LAUNCH_CHECK("count_cells_kernel");
-        scan_cells_kernel<<<1, SCAN_THREADS, 0, g->stream>>>(R.count, R.start, R.end, nc, gate);
-        LAUNCH_CHECK("scan_cells_kernel");
+        gpu_launch_cell_scan(g, R.count, R.start, R.end, nc, gate);   /* cellStart, cellEnd */
         place_kernel<<<nb, g->threads, 0, g->stream>>>(R.key, R.slot, R.start, n, R.perm, gate);
         LAUNCH_CHECK("place_kernel");
     }

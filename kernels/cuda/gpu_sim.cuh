@@ -301,6 +301,9 @@ void gpu_chunk_end(Sim *s, int nsteps);
 void gpu_launch_decide(Sim *s, GpuSim *g);
 void gpu_launch_device_reorder(Sim *s, GpuSim *g);   /* gated by ctrl->reorder_now; zeroes k_c if due */
 void gpu_launch_device_layers(Sim *s, GpuSim *g);    /* gated by ctrl->due */
+/* start[c] = atoms in the cells before c, end[c] = start[c] + count[c] where end is given;
+ * one block, on g->stream, returns at once unless *gate (reorder.cu) */
+void gpu_launch_cell_scan(GpuSim *g, const int *count, int *start, int *end, int ncells, const int *gate);
 void gpu_final_reduce(GpuSim *g);                    /* parts -> props_dev (mapped host memory) */
 void gpu_release_graphs(GpuSim *g);
 

@@ -56,7 +56,10 @@ static void reorder_on_device(Sim *s, GpuSim *g)
  * and, whenever the step rebuilds, the zeroing of k_c for the layer assignment. */
 enum { SCAN_THREADS = 1024 };
 
-__global__ void __launch_bounds__(SCAN_THREADS) scan_cells_kernel(const int *count, int *start, int ncells,
+/* start[c] = atoms in cells before c (and, where end is given, end[c] = start[c] + count[c]):
+ * one block, CUB's block scan over tiles of cells; gated. Shared with gpu-rumd's cell sort
+ * (gpu_launch_cell_scan). */
+__global__ void __launch_bounds__(SCAN_THREADS) scan_cells_kernel(const int *count, int *start, int *end, int ncells,
                                                                   const int *gate)
 {
     if (!*gate) return;
@@ -66,11 +69,21 @@ __global__ void __launch_bounds__(SCAN_THREADS) scan_cells_kernel(const int *cou
     for (int base = 0; base < ncells; base += SCAN_THREADS) {
         const int c = base + (int)threadIdx.x;
         int x = c < ncells ? count[c] : 0, total;
+        const int k = x;
         Scan(tmp).ExclusiveSum(x, x, total);
-        if (c < ncells) start[c] = carry + x;
+        if (c < ncells) {
+            start[c] = carry + x;
+            if (end) end[c] = carry + x + k;
+        }
         carry += total;
         __syncthreads();   /* tmp is reused by the next tile */
     }
+}
+
+void gpu_launch_cell_scan(GpuSim *g, const int *count, int *start, int *end, int ncells, const int *gate)
+{
+    scan_cells_kernel<<<1, SCAN_THREADS, 0, g->stream>>>(count, start, end, ncells, gate);
+    LAUNCH_CHECK("scan_cells_kernel");
 }
 
 __global__ void finish_reorder_kernel(real4 *r, real4 *v, const real4 *r_new, const real4 *v_new, int n,
@@ -88,8 +101,7 @@ __global__ void finish_reorder_kernel(real4 *r, real4 *v, const real4 *r_new, co
 void gpu_launch_device_reorder(Sim *s, GpuSim *g)
 {
     const int nc = g->grid.ncells;
-    scan_cells_kernel<<<1, SCAN_THREADS, 0, g->stream>>>(g->cell_count, g->cell_start, nc, &g->ctrl->reorder_now);
-    LAUNCH_CHECK("scan_cells_kernel");
+    gpu_launch_cell_scan(g, g->cell_count, g->cell_start, nullptr, nc, &g->ctrl->reorder_now);
     reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->cell_of, g->layer_of, g->cell_start,
                                                             s->n, g->r_alt, g->v_alt, &g->ctrl->reorder_now);
     LAUNCH_CHECK("reorder_kernel");
