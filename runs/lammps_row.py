@@ -3,7 +3,7 @@
 The row has nbrlab's schema exactly: the column names are taken from the first line of
 HEADER_CSV (a file written by an nbrlab program with --csv; the schema lives only in
 common/report.c), never typed here.  What LAMMPS tells is filled in, "-" elsewhere:
-  variant lammps, precision double, the system read back from the echoed input, git_rev
+  variant lammps (lammps-mpiP when the log says the run was on P > 1 MPI processes), precision double, the system read back from the echoed input, git_rev
       nbrlab's revision as runs/lmp_variant.sh got it from a built program,
   steps/equil as nbrlab counts them (steps = equilibration + timed),
   us_per_atom_step = us_per_atom_step_mean = Loop time / timed steps / N (LAMMPS gives one
@@ -55,7 +55,8 @@ def parse(path):
         lines = f.read().split("\n")
     out = {"version": lines[0].strip() if lines and lines[0].startswith("LAMMPS") else "LAMMPS"}
     out["rho"] = last_number(lines, r"^lattice\s+sc\s+(\S+)", "lattice density")
-    out["rc"] = last_number(lines, r"^pair_style\s+lj/cut\s+(\S+)", "cutoff")
+    # lj/cut RC, or lj/cut/coul/dsf ALPHA RC_LJ [RC_COUL] (--system salt): the LJ cutoff
+    out["rc"] = last_number(lines, r"^pair_style\s+lj/cut(?:/coul/dsf\s+\S+)?\s+(\S+)", "cutoff")
     out["delta"] = last_number(lines, r"^neighbor\s+(\S+)\s+bin", "skin")
     out["dt"] = last_number(lines, r"^timestep\s+(\S+)", "timestep")
     out["temp"] = last_number(lines, r"^velocity\s+all\s+create\s+(\S+)", "temperature")
@@ -141,7 +142,7 @@ def row_values(log, tag, system, ne, rev="unknown"):
         "host": socket.gethostname(),
         "device": cpu_model(),
         "compiler": p["version"],
-        "variant": "lammps",
+        "variant": "lammps" if p["procs"] == 1 else f"lammps-mpi{p['procs']}",
         "tag": tag,
         "system": system,
         "config": "lattice",
