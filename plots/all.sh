@@ -21,11 +21,12 @@ mkdir -p "$out/mpl" "$out/gp" "$out/data"
 # "coulomb" is named
 # RUMD's figures (plots/rumd.py, matplotlib only; issue 11): likewise, or when "rumd" is named
 # gpu-dd's multi-GPU figures (plots/dd.py, matplotlib only; issue 13): likewise, or "dd"
-coulomb=0 rumd=0 dd=0
-[ $# -eq 0 ] && coulomb=1 && rumd=1 && dd=1
+# the molten salt on the CPU against LAMMPS (plots/salt.py, matplotlib only; issue 12): likewise, or "salt"
+coulomb=0 rumd=0 dd=0 salt=0
+[ $# -eq 0 ] && coulomb=1 && rumd=1 && dd=1 && salt=1
 rest=()
 for id in "${ids[@]}"; do
-    case $id in coulomb) coulomb=1 ;; rumd) rumd=1 ;; dd) dd=1 ;; *) rest+=("$id") ;; esac
+    case $id in coulomb) coulomb=1 ;; rumd) rumd=1 ;; dd) dd=1 ;; salt) salt=1 ;; *) rest+=("$id") ;; esac
 done
 ids=(${rest[@]+"${rest[@]}"})
 
@@ -37,6 +38,7 @@ done
 if [ $coulomb = 1 ]; then "$py" plots/coulomb.py --figures "$out/mpl" || exit 2; fi
 if [ $rumd = 1 ]; then "$py" plots/rumd.py --figures "$out/mpl" || exit 2; fi
 if [ $dd = 1 ]; then "$py" plots/dd.py --figures "$out/mpl" || exit 2; fi
+if [ $salt = 1 ]; then "$py" plots/salt.py --figures "$out/mpl" || exit 2; fi
 
 echo "gnuplot:"
 if [ ${#ids[@]} -eq 0 ]; then

@@ -14,6 +14,7 @@ sys.path.insert(0, HERE)
 import coulomb  # noqa: E402
 import dd  # noqa: E402
 import rumd  # noqa: E402
+import salt  # noqa: E402
 import figdata  # noqa: E402
 import nbrcsv  # noqa: E402
 import tables  # noqa: E402
@@ -251,7 +252,7 @@ def verdict(vmin, vmax, value, lo, hi):
 
 # the CSVs of the sections after the tables (plots/coulomb.py, dd.py, rumd.py), in any results/<machine>/
 SECTION_CSVS = ("coulomb.csv", "dd_timing.csv", "dd_scaling.csv", "rumd_fig6.csv", "rumd_fig7.csv",
-                "rumd_rapaport.csv", "rumd_gamdpy.csv", "gamdpy.csv", "salt.csv", "rumd_first.csv")
+                "rumd_rapaport.csv", "rumd_gamdpy.csv", "gamdpy.csv", "salt.csv", "rumd_first.csv", "salt_mats.csv")
 
 
 def section_records():
@@ -378,6 +379,8 @@ def render(outmd):
     out += ["", dd.section(outmd), ""]
     # Bailey et al. 2017 (RUMD) and gamdpy beside: their own CSVs and reference/rumd (plots/rumd.py)
     out += ["", rumd.section(outmd), ""]
+    # RUMD's molten salt on the CPU beside LAMMPS (issue 12 item 5): salt_mats.csv (plots/salt.py)
+    out += ["", salt.section(outmd), ""]
     if text.get("caveats"):
         out += ["## Caveats", "", text["caveats"], ""]
     os.makedirs(os.path.dirname(os.path.abspath(outmd)), exist_ok=True)

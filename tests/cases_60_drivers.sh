@@ -177,6 +177,20 @@ _t60_no_press_log() {
     python3 runs/lammps_row.py "$T60/nopress.log" "$T60/lmp/header.csv" "$T60/lmp/nopress.csv" t-np sp 6 abc1234
 }
 
+# The molten salt's LAMMPS row (runs/salt_mats.sh): the committed log tests/data/lammps_salt8_np2.log
+# (reference/lammps/in.salt, ne 8, 20 + 40 steps, thermo 2, mpirun -np 2) gives a row with
+# lj/cut/coul/dsf's cutoff 6 and variant lammps-mpi2 (a run on 2 MPI processes).
+_t60_lammps_salt() (
+    local d=$T60/lmp
+    mkdir -p "$d"
+    "$BUILD/double/cpu-cells" --system sp --ne 4 --steps 0 --equil 0 --csv "$d/header.csv" --quiet >/dev/null ||
+        { echo "no header from $BUILD/double/cpu-cells"; return 1; }
+    python3 runs/lammps_row.py tests/data/lammps_salt8_np2.log "$d/header.csv" "$d/salt.csv" t-salt salt 8 abc1234 ||
+        return 1
+    echo "salt row: variant $(_t60_csvq get "$d/salt.csv" variant tag=t-salt) rc $(_t60_csvq get "$d/salt.csv" rc tag=t-salt)" \
+        "n $(_t60_csvq get "$d/salt.csv" n tag=t-salt) steps $(_t60_csvq get "$d/salt.csv" steps tag=t-salt)"
+)
+
 # Test CSVs for the readers' command lines.
 _t60_csvs() {
     local src=$T60/resume/sweep.csv
@@ -213,11 +227,15 @@ if [ -x "$BUILD/double/cpu-grouped" ]; then
             env NBR_RESULTS="$T60/damaged" NBR_PLOTS_OUT="$T60/dplots" plots/all.sh table5
         t_error report_damaged_csv 2 'table5\.csv line 3: [0-9]+ fields' \
             env NBR_RESULTS="$T60/damaged" "$T60_PY" plots/report.py "$T60/DREPORT.md"
+        # plots/salt.py (runs/salt_mats.sh's figure and section) with no salt_mats.csv: says so
+        t_grep salt_plots_no_rows '^\*\*No rows yet\*\*: runs/salt_mats.sh' env NBR_RESULTS="$T60/damaged" sh -c \
+            "'$T60_PY' plots/salt.py --figures '$T60/saltfig' && ls '$T60/saltfig/salt_mats.svg' >/dev/null && '$T60_PY' plots/salt.py --section '$T60/S.md'"
     fi
     t_error sweep_bad_usage 2 'expected --flag' runs/sweep.sh "$BUILD/double/cpu-grouped" sp ne 8
     if [ -x "$BUILD/double/cpu-cells" ]; then
         t_grep lammps_row_pressure '^row pressure [0-9.]+, log Press mean' _t60_lammps_pressure
         t_error lammps_row_needs_press 2 'thermo has no Press column' _t60_no_press_log
+        t_grep lammps_row_salt_mpi '^salt row: variant lammps-mpi2 rc 6 n 512 steps 60$' _t60_lammps_salt
     fi
 else
     t_skip drivers_sweep_resume "$BUILD/double/cpu-grouped not built"
