@@ -7,9 +7,9 @@ against N for nbrlab's CPU variants beside LAMMPS, from results/*/salt_mats.csv 
 MATS = million atom-steps per second = 1 / us_per_atom_step (production timing: nbrlab's median
 of its averaging blocks, LAMMPS's Loop time over the timed steps). Per (machine, series, N) the
 newest ok row of the revision measured last is used. The physics check compares the salt-check-*
-pair (nbrlab cpu-pairlist double and LAMMPS, one core, N 4096): T from nbrlab's blocks
-(logs/<tag>.blocks.csv) and LAMMPS's thermo lines cut into as many blocks, P from the rows
-(production means; its spread from LAMMPS's blocks), neighbours per atom from the rows.
+runs (nbrlab cpu-pairlist double and LAMMPS, one core, N 4096, one run per seed): T from nbrlab's
+blocks (logs/<tag>.blocks.csv) and LAMMPS's thermo lines (logs/<tag>.log), P from the rows, the
+codes' means against their seed-to-seed spread.
 A file that does not exist is a figure and a section that say so, never an error.
 """
 import math
@@ -58,12 +58,14 @@ def series_label(s):
 
 
 def mats_table(df):
-    """{series: {n: (mats, rev)}}: the newest ok row per series and N (the check rows left out)."""
+    """{series: {n: (mats, rev, runs)}}: per series and N the median MATS of the ok rows of the
+    revision measured last (repeats of one revision; the check rows left out)."""
     out = {}
     d = df[~df["check"]].sort_values("_line")
     for (s, n), g in d.groupby(["series", "nn"]):
-        r = g.iloc[-1]
-        out.setdefault(s, {})[int(n)] = (float(r["mats"]), str(r["git_rev"]))
+        rev = str(g["git_rev"].iloc[-1])
+        g = g[text(g, "git_rev") == rev]
+        out.setdefault(s, {})[int(n)] = (float(g["mats"].median()), rev, len(g))
     return out
 
 
@@ -118,12 +120,6 @@ def draw(outdir):
     figdata.save_figure(fig, outdir, "salt_mats")
 
 
-def _blocks(vals, k):
-    """Means of k equal consecutive blocks of vals."""
-    n = len(vals) // k
-    return [sum(vals[i * n:(i + 1) * n]) / n for i in range(k)] if n else []
-
-
 def _mse(xs):
     m = sum(xs) / len(xs)
     se = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs)) if len(xs) > 1 else float("nan")
@@ -152,49 +148,88 @@ def lammps_thermo(log):
     return out
 
 
-def check(m, df):
-    """Markdown lines: T, P and neighbours of the salt-check pair, agreement within 3 standard
-    errors of the difference."""
-    d = df[df["check"]].sort_values("_line")
-    nb = d[~text(d, "variant").str.startswith("lammps")]
-    lm = d[text(d, "variant") == "lammps"]
-    if nb.empty or lm.empty:
-        return ["*No physics check rows (salt-check-*) yet: runs/salt_mats.sh with CHECK=1.*", ""]
-    a, b = nb.iloc[-1], lm.iloc[-1]
+def run_values(m, r):
+    """(T, P) of one check run: T the mean of nbrlab's timed blocks (logs/<tag>.blocks.csv) or of
+    LAMMPS's timed thermo lines (logs/<tag>.log); P the row's production mean. None: no log."""
     logs = os.path.join(figdata.results_dir(), m, "logs")
-    bpath, lpath = os.path.join(logs, a["tag"] + ".blocks.csv"), os.path.join(logs, b["tag"] + ".log")
-    if not (os.path.exists(bpath) and os.path.exists(lpath)):
-        return [f"*The check's logs ({os.path.basename(bpath)}, {os.path.basename(lpath)}) are missing.*", ""]
-    bl = nbrcsv.read(bpath, need=["timed_steps", "temp_mean"], numeric=["timed_steps", "temp_mean"])
-    tn = [float(x) for x, ts in zip(num(bl, "temp_mean"), num(bl, "timed_steps")) if ts > 0]
-    th = lammps_thermo(lpath)
-    k = max(len(tn), 2)
-    tl = _blocks([r["Temp"] for r in th], k)
-    pl = _blocks([r["Press"] for r in th], k)
-    out = [f"Physics check, N = {int(a['nn'])} (nbrlab {a['variant']} {a['precision']}, tag {a['tag']}, "
-           f"{int(float(a['steps'])) - int(float(a['equil']))} NVE steps after {int(float(a['equil']))} rescaled ones; "
-           f"LAMMPS the same lengths, its own velocities). Means over {k} blocks, +- their standard error; "
-           "agree = difference within 3 standard errors of the difference:", ""]
-    body = []
+    if str(r["variant"]).startswith("lammps"):
+        path = os.path.join(logs, r["tag"] + ".log")
+        if not os.path.exists(path):
+            return None
+        th = lammps_thermo(path)
+        t = sum(x["Temp"] for x in th) / len(th) if th else float("nan")
+    else:
+        path = os.path.join(logs, r["tag"] + ".blocks.csv")
+        if not os.path.exists(path):
+            return None
+        bl = nbrcsv.read(path, need=["timed_steps", "temp_mean", "steps_in_block"],
+                         numeric=["timed_steps", "temp_mean", "steps_in_block"])
+        tb = [(float(x), float(w)) for x, w, ts in zip(num(bl, "temp_mean"), num(bl, "steps_in_block"),
+                                                       num(bl, "timed_steps")) if ts > 0]
+        t = sum(x * w for x, w in tb) / sum(w for _, w in tb) if tb else float("nan")
+    return t, float(r["pressure"])
 
-    def verdict(x, y, se):
-        z = (x - y) / se if se and se == se and se > 0 else float("nan")
-        return f"{z:.2f}", ("agree" if abs(z) <= 3 else "DIFFER") if z == z else "-"
-    if len(tn) >= 2 and len(tl) >= 2:
-        mn, sn = _mse(tn)
-        ml, sl = _mse(tl)
-        body.append(["T (block means)", f"{mn:.4f} +- {sn:.2g}", f"{ml:.4f} +- {sl:.2g}",
-                     *verdict(mn, ml, math.hypot(sn, sl))])
-    if len(pl) >= 2:
-        ml, sl = _mse(pl)
-        pn, pr = float(a["pressure"]), float(b["pressure"])
-        body.append(["P (production mean; se: LAMMPS's blocks, taken for both)", f"{pn:.4f}",
-                     f"{pr:.4f} (blocks {ml:.4f} +- {sl:.2g})", *verdict(pn, pr, math.sqrt(2) * sl)])
-    body.append(["neighbours per atom within r_c + skin (full list)", f"{float(a['nbr_per_atom']):.2f} (mean)",
-                 f"{float(b['nbr_per_atom']):.2f} (2 x half list, end of run)", "-", "same count"])
-    body.append(["relative energy drift over the timed steps", f"{float(a['drift']):.2g}", f"{float(b['drift']):.2g}",
-                 "-", "both conserve" if max(abs(float(a['drift'])), abs(float(b['drift']))) < 1e-3 else "check"])
-    out += [md_table(["quantity", "nbrlab", "LAMMPS", "difference / se", "verdict"], body), ""]
+
+def check(m, df):
+    """Markdown lines: T, P and neighbours of the salt-check runs (one per seed and code), the codes'
+    means compared within 3 standard errors of their difference, from the seed-to-seed spread."""
+    d = df[df["check"]].sort_values("_line")
+    if d.empty:
+        return ["*No physics check rows (salt-check-*) yet: runs/salt_mats.sh with CHECK=1.*", ""]
+    # the equilibration rule: tags salt-check-r<R>-* rescale every R steps (runs/salt_mats.sh
+    # CHECK_RESCALE), the first untagged pair every 20; the group measured last is judged
+    d = d.copy()
+    d["grp"] = text(d, "tag").str.extract(r"^salt-check-r(\d+)-", expand=False).fillna("20")
+    grp = str(d["grp"].iloc[-1])
+    other = d[d["grp"] != grp]
+    rev = str(d["git_rev"].iloc[-1])
+    d = d[(text(d, "git_rev") == rev) & (d["grp"] == grp)]
+    per = {"nbrlab": [], "LAMMPS": []}
+    body, first = [], {}
+    for r in d.to_dict("records"):
+        code = "LAMMPS" if str(r["variant"]).startswith("lammps") else "nbrlab"
+        v = run_values(m, r)
+        if v is None:
+            continue
+        per[code].append(v)
+        first.setdefault(code, r)
+        body.append([code, r["tag"], r.get("seed", "-"), f"{v[0]:.4f}", f"{v[1]:.4f}", f"{float(r['nbr_per_atom']):.2f}",
+                     f"{float(r['drift']):.2g}"])
+    if len(per["nbrlab"]) < 2 or len(per["LAMMPS"]) < 2:
+        return ["*The physics check needs at least two runs (seeds) of each code with their logs "
+                "(runs/salt_mats.sh, CHECK_SEEDS).*", ""]
+    a = first["nbrlab"]
+    out = [f"Physics check, N = {int(a['nn'])}, revision {rev}: nbrlab {a['variant']} {a['precision']} and LAMMPS on one "
+           f"core, {int(float(a['steps'])) - int(float(a['equil']))} NVE steps after {int(float(a['equil']))} steps rescaled "
+           f"every {grp} (nbrlab --rescale-every {grp}, LAMMPS fix temp/rescale {grp}), "
+           "one run per seed (each code draws its own velocities). T: the mean over the NVE steps; P: the row's production "
+           "mean; neighbours per atom within r_c + skin (nbrlab: production mean of its full list; LAMMPS: 2 x its half "
+           "list at the end); drift: relative change of E/N over the NVE steps. Where the rescaling stops leaves each run its "
+           "own total energy and so its own mean T, so the codes are compared against the seed-to-seed spread: "
+           "agree = difference of the means within 3 standard errors of that difference.", "",
+           md_table(["code", "tag", "seed", "T", "P", "neighbours/atom", "drift"], body), ""]
+    sm = []
+    for k, name in ((0, "T"), (1, "P")):
+        mn, sn = _mse([v[k] for v in per["nbrlab"]])
+        ml, sl = _mse([v[k] for v in per["LAMMPS"]])
+        se = math.hypot(sn, sl)
+        z = (mn - ml) / se if se > 0 else float("nan")
+        sm.append([name, f"{mn:.4f} +- {sn:.2g} ({len(per['nbrlab'])} runs)", f"{ml:.4f} +- {sl:.2g} ({len(per['LAMMPS'])} runs)",
+                   f"{z:.2f}", "agree" if abs(z) <= 3 else "DIFFER"])
+    out += [md_table(["quantity", "nbrlab mean +- se", "LAMMPS mean +- se", "difference / se", "verdict"], sm), ""]
+    if not other.empty:
+        ot = []
+        for r in other.to_dict("records"):
+            v = run_values(m, r)
+            if v:
+                ot.append(f"{'LAMMPS' if str(r['variant']).startswith('lammps') else 'nbrlab'} T {v[0]:.4f} P {v[1]:.4f} "
+                          f"({r['tag']})")
+        if ot:
+            out += [f"Rescaled every {', '.join(sorted(set(other['grp'])))} steps instead, the codes do not start their NVE "
+                    "runs from the same state: nbrlab scales the velocities by the kinetic energy averaged since its last "
+                    "rescale (Rapaport's rule), LAMMPS's fix temp/rescale sets the instantaneous T, so the total energy "
+                    "at the switch to NVE, and the NVE mean T with it, differ: " + "; ".join(ot) + ". "
+                    "Rescaling every step makes the two rules the same, which is what the table above uses.", ""]
     out += ["Energies themselves are not compared: LAMMPS's `coul/dsf` pair energy is q_i q_j (1/r - 1/r_c + r/r_c^2), "
             "shifted-force Coulomb's is q_i q_j (1/r - 1/r_c + (r - r_c)/r_c^2), and LAMMPS adds a self energy "
             "-q_i^2/(2 r_c) per atom; the forces are the same definition (results/cpu-amd-epyc/salt_lammps.md). "
@@ -223,13 +258,15 @@ def section(outmd):
         t = mats_table(df)
         ser = order(t)
         ns = sorted({n for s in ser for n in t[s]})
-        revs = sorted({r for s in ser for _, r in t[s].values()})
+        revs = sorted({v[1] for s in ser for v in t[s].values()})
+        runs = sorted({v[2] for s in ser for v in t[s].values()})
         dev = str(df["device"].iloc[-1]) if "device" in df.columns else m
         out += [f"{m} ({dev}; revision {figdata.revs_text(set(revs))}): MATS (million atom-steps per second; one "
                 "core unless stated; nbrlab's CPU programs have one thread, the Debian LAMMPS has no OPENMP package, "
                 "so its 2-core rows are MPI domains). LJ + shifted-force Coulomb, charges +-1, rho 0.3677, T 2, "
                 "r_c 6, skin 0.5, dt 0.004, from the rock-salt lattice after 20 rescaled steps; about 1.5 million "
-                "timed atom-steps per point (at least 24 steps).", ""]
+                "timed atom-steps per point (at least 24 steps), each run's figure the median of its 4 averaging blocks; "
+                f"runs per point: {', '.join(map(str, runs))} (the median of them shown).", ""]
         body = [[series_label(s)] + [f"{t[s][n][0]:.3f}" if n in t[s] else "-" for n in ns] for s in ser]
         out += [md_table(["series"] + [f"N = {n}" for n in ns], body), ""]
         nb = [s for s in ser if not s.startswith("lammps")]

@@ -60,6 +60,10 @@ def parse(path):
     out["delta"] = last_number(lines, r"^neighbor\s+(\S+)\s+bin", "skin")
     out["dt"] = last_number(lines, r"^timestep\s+(\S+)", "timestep")
     out["temp"] = last_number(lines, r"^velocity\s+all\s+create\s+(\S+)", "temperature")
+    try:   # the velocity seed, for the row's seed column ("-" where the input has none)
+        out["seed"] = str(int(last_number(lines, r"^velocity\s+all\s+create\s+\S+\s+(\d+)", "velocity seed")))
+    except LogError:
+        out["seed"] = "-"
     out["shift"] = next((l.split()[-1] for l in lines if re.match(r"^pair_modify\s+shift\s+(yes|no)\s*$", l)), "no")
 
     # the runs: each "Loop time" closes one; the last is the timed run, the one before it
@@ -146,6 +150,7 @@ def row_values(log, tag, system, ne, rev="unknown"):
         "tag": tag,
         "system": system,
         "config": "lattice",
+        "seed": p["seed"],
         "ne": str(ne),
         "n": str(n),
         "rho": f"{p['rho']:.6g}",

@@ -11,23 +11,29 @@
 # Timed steps per point: max(24, ~ATOM_STEPS / N) after EQUIL rescaled steps from the lattice, in
 # 4 averaging blocks (nbrlab's us_per_atom_step is the median of the blocks; LAMMPS's is its
 # Loop time / timed steps / N). The lattice melts within the first few steps at T 2.
-# The physics check (T, P, neighbours within fluctuations, plots/salt.py): one longer pair
-# at ne 16 (N 4096): CHECK_EQUIL rescaled + CHECK_TIMED NVE steps, nbrlab cpu-pairlist double
-# (its blocks to <out>/logs/<tag>.blocks.csv) and LAMMPS on one core, tags salt-check-*.
+# The physics check (T, P, neighbours within fluctuations, plots/salt.py): longer pairs at
+# ne 16 (N 4096), one per seed of CHECK_SEEDS: CHECK_EQUIL rescaled + CHECK_TIMED NVE steps,
+# nbrlab cpu-pairlist double (its blocks to <out>/logs/<tag>.blocks.csv) and LAMMPS on one
+# core, tags salt-check-*; the codes are compared against their seed-to-seed spread (where
+# the rescaling stops leaves each NVE run its own total energy, hence its own mean T).
+# CHECK_RESCALE (1): both codes rescale every that many steps while equilibrating, tags
+# salt-check-r<R>-*; at 1 nbrlab's rule (scale by the kinetic energy averaged since the last
+# rescale) and LAMMPS's fix temp/rescale (the instantaneous T) are the same; at 20 they are not,
+# and the NVE runs start from different total energies.
 #   env: NES ("16 24 32 40 50") VARIANTS ("cpu-pairlist cpu-grouped cpu-full cpu-layer cpu-cells")
 #        PRECISIONS ("double float") ATOM_STEPS (1500000) EQUIL (20) NPROCS (2; 1 = no MPI row)
-#        CHECK (1) CHECK_EQUIL (500) CHECK_TIMED (1500) QUICK REDO KEEP_OLD ALLOW_DIRTY OUT_DIR BUILD
+#        CHECK (1) CHECK_EQUIL (500) CHECK_TIMED (1500) CHECK_SEEDS ("12345 1 2") CHECK_RESCALE (1) QUICK REDO KEEP_OLD ALLOW_DIRTY OUT_DIR BUILD
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
 if [ "$QUICK" = 1 ]; then
     : "${NES:=14}" "${ATOM_STEPS:=20000}" "${VARIANTS:=cpu-pairlist cpu-cells}" "${PRECISIONS:=double}"
-    : "${CHECK_EQUIL:=20}" "${CHECK_TIMED:=40}"
+    : "${CHECK_EQUIL:=20}" "${CHECK_TIMED:=40}" "${CHECK_SEEDS:=12345 1}"
 fi
 : "${NES:=16 24 32 40 50}" "${ATOM_STEPS:=1500000}" "${EQUIL:=20}" "${NPROCS:=2}" "${CHECK:=1}"
 : "${VARIANTS:=cpu-pairlist cpu-grouped cpu-full cpu-layer cpu-cells}" "${PRECISIONS:=double float}"
-: "${CHECK_EQUIL:=500}" "${CHECK_TIMED:=1500}"
+: "${CHECK_EQUIL:=500}" "${CHECK_TIMED:=1500}" "${CHECK_SEEDS:=12345 1 2}" "${CHECK_RESCALE:=1}"
 csv=$OUT_DIR/salt_mats.csv
 export LOGDIR=$OUT_DIR/logs
 command -v lmp >/dev/null 2>&1 || { echo "salt_mats.sh: lmp not found (apt-get install lammps)" >&2; exit 2; }
@@ -50,14 +56,21 @@ lmp_point() {   # lmp_point NE TIMED EQUIL PROCS TAGPREFIX
         --equil "$3" --procs "$4" || { echo "  FAILED: $v ne $1" >&2; failed=1; }
 }
 if [ "$CHECK" = 1 ]; then
-    steps=$((CHECK_EQUIL + CHECK_TIMED)) tag=salt-check-cpu-pairlist-double-ne16-s$((CHECK_EQUIL + CHECK_TIMED))
-    blocks=$LOGDIR/$tag.blocks.csv
+    steps=$((CHECK_EQUIL + CHECK_TIMED))
     mkdir -p "$LOGDIR"
-    rm -f "$blocks"
-    BLOCKS_CSV=$blocks run_point "$csv" "$tag" -- "$BUILD/double/cpu-pairlist" --system salt --ne 16 \
-        --steps "$steps" --equil "$CHECK_EQUIL" --avg-block $((CHECK_TIMED / 3)) --stage-reps 0 ||
-        { echo "  FAILED: check cpu-pairlist" >&2; failed=1; }
-    lmp_point 16 "$CHECK_TIMED" "$CHECK_EQUIL" 1 salt-check-
+    for seed in $CHECK_SEEDS; do
+        sfx=""; [ "$seed" = 12345 ] || sfx=-seed$seed   # 12345: the programs' default seed, no suffix
+        tag=salt-check-r$CHECK_RESCALE-cpu-pairlist-double-ne16-s$steps$sfx
+        blocks=$LOGDIR/$tag.blocks.csv
+        if [ "${REDO:-0}" = 1 ] || ! csvq has "$csv" tag="$tag" status=ok; then rm -f "$blocks"; fi
+        BLOCKS_CSV=$blocks run_point "$csv" "$tag" -- "$BUILD/double/cpu-pairlist" --system salt --ne 16 \
+            --steps "$steps" --equil "$CHECK_EQUIL" --avg-block $((CHECK_TIMED / 3)) --stage-reps 0 --seed "$seed" \
+            --rescale-every "$CHECK_RESCALE" ||
+            { echo "  FAILED: check cpu-pairlist seed $seed" >&2; failed=1; }
+        LOGDIR="" run_point "$csv" "salt-check-r$CHECK_RESCALE-lammps-ne16-s$steps$sfx" -- runs/lmp_variant.sh \
+            --system salt --ne 16 --steps "$steps" --equil "$CHECK_EQUIL" --seed "$seed" --rescale-every "$CHECK_RESCALE" ||
+            { echo "  FAILED: check lammps seed $seed" >&2; failed=1; }
+    done
 fi
 for ne in $NES; do
     timed=$(timed_for "$ne")
