@@ -36,33 +36,25 @@ static long padded(long n) { return (n + L - 1) / L * L + L; }
 typedef struct { double *x, *y, *z, *q; long np; } Dbl;
 typedef struct { float *x, *y, *z, *q; long np; } Flt;
 
-static void dbl_make(Dbl *d, const ChargeSystem *s)
-{
-    d->np = padded(s->n);
-    size_t bytes = sizeof(double) * (size_t)d->np;
-    d->x = nbr_alloc(bytes, "reference positions"); d->y = nbr_alloc(bytes, "reference positions");
-    d->z = nbr_alloc(bytes, "reference positions"); d->q = nbr_alloc(bytes, "reference charges");
-    for (long i = 0; i < d->np; i++) {
-        int in = i < s->n;
-        d->x[i] = in ? s->x[i] : FAR; d->y[i] = in ? s->y[i] : FAR; d->z[i] = in ? s->z[i] : FAR;
-        d->q[i] = in ? s->q[i] : 0;
-    }
-}
-static void dbl_free(Dbl *d) { free(d->x); free(d->y); free(d->z); free(d->q); }
-
-static void flt_make(Flt *d, const ChargeSystem *s)
-{
-    d->np = padded(s->n);
-    size_t bytes = sizeof(float) * (size_t)d->np;
-    d->x = nbr_alloc(bytes, "reference positions"); d->y = nbr_alloc(bytes, "reference positions");
-    d->z = nbr_alloc(bytes, "reference positions"); d->q = nbr_alloc(bytes, "reference charges");
-    for (long i = 0; i < d->np; i++) {
-        int in = i < s->n;
-        d->x[i] = (float)(in ? s->x[i] : FAR); d->y[i] = (float)(in ? s->y[i] : FAR);
-        d->z[i] = (float)(in ? s->z[i] : FAR); d->q[i] = (float)(in ? s->q[i] : 0);
-    }
-}
-static void flt_free(Flt *d) { free(d->x); free(d->y); free(d->z); free(d->q); }
+/* The padded copy of the system in type T (padding atoms far away with charge 0), and its
+ * release: written once for both precisions. */
+#define PADDED_COPY(NAME, S, T)                                                                  \
+    static void NAME##_make(S *d, const ChargeSystem *s)                                         \
+    {                                                                                            \
+        d->np = padded(s->n);                                                                    \
+        size_t bytes = sizeof(T) * (size_t)d->np;                                                \
+        d->x = nbr_alloc(bytes, "reference positions"); d->y = nbr_alloc(bytes, "reference positions"); \
+        d->z = nbr_alloc(bytes, "reference positions"); d->q = nbr_alloc(bytes, "reference charges");   \
+        for (long i = 0; i < d->np; i++) {                                                       \
+            int in = i < s->n;                                                                   \
+            d->x[i] = (T)(in ? s->x[i] : FAR); d->y[i] = (T)(in ? s->y[i] : FAR);                \
+            d->z[i] = (T)(in ? s->z[i] : FAR); d->q[i] = (T)(in ? s->q[i] : 0);                  \
+        }                                                                                        \
+    }                                                                                            \
+    static void NAME##_free(S *d) { free(d->x); free(d->y); free(d->z); free(d->q); }
+PADDED_COPY(dbl, Dbl, double)
+PADDED_COPY(flt, Flt, float)
+#undef PADDED_COPY
 
 /* Neumaier: s + c holds the sum; adds t. */
 #define NEUMAIER(s, c, t)                                                   \
