@@ -126,35 +126,20 @@ __kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_
     ACC_DECL;
 
 #if FULL
-    /* every tile but the last; the own one with j != i */
-    for (uint t = 0; t + 1 < groups; t++) {
+    /* the tiles before the own one (never the last: g < groups), no condition. Written as its
+     * own loop, not as a branch on t == g inside one loop over all tiles: PoCL 5 (Ubuntu
+     * 24.04) fails an assertion on a barrier loop whose body branches into two loops */
+    for (uint t = 0; t < g; t++) {
         tile[lid] = pos[t * bsize + lid];
         barrier(CLK_LOCAL_MEM_FENCE);
-        base = t * bsize;
         if (active) {
-            if (t == g) {
-                for (uint j = 0; j < bsize; j += UNROLL) { STEPS_IF(j, OWN) }
-            } else {
-                for (uint j = 0; j < bsize; j += UNROLL) { STEPS(j) }
-            }
+            for (uint j = 0; j < bsize; j += UNROLL) { STEPS(j) }
             ACC_TILE_END;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    /* the last tile: bounds, and j != i for its own work-items */
-    base = (groups - 1) * bsize;
-    tile[lid] = pos[base + lid];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (active) {
-        if (g == groups - 1) {
-            for (uint j = 0; j < bsize; j += UNROLL) { STEPS_IF(j, OWN) }
-        } else {
-            for (uint j = 0; j < bsize; j += UNROLL) { STEPS_IF(j, LAST) }
-        }
-        ACC_TILE_END;
-    }
-#else
-    /* the own tile: j > i (and within n, in the last work-group) */
+#endif
+    /* the own tile: j > i (j != i in the full sweep), and within n in the last work-group */
     base = g * bsize;
     tile[lid] = me;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -183,7 +168,6 @@ __kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_
             ACC_TILE_END;
         }
     }
-#endif
     /* the row's sum sum_j q_j / r_ij times q_i (once, not per pair as the thesis does); for a
      * (hi, lo) pair hi q_i exactly as hi' + e (FMA), e carried into lo */
     real_t h = 0, l = 0;
