@@ -131,6 +131,7 @@ static void dd_finish(Sim *s)
         printf("# dd: halo exchange %.4g us/step, force kernel %.4g us/call (largest over ranks; rank 0: %.4g, "
                "%.4g; %d replays)\n", t[0], t[1], mine[0], mine[1], reps);
     }
+    dd_drop_halo_graph(d);
     dd_comm_free(d);
     dd_free(d);
     delete d;

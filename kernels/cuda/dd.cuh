@@ -122,6 +122,9 @@ void dd_forces_step(Dd *d);                  /* halo and forces, overlapped wher
 void dd_gather(Sim *s, Dd *d, int with_forces);   /* local atoms of every rank -> s->r, v (a, u) by id */
 void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg);
 void dd_free(Dd *d);
+/* the captured halo graph destroyed: before the communicator is (NCCL waits at ncclCommDestroy
+ * for every graph holding its operations to be destroyed first: a hang at exit otherwise) */
+void dd_drop_halo_graph(Dd *d);
 unsigned long long dd_mix_id(unsigned long long id);
 
 /* dd_comm.cu: MPI around the run, and the exchange backends. Every rank failing in here

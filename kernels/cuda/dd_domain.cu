@@ -778,12 +778,20 @@ void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg)
     free(hr);
 }
 
+void dd_drop_halo_graph(Dd *d)
+{
+    if (!d->halo_graph) return;
+    CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
+    CUDA_CHECK(cudaGraphExecDestroy(d->halo_graph));
+    d->halo_graph = NULL;
+}
+
 void dd_free(Dd *d)
 {
     GpuSim *g = d->g;
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     if (g->tex_r) CUDA_CHECK(cudaDestroyTextureObject(g->tex_r));
-    if (d->halo_graph) CUDA_CHECK(cudaGraphExecDestroy(d->halo_graph));
+    dd_drop_halo_graph(d);
     void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->keys,
                    d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev,
                    d->cell_count,
