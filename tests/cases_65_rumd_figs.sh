@@ -61,7 +61,7 @@ exec $PWD/$real "\${keep[@]}"
 EOF
     chmod +x "$tmp/b/stand-in.sh"
     for b in gpu-rumd gpu-layer gpu-old; do ln -sf ../stand-in.sh "$tmp/b/float/$b"; done
-    figs=(env BUILD="$tmp/b" OUT_DIR="$tmp/res/h200" NBR_LOCK=none ALLOW_DIRTY=1 SIZES="sc:8" RAP_SIZES="sp:8"
+    figs=(env PARTS="fig6 fig7 rapaport" BUILD="$tmp/b" OUT_DIR="$tmp/res/h200" NBR_LOCK=none ALLOW_DIRTY=1 SIZES="sc:8" RAP_SIZES="sp:8"
           TARGET=1e5 STEPS_MIN=1000 STEPS_MAX=1000 EQUIL=100 runs/rumd_figs.sh)
     t_grep rumd-figs-driver 'Fig\. 7: TPS, and full / disabled' "${figs[@]}"
     t_grep rumd-figs-tags '^8$' sh -c "cut -d, -f7 '$tmp/res/h200/rumd_fig6.csv' '$tmp/res/h200/rumd_fig7.csv' |

@@ -18,7 +18,10 @@ mkdir -p "$R" "$OUT"
 t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
 pack() { cp -r build/test-logs/units "$R/test-units" 2>/dev/null; tar czf "$OUT/results.tgz" -C "$R" . 2>/dev/null; }
-want() { [[ " ${PARTS:-build suite dd coulomb gamdpy salt} " == *" $1 "* ]]; }
+# PARTS is also the name drivers (runs/rumd_figs.sh, runs/device/gamdpy.sh) read: taken here and
+# unset, so the suite's driver tests do not inherit it
+ALL_PARTS=${PARTS:-build suite dd coulomb gamdpy salt}; unset PARTS
+want() { [[ " $ALL_PARTS " == *" $1 "* ]]; }
 say() { echo "[$(el) s] $*" | tee -a "$R/summary.txt"; }
 
 say "revision $(cat .git-rev 2>/dev/null || echo unknown); $(nvidia-smi -L | wc -l) GPU(s)"
@@ -43,6 +46,10 @@ if want suite; then
     TEST_JOBS=16 timeout "${SUITE_S:-220}" tests/run.sh >"$R/make-test.log" 2>&1
     say "suite (rc $?): $(tail -1 "$R/make-test.log")"
     grep -E '^FAIL' "$R/make-test.log" | head -20 | tee -a "$R/summary.txt"
+    # each failed test's whole log (the suite prints its last 8 lines only)
+    mkdir -p "$R/failed-logs"
+    grep -E '^FAIL' "$R/make-test.log" | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
+        while IFS= read -r name; do cp "build/test-logs/$name.log" "build/test-logs/$name.out" "$R/failed-logs/" 2>/dev/null; done
     pack
 fi
 if want dd; then
