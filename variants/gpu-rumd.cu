@@ -475,19 +475,10 @@ static void resolve_knobs(Sim *s)
 static int rumd_init(Sim *s)
 {
     resolve_knobs(s);
-    /* gpu_init lays out gpu-layer's cell grid of edge r_n, which gpu-rumd does not use; a box
-     * under 3 r_n (the smallest n2 / none systems) would be refused there, so it sees a smaller
-     * r_n, and the neighbour capacity is set from the true r_n below */
-    const real rn = s->rn;
-    if ((double)s->L < 3.0 * rn) s->rn = (real)(s->L / 3.001);
-    const int rc = gpu_init(s);
-    s->rn = rn;
+    /* gpu-layer's cell grid of edge r_n is not used here: none is made, so boxes under 3 r_n
+     * (the smallest n2 / none systems) are fine */
+    const int rc = gpu_init_opts(s, 0);
     GpuSim *g = gpu_of(s);
-    gpu_free(g, g->W, sizeof(int) * (size_t)g->nbr_cap * s->n);
-    capacity_init(&g->nbr_capacity, NAME, "neighbour list", "neighbours per atom", "max-nbr", s->p.max_nbr,
-                  nbr_start_estimate(s, fmin(poisson_max(neighbours_within(s, s->rn)), (double)s->n)), 1);
-    g->nbr_cap = (int)g->nbr_capacity.cap;
-    g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * s->n, "the neighbour list");
 
     R.lay = tp_layout(s->p.tp, s->p.pb, NAME);
     R.force_blocks = blocks_for(s->n, R.lay.ppb);

@@ -72,9 +72,10 @@ static void make_textures(GpuSim *g, const Sim *s)
     if (!g->tex_r) {
         g->tex_r = gpu_texture(g->r, rbytes, cudaCreateChannelDesc<int4>(), g, "positions");
         g->tex_r_alt = gpu_texture(g->r_alt, rbytes, cudaCreateChannelDesc<int4>(), g, "positions");
-        g->tex_count = gpu_texture(g->cell_count, sizeof(int) * (size_t)g->grid.ncells,
-                                   cudaCreateChannelDesc<int>(), g, "cell occupancies");
+        if (g->H) g->tex_count = gpu_texture(g->cell_count, sizeof(int) * (size_t)g->grid.ncells,
+                                             cudaCreateChannelDesc<int>(), g, "cell occupancies");
     }
+    if (!g->H) return;   /* no cell grid (gpu_init_opts) */
     if (g->tex_H) CUDA_CHECK(cudaDestroyTextureObject(g->tex_H));
     g->tex_H = gpu_texture(g->H, sizeof(int) * (size_t)g->grid.ncells * g->layer_cap, cudaCreateChannelDesc<int4>(),
                            g, "the cell-layer matrix H");
@@ -122,7 +123,9 @@ void gpu_ensure_stage(GpuSim *g, int n)
     g->stage_u = (real *)gpu_pinned(sizeof(real) * n, "host staging");
 }
 
-int gpu_init(Sim *s)
+int gpu_init(Sim *s) { return gpu_init_opts(s, 1); }
+
+int gpu_init_opts(Sim *s, int cell_grid)
 {
     GpuSim *g = new GpuSim();
     s->ctx = g;
@@ -150,7 +153,7 @@ int gpu_init(Sim *s)
     CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventCreate(&g->marks[k]));
 
-    g->grid = cells_init(s->L, s->rn, s->n, s->variant->name);
+    if (cell_grid) g->grid = cells_init(s->L, s->rn, s->n, s->variant->name);
     s->stats.cells_per_axis = g->grid.G;
     g->threads = s->p.threads;
     g->blocks = blocks_for(n, g->threads);
@@ -162,18 +165,22 @@ int gpu_init(Sim *s)
     g->r_alt = (real4 *)gpu_alloc(g, sizeof(real4) * n, "reordered positions");
     g->v_alt = (real4 *)gpu_alloc(g, sizeof(real4) * n, "reordered velocities");
     g->u = (real *)gpu_alloc(g, sizeof(real) * n, "per-atom energies");
-    g->cell_of = (int *)gpu_alloc(g, sizeof(int) * n, "cell of each atom");
-    g->layer_of = (int *)gpu_alloc(g, sizeof(int) * n, "layer of each atom");
-    g->cell_count = (int *)gpu_alloc(g, sizeof(int) * nc, "cell occupancies");
-    g->cell_start = (int *)gpu_alloc(g, sizeof(int) * nc, "cell starts");
     g->nbr_count = (int *)gpu_alloc(g, sizeof(int) * n, "neighbour counts");
-    capacity_init(&g->layer_capacity, s->variant->name, "cell-layer matrix H", "layers", "max-layers",
-                  s->p.max_layers, poisson_max((double)n / g->grid.ncells), 4);
+    if (cell_grid) {
+        g->cell_of = (int *)gpu_alloc(g, sizeof(int) * n, "cell of each atom");
+        g->layer_of = (int *)gpu_alloc(g, sizeof(int) * n, "layer of each atom");
+        g->cell_count = (int *)gpu_alloc(g, sizeof(int) * nc, "cell occupancies");
+        g->cell_start = (int *)gpu_alloc(g, sizeof(int) * nc, "cell starts");
+        capacity_init(&g->layer_capacity, s->variant->name, "cell-layer matrix H", "layers", "max-layers",
+                      s->p.max_layers, poisson_max((double)n / g->grid.ncells), 4);
+        g->layer_cap = (int)g->layer_capacity.cap;
+        g->H = (int *)gpu_alloc(g, sizeof(int) * nc * g->layer_cap, "the cell-layer matrix H");
+        CUDA_CHECK(cudaMemset(g->cell_count, 0, sizeof(int) * nc));
+    }
+    /* a full list holds at most n - 1 entries per atom (small boxes: the Poisson estimate can exceed n) */
     capacity_init(&g->nbr_capacity, s->variant->name, "neighbour matrix W", "neighbours per atom", "max-nbr",
-                  s->p.max_nbr, nbr_start_estimate(s, poisson_max(neighbours_within(s, s->rn))), 1);
-    g->layer_cap = (int)g->layer_capacity.cap;
+                  s->p.max_nbr, nbr_start_estimate(s, fmin(poisson_max(neighbours_within(s, s->rn)), (double)n)), 1);
     g->nbr_cap = (int)g->nbr_capacity.cap;
-    g->H = (int *)gpu_alloc(g, sizeof(int) * nc * g->layer_cap, "the cell-layer matrix H");
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * n, "the neighbour matrix W");
     g->status = (BuildStatus *)gpu_alloc(g, sizeof(BuildStatus), "build status");
     g->parts = (double *)gpu_alloc(g, sizeof(double) * NPARTS * g->blocks, "reduction partials");
@@ -181,7 +188,6 @@ int gpu_init(Sim *s)
     g->parts_host = (double *)gpu_pinned(sizeof(double) * NPARTS * g->blocks, "reduction partials");
     CUDA_CHECK(cudaHostAlloc((void **)&g->props_host, sizeof(double) * NPARTS, cudaHostAllocMapped));
     CUDA_CHECK(cudaHostGetDevicePointer((void **)&g->props_dev, (void *)g->props_host, 0));
-    CUDA_CHECK(cudaMemset(g->cell_count, 0, sizeof(int) * nc));
     /* U and the virial are those of the last force evaluation: zero before the first */
     CUDA_CHECK(cudaMemset(g->parts, 0, sizeof(double) * NPARTS * g->blocks));
     make_textures(g, s);

@@ -308,6 +308,8 @@ void gpu_final_reduce(GpuSim *g);                    /* parts -> props_dev (mapp
 void gpu_release_graphs(GpuSim *g);
 
 int  gpu_init(Sim *s);
+/* cell_grid 0: no cells of edge r_n, no H (a variant with its own list build, any box size) */
+int  gpu_init_opts(Sim *s, int cell_grid);
 void gpu_finish(Sim *s);
 void gpu_kick_drift(Sim *s);
 void gpu_wrap(Sim *s);
