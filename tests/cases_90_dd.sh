@@ -22,6 +22,13 @@
 #                  --dd-graph on (the step's halo as a CUDA graph) with 2 ranks per backend but mpi.
 #                  Need >= 2 GPUs, or NBR_DD_MULTI=1
 #                  (several ranks per GPU); else SKIP lines.
+#   dd-device-*    --decide device (the rebuild test on the devices, v^2 combined over ranks on
+#                  the device; nccl, p2p, nvshmem): refused with --comm mpi (exit 2, CPU); on a GPU
+#                  one rank per backend --check PASS, overlap too; on 2 ranks per backend the
+#                  device decision rebuilds at exactly the steps of the host decision over the
+#                  first 500 steps from the same start (the summary hashes the rebuild steps),
+#                  --check PASS after migrations (overlap too, and 2x2x1 on 4 ranks but nccl), and a
+#                  rank failing at a rebuild stops every rank (the others wait in the device vote)
 # Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
 # groups SKIP.
 # the pulse rules themselves, on a CPU model (tests/dd_pulse_model.py): every pair within r_n
@@ -84,10 +91,13 @@ t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$
 t_error "dd-refuse-bad-comm" 2 'comm shmem: not one of' "$dd" --comm shmem --ne 8
 t_error "dd-refuse-bad-overlap" 2 'dd-overlap yes: on or off' "$dd" --dd-overlap yes --ne 8
 t_error "dd-refuse-graph-mpi" 2 'dd-graph on needs a backend without host steps' "$dd" --dd-graph on --comm mpi --ne 8
+t_error "dd-device-refuse-mpi" 2 'decide device needs a backend without host steps' "$dd" --decide device --comm mpi --ne 8
+t_ok "dd-device-refuse-mpi-2ranks" dd_refused 2 'decide device needs a backend without host steps' \
+    "$dd" --decide device --comm mpi --ne 8 --steps 0 --equil 0 --quiet
 t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
-    for grp in check lose multi; do t_skip "dd-$grp" "no GPU found"; done
+    for grp in check lose multi device-check device-multi; do t_skip "dd-$grp" "no GPU found"; done
     t_skip "dd-fault-gpu" "no GPU found"
     return 0 2>/dev/null || exit 0
 fi
@@ -113,6 +123,19 @@ dd_grows_and_passes() {
     echo "$out" | grep -Eq 'grows = [1-9]' || { echo "no capacity grew"; return 1; }
     echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
 }
+# the device decision on one rank (every backend exchanges with itself); SP and LJ, overlap
+dd_dev_comms=$(echo $dd_comms | tr ' ' '\n' | grep -vx mpi | tr '\n' ' ')
+for prec in double float; do
+    b=$BUILD/$prec/gpu-dd
+    for comm in $dd_dev_comms; do
+        t_grep "dd-device-check-$prec-sp-$comm" "$pass" $b --comm $comm --decide device --ne 16 --steps 300 --equil 100 \
+            --check --quiet
+        [ $prec = double ] && t_grep "dd-device-check-$prec-lj-$comm" "$pass" $b --comm $comm --decide device \
+            --system lj --ne 12 --steps 300 --equil 100 --check --quiet
+        [ $prec = double ] && t_grep "dd-device-check-$prec-sp-overlap-$comm" "$pass" $b --comm $comm --decide device \
+            --dd-overlap on --ne 16 --steps 300 --equil 100 --sample-every 7 --check --quiet
+    done
+done
 t_ok "dd-grow-nbr" dd_grows_and_passes "$dd" --grow-from 5 --ne 14 --steps 200 --equil 50 --check --quiet
 t_error "dd-lose-one-atom" 1 'rank 0: step [0-9]+: atoms not conserved at the rebuild: 4095 atoms' \
     env NBR_DD_LOSE_STEP=50 "$dd" --ne 16 --steps 300 --equil 100 --quiet
@@ -121,6 +144,7 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c GPU)
 if [ "$ngpu" -lt 2 ] && [ "${NBR_DD_MULTI:-0}" != 1 ]; then
     t_skip "dd-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1 for several ranks per GPU)"
     t_skip "dd-fault-gpu" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
+    t_skip "dd-device-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
     return 0 2>/dev/null || exit 0
 fi
 # moved atoms: the summary counts them; the check passes after they moved
@@ -156,6 +180,35 @@ done
 t_ok "dd-multi-double-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $dd --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
 t_ok "dd-multi-double-4ranks-1x1x4-overlap-mpi" dd_multi_pass -np 4 $dd --dd-grid 1x1x4 --dd-overlap on --ne 28 \
     --steps 300 --equil 100 --check
+# --decide device on 2 ranks: the same rebuild steps as the host decision (same start, no
+# rescaling: --equil 0; the summary hashes the steps of the rebuilds after step 0); --check after
+# migrations; a failing rank stops the others, which wait in the device vote
+dd_same_rebuilds() {
+    local host dev
+    host=$(dd_mpirun "$@" --decide host 2>&1) || { echo "$host" | tail -20; return 1; }
+    dev=$(dd_mpirun "$@" --decide device 2>&1) || { echo "$dev" | tail -20; return 1; }
+    host=$(echo "$host" | grep 'rebuilds after step 0'); dev=$(echo "$dev" | grep 'rebuilds after step 0')
+    echo "host:   $host"; echo "device: $dev"
+    [ -n "$host" ] && [ "$host" = "$dev" ]
+}
+for comm in $dd_dev_comms; do
+    t_ok "dd-device-same-rebuilds-2ranks-sp-$comm" dd_same_rebuilds -np 2 $dd --comm $comm --ne 20 --steps 500 --equil 0 \
+        --stage-reps 0 --quiet
+    t_ok "dd-device-same-rebuilds-2ranks-lj-$comm" dd_same_rebuilds -np 2 $dd --comm $comm --system lj --ne 14 \
+        --steps 500 --equil 0 --stage-reps 0 --quiet
+    t_ok "dd-device-same-rebuilds-2ranks-sp-overlap-$comm" dd_same_rebuilds -np 2 $dd --comm $comm --dd-overlap on \
+        --ne 20 --steps 500 --equil 0 --sample-every 13 --stage-reps 0 --quiet
+    for prec in double float; do
+        t_ok "dd-device-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $BUILD/$prec/gpu-dd --comm $comm \
+            --decide device --ne 20 --steps 400 --equil 100 --check
+    done
+    t_ok "dd-device-multi-double-2ranks-sp-overlap-$comm" dd_multi_pass -np 2 $dd --comm $comm --decide device \
+        --dd-overlap on --ne 20 --steps 400 --equil 100 --check
+    [ $comm != nccl ] && t_ok "dd-device-multi-double-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $dd --comm $comm \
+        --decide device --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-device-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
+        bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --decide device --ne 20 --steps 400 --equil 100 --quiet"
+done
 for comm in $dd_comms; do
     t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
         bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --ne 20 --steps 400 --equil 100 --quiet"

@@ -8,7 +8,9 @@
  * The run is the one loop (common/md_loop.c) on every rank: every rank builds the same
  * initial state, keeps the atoms of its domain, and runs the steps on them; the whole
  * system's properties are summed over ranks (on rank 0, broadcast, so every rank takes the
- * same rebuild decisions). --check gathers every rank's atoms (by id) and compares them with
+ * same rebuild decisions). --decide device (nccl, p2p, nvshmem; kernels/cuda/dd_run.cu): the
+ * rebuild test on the devices, the largest v^2 combined over ranks on the device every step,
+ * the host waiting only at sample points and at the rebuilds. --check gathers every rank's atoms (by id) and compares them with
  * the O(N^2) reference, as for every other variant. Rank 0 prints and writes the CSV; the
  * other ranks are silent (NBR_DD_ALL_RANKS=1: all print).
  *
@@ -69,6 +71,10 @@ static int dd_init(Sim *s)
             c[a] = (c[a] + (side ? 1 : -1) + d->dims[a]) % d->dims[a];
             d->nbr[a][side] = (c[2] * d->dims[1] + c[1]) * d->dims[0] + c[0];
         }
+    /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
+    if (s->p.decide == DECIDE_DEVICE && g_comm == DD_MPI)
+        dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
+                            "the host in every pulse");
     dd_geometry(s, d);   /* bad geometry refused before any GPU is touched */
     /* a planted failure of one rank (tests): the others wait in a collective, as they would
      * in any exchange, and must be stopped, not left hanging */
@@ -138,10 +144,20 @@ static void dd_finish(Sim *s)
     s->ctx = NULL;
 }
 
-static void dd_kick_drift(Sim *s) { gpu_kick_drift(&dd_of(s)->dom); }
+static void dd_kick_drift(Sim *s)
+{
+    Dd *d = dd_of(s);
+    if (d->run_ahead) dd_run_kick_drift(d);
+    else gpu_kick_drift(&d->dom);
+}
 static void dd_wrap_stage(Sim *s) { dd_wrap(dd_of(s)); }
 static void dd_build(Sim *s) { dd_rebuild(s, dd_of(s)); }
-static void dd_kick(Sim *s) { gpu_kick(&dd_of(s)->dom); }
+static void dd_kick(Sim *s)
+{
+    Dd *d = dd_of(s);
+    if (d->run_ahead) dd_run_kick(d);
+    else gpu_kick(&d->dom);
+}
 static void dd_rescale(Sim *s, double factor) { gpu_rescale(&dd_of(s)->dom, factor); }
 static void dd_download(Sim *s) { dd_gather(s, dd_of(s), 1); }
 static void dd_pairs(Sim *s, PairFn fn, void *arg) { dd_for_each_pair(s, dd_of(s), fn, arg); }
@@ -239,7 +255,7 @@ int main(int argc, char **argv)
     variant.summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, "
                       "coordinate halo every step through --comm, full lists over local + ghost atoms, migration at "
                       "rebuilds";
-    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST;
+    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE;
     variant.compiler = NBR_COMPILER;
     variant.has_u = 1;
     variant.pair_multiplicity = 2;
@@ -261,6 +277,11 @@ int main(int argc, char **argv)
     variant.timer_mark = dd_mark;
     variant.timer_seconds = dd_seconds;
     variant.device_name = dd_device;
+    /* --decide device (nccl, p2p, nvshmem): kernels/cuda/dd_run.cu */
+    variant.device_begin = dd_run_begin;
+    variant.device_rebuild = dd_run_rebuild;
+    variant.device_decide = dd_run_decide;
+    variant.sample = dd_run_sample;
     const int rc = nbr_main(n, argv, &variant);
     fflush(stdout);
     dd_mpi_finalize();

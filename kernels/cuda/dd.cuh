@@ -58,6 +58,16 @@ struct DdPulse {
 
 struct DdComm;   /* the backend's state (dd_comm.cu) */
 
+/* --decide device (dd_run.cu): the rebuild test on the device. vv_local / vv_all may live
+ * elsewhere (NVSHMEM's symmetric heap): the kernels take Dd's pointers. */
+struct DdCtrl {
+    unsigned long long vv_local, vv_all;   /* this step's largest v^2 here / over all ranks (bits of
+                                              a non-negative double: they order as the values do) */
+    double disp;            /* summed largest displacement since the last build */
+    int halted;             /* the step whose test found a rebuild due; 0 while running */
+    int votes;              /* p2p: vote rounds done (parity picks the slot row) */
+};
+
 struct Dd {
     int rank, size;
     int dims[3];            /* px, py, pz */
@@ -108,6 +118,15 @@ struct Dd {
     int inner_blocks;       /* force blocks [0, inner_blocks) hold inner atoms only */
     cudaStream_t nonlocal;
     cudaEvent_t ev_self, ev_nonlocal;
+
+    /* --decide device (dd_run.cu): the device runs ahead; the halo, kick and drift kernels run
+     * only while *gate is 0 (gate NULL: the host decides, nothing gated) */
+    int run_ahead;
+    DdCtrl *ctrl, *ctrl_host;
+    const int *gate;        /* &ctrl->halted */
+    unsigned long long *vv_local, *vv_all;
+    int *halt_host, *halt_dev;   /* mapped: the halted step, polled by the host without waiting */
+    int rebuild_at;         /* the step the host rebuilds at (the device found it due) */
 };
 
 static inline Dd *dd_of(Sim *s) { return (Dd *)s->ctx; }
@@ -167,6 +186,22 @@ void dd_nvshmem_init(Dd *d);
 void dd_nvshmem_rebuilt(Dd *d);
 void dd_nvshmem_pulse(Dd *d, int k);
 void dd_nvshmem_finalize(Dd *d);
+/* --decide device: the largest v^2 of the step over all ranks, vv_local -> vv_all on the
+ * stream, no host wait (nccl all-reduce; p2p each rank's value into every peer's slots, then a
+ * wait; nvshmem max-reduce on the stream). Collectives run every step on every rank (a
+ * halted step too: their counts must match); p2p's vote kernel is gated. */
+void dd_comm_vote_open(Dd *d);   /* p2p: maps every peer's vote slots (once, all ranks) */
+void dd_comm_vote(Dd *d);
+void dd_nvshmem_vote_buffers(unsigned long long **local, unsigned long long **all);
+void dd_nvshmem_vote(Dd *d);
+/* dd_run.cu: the variant's stages for --decide device */
+void dd_run_begin(Sim *s);
+void dd_run_rebuild(Sim *s);
+void dd_run_decide(Sim *s);
+int dd_run_sample(Sim *s);
+void dd_run_kick_drift(Dd *d);
+void dd_run_kick(Dd *d);
+int dd_run_halted_seen(const Dd *d);   /* the host saw the device stop (a mapped read, no wait) */
 /* Called after a rank failure where MPI can still be reached. */
 void dd_abort_all(int code);
 

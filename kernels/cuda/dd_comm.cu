@@ -195,6 +195,7 @@ struct NcclApi {
     decltype(&ncclCommDestroy) CommDestroy;
     decltype(&ncclSend) Send;
     decltype(&ncclRecv) Recv;
+    decltype(&ncclAllReduce) AllReduce;
     decltype(&ncclGroupStart) GroupStart;
     decltype(&ncclGroupEnd) GroupEnd;
     decltype(&ncclGetErrorString) GetErrorString;
@@ -214,9 +215,13 @@ struct DdComm {
     unsigned long long *signals;          /* this rank's arrival counters, one per pulse (IPC-exported) */
     real4 *exported_r;                    /* the r whose handle the peers hold */
     int r_generation;
+    /* p2p --decide device: [0] counts the peers' votes arrived, [1 + parity * P + q] holds rank
+     * q's vote of a round of that parity (two rows: a peer may be one round ahead) */
+    unsigned long long *votes;
+    unsigned long long **peer_votes_dev;  /* device: every rank's votes as mapped here */
     struct Peer {
         real4 *r;
-        unsigned long long *signals;
+        unsigned long long *signals, *votes;
         int r_generation;
     } *peers;
 };
@@ -242,7 +247,7 @@ static void nccl_open(Dd *d)
 #define NBR_NCCL_SYM(f) \
     if (!(*(void **)&a->f = dlsym(lib, "nccl" #f))) dd_fail(EXIT_INTERNAL, "--comm nccl: the NCCL library lacks nccl" #f);
     NBR_NCCL_SYM(GetUniqueId) NBR_NCCL_SYM(CommInitRank) NBR_NCCL_SYM(CommDestroy) NBR_NCCL_SYM(Send)
-    NBR_NCCL_SYM(Recv) NBR_NCCL_SYM(GroupStart) NBR_NCCL_SYM(GroupEnd) NBR_NCCL_SYM(GetErrorString)
+    NBR_NCCL_SYM(Recv) NBR_NCCL_SYM(AllReduce) NBR_NCCL_SYM(GroupStart) NBR_NCCL_SYM(GroupEnd) NBR_NCCL_SYM(GetErrorString)
 #undef NBR_NCCL_SYM
     ncclUniqueId id;
     if (g_rank == 0) nccl_check(d, a->GetUniqueId(&id), "ncclGetUniqueId");
@@ -253,7 +258,7 @@ static void nccl_open(Dd *d)
 
 /* The same rank's handles, gathered: what every peer needs to map this rank's memory. */
 struct IpcCard {
-    cudaIpcMemHandle_t r, signals;
+    cudaIpcMemHandle_t r, signals, votes;
     int r_generation;
 };
 
@@ -262,6 +267,9 @@ static void p2p_open(Dd *d)
     DdComm *c = d->comm;
     c->signals = (unsigned long long *)gpu_alloc(d->g, sizeof(unsigned long long) * DD_PULSES, "p2p signals");
     CUDA_CHECK(cudaMemset(c->signals, 0, sizeof(unsigned long long) * DD_PULSES));
+    const size_t vb = sizeof(unsigned long long) * (1 + 2 * g_size);
+    c->votes = (unsigned long long *)gpu_alloc(d->g, vb, "p2p vote slots");
+    CUDA_CHECK(cudaMemset(c->votes, 0, vb));
     c->peers = (DdComm::Peer *)calloc(g_size, sizeof *c->peers);
     if (!c->peers) dd_fail(EXIT_INTERNAL, "out of host memory");
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -281,10 +289,28 @@ static void p2p_refresh(Dd *d)
     if (g_size > 1) {
         CUDA_CHECK(cudaIpcGetMemHandle(&mine.r, d->g->r));
         CUDA_CHECK(cudaIpcGetMemHandle(&mine.signals, c->signals));
+        CUDA_CHECK(cudaIpcGetMemHandle(&mine.votes, c->votes));
     }
     mine.r_generation = c->r_generation;
     IpcCard *cards = (IpcCard *)nbr_alloc(sizeof(IpcCard) * g_size, "IPC handles");
     mpi_check(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards, sizeof mine, MPI_BYTE, MPI_COMM_WORLD), "MPI_Allgather");
+    /* --decide device: every rank's vote slots, the first time (each rank votes to all) */
+    for (int q = 0; d->run_ahead && !c->peer_votes_dev && q < g_size; q++) {
+        if (q == d->rank) continue;
+        void *ptr = NULL;
+        cudaError_t err = cudaIpcOpenMemHandle(&ptr, cards[q].votes, cudaIpcMemLazyEnablePeerAccess);
+        if (err != cudaSuccess)
+            dd_fail(EXIT_INTERNAL, "--comm p2p --decide device: cannot map rank %d's vote slots (cudaIpcOpenMemHandle: %s)",
+                    q, cudaGetErrorString(err));
+        c->peers[q].votes = (unsigned long long *)ptr;
+    }
+    if (d->run_ahead && !c->peer_votes_dev) {
+        unsigned long long **host = (unsigned long long **)nbr_alloc(sizeof(void *) * g_size, "vote pointers");
+        for (int q = 0; q < g_size; q++) host[q] = q == d->rank ? c->votes : c->peers[q].votes;
+        c->peer_votes_dev = (unsigned long long **)gpu_alloc(d->g, sizeof(void *) * g_size, "vote pointers");
+        CUDA_CHECK(cudaMemcpy(c->peer_votes_dev, host, sizeof(void *) * g_size, cudaMemcpyHostToDevice));
+        free(host);
+    }
     for (int k = 0; k < DD_PULSES; k++) {
         const int q = d->pulse[k].send_rank;
         DdComm::Peer *p = &c->peers[q];
@@ -345,9 +371,12 @@ void dd_comm_free(Dd *d)
         for (int q = 0; q < g_size; q++) {
             if (c->peers[q].r) cudaIpcCloseMemHandle(c->peers[q].r);
             if (c->peers[q].signals) cudaIpcCloseMemHandle(c->peers[q].signals);
+            if (c->peers[q].votes) cudaIpcCloseMemHandle(c->peers[q].votes);
         }
         free(c->peers);
         cudaFree(c->signals);
+        cudaFree(c->votes);
+        if (c->peer_votes_dev) cudaFree(c->peer_votes_dev);
     }
     if (c->host_send) cudaFreeHost(c->host_send);
     if (c->host_recv) cudaFreeHost(c->host_recv);
@@ -407,8 +436,10 @@ void dd_exchange(Dd *d, const real4 *send, int nsend, int to, real4 *recv, int n
  * the expected count lives on the device and is raised here, so the launch is the same every
  * step (a CUDA graph can hold it). One thread. */
 static __global__ void wait_signal_kernel(const volatile unsigned long long *signal, unsigned long long *expected,
-                                   unsigned long long inc, long long timeout_ns, int *timed_out, int pulse)
+                                   unsigned long long inc, long long timeout_ns, int *timed_out, int pulse,
+                                   const int *gate)
 {
+    if (gate && *gate) return;   /* --decide device, the device stopped: the senders are gated too */
     const unsigned long long want = *expected + inc;
     *expected = want;
     unsigned long long start, now;
@@ -469,7 +500,7 @@ void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned lon
     const char *env = getenv("NBR_DD_TIMEOUT_S");
     const double timeout_s = env ? atof(env) : 20.0;
     wait_signal_kernel<<<1, 1, 0, d->g->stream>>>(signal, d->expected_dev + k, inc, (long long)(timeout_s * 1e9),
-                                                  d->timed_out_dev, k);
+                                                  d->timed_out_dev, k, d->gate);
     LAUNCH_CHECK("wait_signal_kernel");
 }
 
@@ -477,10 +508,79 @@ void dd_comm_poll(Dd *d)
 {
     const int out = *(volatile int *)d->timed_out;
     if (!out) return;
+    if (out > DD_PULSES)
+        dd_fail(EXIT_INTERNAL, "--comm %s --decide device: waited over %s s for the other ranks' rebuild votes (did one "
+                               "stop?)", dd_comm_names[d->comm_kind],
+                getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20");
     const int k = out - 1;
     dd_fail(EXIT_INTERNAL, "--comm %s: waited over %s s for the halo of pulse %d from rank %d (did it stop?)",
             dd_comm_names[d->comm_kind], getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20", k,
             d->pulse[k].recv_rank);
+}
+
+/* p2p --decide device: this rank's largest v^2 into every peer's slot of this round, then,
+ * once every peer's has arrived here, the largest of all. One thread, gated; a wait that gives
+ * up leaves DD_PULSES + 1 in *timed_out. */
+static __global__ void p2p_vote_kernel(DdCtrl *c, const unsigned long long *vv_local, unsigned long long *vv_all,
+                                       unsigned long long *const *votes, int rank, int size, long long timeout_ns,
+                                       int *timed_out)
+{
+    if (c->halted) return;
+    const int row = 1 + (c->votes & 1) * size;
+    const unsigned long long mine = *vv_local;
+    for (int q = 0; q < size; q++)
+        if (q != rank) *(volatile unsigned long long *)&votes[q][row + rank] = mine;
+    __threadfence_system();   /* the values land before the counts that announce them */
+    for (int q = 0; q < size; q++)
+        if (q != rank) atomicAdd_system(&votes[q][0], 1ull);
+    c->votes++;
+    const unsigned long long want = (unsigned long long)c->votes * (unsigned long long)(size - 1);
+    const volatile unsigned long long *arrived = votes[rank];
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (arrived[0] < want) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if ((long long)(now - start) > timeout_ns) {
+            *(volatile int *)timed_out = DD_PULSES + 1;
+            *vv_all = mine;
+            return;
+        }
+        __nanosleep(100);
+    }
+    __threadfence_system();
+    unsigned long long most = mine;
+    for (int q = 0; q < size; q++)
+        if (q != rank && arrived[row + q] > most) most = arrived[row + q];
+    *vv_all = most;
+}
+
+void dd_comm_vote_open(Dd *d)
+{
+    if (d->comm_kind == DD_P2P) p2p_refresh(d);
+}
+
+void dd_comm_vote(Dd *d)
+{
+    cudaStream_t st = d->g->stream;
+#ifdef NBR_NCCL
+    if (d->comm_kind == DD_NCCL) {
+        nccl_check(d, d->comm->nccl.AllReduce(d->vv_local, d->vv_all, 1, ncclUint64, ncclMax, d->comm->nccl_comm, st),
+                   "ncclAllReduce");
+        return;
+    }
+#endif
+#ifdef NBR_NVSHMEM
+    if (d->comm_kind == DD_NVSHMEM) {
+        dd_nvshmem_vote(d);
+        return;
+    }
+#endif
+    if (d->comm_kind != DD_P2P) dd_fail(EXIT_INTERNAL, "internal: --decide device with --comm %s", dd_comm_names[d->comm_kind]);
+    const char *env = getenv("NBR_DD_TIMEOUT_S");
+    const double timeout_s = env ? atof(env) : 20.0;
+    p2p_vote_kernel<<<1, 1, 0, st>>>(d->ctrl, d->vv_local, d->vv_all, d->comm->peer_votes_dev, d->rank, d->size,
+                                     (long long)(timeout_s * 1e9), d->timed_out_dev);
+    LAUNCH_CHECK("p2p_vote_kernel");
 }
 
 int dd_local_rank(void)

@@ -102,8 +102,9 @@ __global__ void face_flags_kernel(const real4 *r, int n, int axis, int dir, real
 }
 
 __global__ void pack_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *out,
-                            unsigned long long *signal)
+                            unsigned long long *signal, const int *gate)
 {
+    if (gate && *gate) return;   /* --decide device, the device stopped: so are the receivers' waits */
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k < n) {
         real4 q = r[idx[k]];
@@ -648,19 +649,24 @@ static void capture_halo(Dd *d)
 void dd_forces_step(Dd *d)
 {
     GpuSim *g = d->g;
+    /* --decide device: once the host sees that the device stopped (a rebuild is due), the forces
+     * of the steps it still launches would only repeat the last ones (nothing moves): left out.
+     * The halo is launched all the same (its collectives must match on every rank; its kernels
+     * are gated on the device). */
+    const int forces = !dd_run_halted_seen(d);
     if (!d->overlap) {
         dd_halo(d);
-        gpu_forces(&d->dom);
+        if (forces) gpu_forces(&d->dom);
         return;
     }
     cudaStream_t local = g->stream;
     for (int k = 0; k < d->self_pulses; k++) dd_pulse_exchange(d, k);
     CUDA_CHECK(cudaEventRecord(d->ev_self, local));
-    gpu_forces_blocks(&d->dom, 0, d->inner_blocks, local);
+    if (forces) gpu_forces_blocks(&d->dom, 0, d->inner_blocks, local);
     CUDA_CHECK(cudaStreamWaitEvent(d->nonlocal, d->ev_self, 0));
     g->stream = d->nonlocal;
     for (int k = d->self_pulses; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
-    gpu_forces_blocks(&d->dom, d->inner_blocks, g->blocks - d->inner_blocks, d->nonlocal);
+    if (forces) gpu_forces_blocks(&d->dom, d->inner_blocks, g->blocks - d->inner_blocks, d->nonlocal);
     CUDA_CHECK(cudaEventRecord(d->ev_nonlocal, d->nonlocal));
     g->stream = local;
     CUDA_CHECK(cudaStreamWaitEvent(local, d->ev_nonlocal, 0));
@@ -672,7 +678,7 @@ static void pack_from(Dd *d, const real4 *src, const int *idx, int n, int axis, 
 {
     const int T = 256, nb = n > 0 ? blocks_for(n, T) : (signal ? 1 : 0);
     if (nb == 0) return;
-    pack_kernel<<<nb, T, 0, d->g->stream>>>(src, idx, n, axis, shift, out, signal);
+    pack_kernel<<<nb, T, 0, d->g->stream>>>(src, idx, n, axis, shift, out, signal, d->gate);
     LAUNCH_CHECK("pack_kernel");
 }
 
@@ -793,7 +799,7 @@ void dd_free(Dd *d)
     if (g->tex_r) CUDA_CHECK(cudaDestroyTextureObject(g->tex_r));
     dd_drop_halo_graph(d);
     void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->keys,
-                   d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev,
+                   d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev, d->ctrl,
                    d->cell_count,
                    d->cell_start, d->cell_atoms, d->cell_of, d->cell_slot};
     for (void *p : dev)
@@ -804,7 +810,8 @@ void dd_free(Dd *d)
         if (d->pulse[k].host_send) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_send));
         if (d->pulse[k].host_recv) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_recv));
     }
-    void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, d->counters_host, d->hash_host, d->timed_out};
+    void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, d->counters_host, d->hash_host, d->timed_out,
+                    d->ctrl_host, d->halt_host};
     for (void *p : host)
         if (p) CUDA_CHECK(cudaFreeHost(p));
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));

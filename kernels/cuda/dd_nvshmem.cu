@@ -24,6 +24,7 @@
 struct DdNvshmem {
     real4 *inbox[DD_PULSES], *outbox[DD_PULSES];   /* symmetric, `cap` atoms each */
     uint64_t *signals;                             /* symmetric, one per pulse */
+    unsigned long long *votes;                     /* symmetric: --decide device's v^2 here, over all */
     int cap;
 };
 
@@ -46,6 +47,23 @@ void dd_nvshmem_init(Dd *d)
                 d->rank, d->size);
     g_nv.signals = (uint64_t *)nvshmem_calloc(DD_PULSES, sizeof(uint64_t));
     if (!g_nv.signals) dd_fail(EXIT_CAPACITY, "--comm nvshmem: cannot allocate the symmetric signals");
+    g_nv.votes = (unsigned long long *)nvshmem_calloc(2, sizeof(unsigned long long));
+    if (!g_nv.votes) dd_fail(EXIT_CAPACITY, "--comm nvshmem: cannot allocate the symmetric vote words");
+}
+
+void dd_nvshmem_vote_buffers(unsigned long long **local, unsigned long long **all)
+{
+    *local = g_nv.votes;
+    *all = g_nv.votes + 1;
+}
+
+/* --decide device: the largest v^2 over all PEs, on the stream. The words hold the bits of
+ * non-negative doubles, so the double maximum is the maximum of the values. Every PE, every
+ * step (a collective). */
+void dd_nvshmem_vote(Dd *d)
+{
+    nvshmemx_double_max_reduce_on_stream(NVSHMEM_TEAM_WORLD, (double *)d->vv_all, (const double *)d->vv_local, 1,
+                                         d->g->stream);
 }
 
 /* At each rebuild (every rank, same order): room in the symmetric buffers for the largest
@@ -76,8 +94,9 @@ void dd_nvshmem_rebuilt(Dd *d)
 
 /* One block per chunk of the pulse's atoms (at least one block, so every pulse signals). */
 static __global__ void nvshmem_pack_put_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *outbox,
-                                        real4 *inbox, uint64_t *signal, int pe)
+                                        real4 *inbox, uint64_t *signal, int pe, const int *gate)
 {
+    if (gate && *gate) return;   /* --decide device, the device stopped: the receiver's wait is gated too */
     const int k0 = blockIdx.x * blockDim.x, k = k0 + threadIdx.x;
     if (k < n) {
         real4 q = r[idx[k]];
@@ -101,7 +120,7 @@ void dd_nvshmem_pulse(Dd *d, int k)
     cudaStream_t st = d->g->stream;
     const int T = 256, nb = pl->nsend > 0 ? blocks_for(pl->nsend, T) : 1;
     nvshmem_pack_put_kernel<<<nb, T, 0, st>>>(d->g->r, pl->send_idx, pl->nsend, pl->axis, pl->shift, g_nv.outbox[k],
-                                              g_nv.inbox[k], g_nv.signals + k, pl->send_rank);
+                                              g_nv.inbox[k], g_nv.signals + k, pl->send_rank, d->gate);
     LAUNCH_CHECK("nvshmem_pack_put_kernel");
     /* the signal is a 64-bit counter like p2p's: the same wait (dd_comm.cu) */
     dd_launch_wait(d, (const unsigned long long *)(g_nv.signals + k), k,
@@ -120,6 +139,7 @@ void dd_nvshmem_finalize(Dd *d)
         if (g_nv.outbox[k]) nvshmem_free(g_nv.outbox[k]);
     }
     nvshmem_free(g_nv.signals);
+    nvshmem_free(g_nv.votes);
     nvshmem_finalize();
 }
 #endif

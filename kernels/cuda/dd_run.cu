@@ -1,0 +1,199 @@
+/* dd_run.cu - gpu-dd running ahead of the host (--decide device; nccl, p2p, nvshmem).
+ *
+ * With host decisions every step ends in a host reduction of the properties over ranks (MPI),
+ * which the host needs for the rebuild test: every step waits for the device. Here the test
+ * moves onto the devices, as for one GPU (device_loop.cu): each step, after the kick, each
+ * rank's largest v^2 is combined over ranks on the device (dd_comm_vote: an NCCL all-reduce,
+ * p2p peer writes and a wait, an NVSHMEM max-reduce; all on the stream), and a one-thread
+ * kernel sums the displacement exactly as the host does (the same doubles: the same rebuild
+ * steps as --decide host).
+ *
+ * A rebuild cannot run ahead: migration and the ghost lists need counts on the host to size
+ * buffers and sends. So when the test finds a rebuild due at step h, every rank's device stops
+ * (ctrl->halted = h, the same step on every rank since the combined value is the same): the
+ * kernels of the later steps the host has already launched return at once (kick, drift, halo
+ * packs and waits: gated; the forces, which would only repeat the last ones, the host leaves
+ * out once it sees the stop in mapped memory). At the next sample point the host finds the
+ * stop, returns h to the loop, which replays from h + 1 (md_loop.c: sample's return), and
+ * this time step h + 1 rebuilds on the host (it may wait: it is a rebuild step). A step that
+ * does not rebuild never waits. The whole system's properties are reduced over ranks (MPI) at
+ * sample points only. The rebuild bookkeeping (counts, hash of the steps) is the host's, as in
+ * md_loop.c's rebuild(), since the host does the rebuilds. */
+#include "dd.cuh"
+
+#include <math.h>
+#include <string.h>
+
+namespace {
+
+/* integrate.cu's kick_drift_kernel and kick_props_kernel<true> (the same arithmetic, so the
+ * same trajectory as --decide host) with a gate: nothing while the device is stopped. The wrap
+ * of a rebuild is the host's (dd_wrap), so none here. */
+__global__ void run_kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt, const int *gate)
+{
+    if (*gate) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    real4 ri = r[i], vi = v[i];
+    const real4 ai = a[i];
+    vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
+    ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
+    r[i] = ri;
+    v[i] = vi;
+}
+
+__global__ void run_kick_kernel(real4 *v, const real4 *a, int n, real half_dt, double *part_ukin, double *part_vvmax,
+                                unsigned long long *vvmax_bits, const int *gate)
+{
+    if (*gate) return;   /* uniform: no block splits before the reductions */
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double vv = 0;
+    if (i < n) {
+        real4 vi = v[i];
+        const real4 ai = a[i];
+        vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
+        v[i] = vi;
+        vv = (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
+    }
+    const double sum = block_reduce(vv, SumOp(), 0.0);
+    const double most = block_reduce(vv, MaxOp(), 0.0);
+    if (threadIdx.x == 0) {
+        part_ukin[blockIdx.x] = sum;
+        part_vvmax[blockIdx.x] = most;
+        atomicMax(vvmax_bits, (unsigned long long)__double_as_longlong(most));
+    }
+}
+
+/* md_loop.c's rebuild test on the combined largest v^2; a rebuild due stops the device. */
+__global__ void run_decide_kernel(DdCtrl *c, unsigned long long *vv_local, const unsigned long long *vv_all, int step,
+                                  double dt, double threshold, int *halt_host)
+{
+    if (c->halted) return;
+    const double vv = __longlong_as_double((long long)*vv_all);
+    *vv_local = 0;
+    c->disp += sqrt(vv) * dt;
+    if (c->disp >= threshold) {
+        c->halted = step;
+        *(volatile int *)halt_host = step;
+    }
+}
+
+}   // namespace
+
+int dd_run_halted_seen(const Dd *d) { return d->halt_host && *(volatile const int *)d->halt_host; }
+
+void dd_run_begin(Sim *s)
+{
+    Dd *d = dd_of(s);
+    GpuSim *g = d->g;
+    if (!d->ctrl) {
+        d->ctrl = (DdCtrl *)gpu_alloc(g, sizeof(DdCtrl), "the device control block");
+        d->ctrl_host = (DdCtrl *)gpu_pinned(sizeof(DdCtrl), "the device control block");
+        CUDA_CHECK(cudaHostAlloc((void **)&d->halt_host, sizeof(int), cudaHostAllocMapped));
+        CUDA_CHECK(cudaHostGetDevicePointer((void **)&d->halt_dev, d->halt_host, 0));
+        d->vv_local = &d->ctrl->vv_local;
+        d->vv_all = &d->ctrl->vv_all;
+#ifdef NBR_NVSHMEM
+        if (d->comm_kind == DD_NVSHMEM) dd_nvshmem_vote_buffers(&d->vv_local, &d->vv_all);
+#endif
+        s->stats.bytes = g->bytes;
+    }
+    /* the state after step 0, built and decided by the host */
+    memset(d->ctrl_host, 0, sizeof *d->ctrl_host);
+    d->ctrl_host->disp = s->disp_acc;
+    CUDA_CHECK(cudaMemcpyAsync(d->ctrl, d->ctrl_host, sizeof(DdCtrl), cudaMemcpyHostToDevice, g->stream));
+    CUDA_CHECK(cudaMemsetAsync(d->vv_local, 0, sizeof(unsigned long long), g->stream));
+    *d->halt_host = 0;
+    d->rebuild_at = s->rebuild_due ? s->step + 1 : -1;
+    d->gate = &d->ctrl->halted;
+    d->run_ahead = 1;
+    dd_comm_vote_open(d);
+    /* a halo graph of step 0 holds ungated packs and waits: consistent on every rank (both run
+     * in a stopped step, writing the same ghosts again); the next rebuild captures gated ones */
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+}
+
+void dd_run_kick_drift(Dd *d)
+{
+    GpuSim *g = d->g;
+    const Sim *s = &d->dom;
+    run_kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
+                                                                   (real)s->p.dt, d->gate);
+    LAUNCH_CHECK("run_kick_drift_kernel");
+    g->v_parts_valid = 0;
+}
+
+void dd_run_kick(Dd *d)
+{
+    GpuSim *g = d->g;
+    const Sim *s = &d->dom;
+    run_kick_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->v, g->a, s->n, (real)(0.5 * s->p.dt),
+                                                             g->parts + PART_UKIN * g->blocks,
+                                                             g->parts + PART_VVMAX * g->blocks, d->vv_local, d->gate);
+    LAUNCH_CHECK("run_kick_kernel");
+    g->v_parts_valid = 1;
+}
+
+/* The step the device found due rebuilds here, on the host (md_loop.c's rebuild, wrap first). */
+void dd_run_rebuild(Sim *s)
+{
+    Dd *d = dd_of(s);
+    if (s->step != d->rebuild_at) return;
+    d->rebuild_at = -1;
+    dd_wrap(d);
+    dd_rebuild(s, d);
+    Stats *st = &s->stats;
+    st->builds_total++;
+    st->rebuild_hash = st->rebuild_hash * 1000003u + (unsigned long long)s->step;
+    if (s->production) {
+        st->builds++;
+        st->nbr_sum += st->nbr_entries;
+    }
+    if (st->layers > st->layers_max) st->layers_max = st->layers;
+    s->rebuild_due = 0;
+    s->disp_acc = 0;
+    CUDA_CHECK(cudaMemsetAsync(&d->ctrl->disp, 0, sizeof(double), d->g->stream));
+}
+
+void dd_run_decide(Sim *s)
+{
+    Dd *d = dd_of(s);
+    dd_comm_vote(d);
+    run_decide_kernel<<<1, 1, 0, d->g->stream>>>(d->ctrl, d->vv_local, d->vv_all, s->step, s->p.dt,
+                                                 s->p.rebuild_frac * s->p.delta, d->halt_dev);
+    LAUNCH_CHECK("run_decide_kernel");
+}
+
+/* A sample point: the one wait of the chunk. A stop before its end sends the loop back to the
+ * stopped step (nothing after it ran); the properties are then not needed. */
+int dd_run_sample(Sim *s)
+{
+    Dd *d = dd_of(s);
+    GpuSim *g = d->g;
+    gpu_final_reduce(g);
+    CUDA_CHECK(cudaMemcpyAsync(d->ctrl_host, d->ctrl, sizeof(DdCtrl), cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    dd_comm_poll(d);
+    const int h = d->ctrl_host->halted;
+    if (h) {
+        if (h > s->step) dd_fail(EXIT_INTERNAL, "internal: the device stopped at step %d, after the sample point %d", h, s->step);
+        d->rebuild_at = h + 1;
+        s->rebuild_due = 1;
+        *d->halt_host = 0;
+        CUDA_CHECK(cudaMemsetAsync(&d->ctrl->halted, 0, sizeof(int), g->stream));
+        if (h < s->step) {
+            s->step = h;
+            return h;
+        }
+    }
+    double x[4] = {g->props_host[PART_UPOT], g->props_host[PART_UKIN], g->props_host[PART_VIRIAL],
+                   g->props_host[PART_VVMAX]};
+    dd_reduce_props(x);
+    s->props.upot_sum = x[0];
+    s->props.ukin_sum = x[1];
+    s->props.virial_sum = x[2];
+    s->props.vv_max = x[3];
+    s->disp_acc = d->ctrl_host->disp;
+    s->stats.bytes = g->bytes;
+    return -1;
+}
