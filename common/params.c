@@ -20,6 +20,7 @@ const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
 const char *const onoff_names[]   = {"off", "on", NULL};
 const char *const graph_names[]   = {"off", "on", "cond", NULL};
+const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
@@ -71,6 +72,15 @@ static const Option options[] = {
      "with --decide device: capture the steps between sample points once as a CUDA graph and replay it; "
      "cond: each step's rebuild kernels under a conditional node, launched only when the step rebuilds"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
+    {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
+     "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
+     "IPC peer writes + signals), nvshmem (fused pack + put-with-signal; where built)"},
+    {"dd-grid", T_STR, F(dd_grid), 0, sizeof(((Params *)0)->dd_grid) - 1, NULL, KNOB_DD, "dd_grid",
+     "domains per axis PXxPYxPZ, their product the number of ranks (default P x 1 x 1)"},
+    {"dd-overlap", T_ENUM, F(dd_overlap), 0, 0, onoff_names, KNOB_DD, "dd_overlap",
+     "inner atoms' forces while the remote halo is in flight (local and non-local streams)"},
+    {"dd-graph", T_ENUM, F(dd_graph), 0, 0, onoff_names, KNOB_DD, "dd_graph",
+     "the halo of a step as one CUDA graph, captured at each rebuild (nccl, p2p, nvshmem)"},
     {"tp", T_INT, F(tp), 0, 64, NULL, KNOB_TP, "tp",
      "threads per particle t_p (0 = RUMD's default: 4 for N <= 10000, else 1); above 32 a multiple of 32"},
     {"list", T_ENUM, F(list_method), 0, 0, list_names, KNOB_LISTMETHOD, "list_method",

@@ -33,6 +33,7 @@ enum {
     KNOB_PREFETCH = 1u << 15, /* prefetch of the next neighbour index (RUMD) */
     KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
     KNOB_AUTOTUNE = 1u << 17, /* RUMD's autotuner */
+    KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -44,6 +45,8 @@ typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
 typedef enum { WHERE_HOST, WHERE_DEVICE } Where;
 typedef enum { DECIDE_HOST, DECIDE_DEVICE } Decide;
+/* gpu-dd's halo exchange backends (--comm) */
+typedef enum { COMM_MPI, COMM_NCCL, COMM_P2P, COMM_NVSHMEM, NCOMMS } Comm;
 
 extern const char *const system_names[];
 extern const char *const config_names[];
@@ -51,6 +54,7 @@ extern const char *const read_names[];
 extern const char *const wlayout_names[];
 extern const char *const where_names[];
 extern const char *const onoff_names[];
+extern const char *const comm_names[];
 /* --graph: none; the steps between sample points as one CUDA graph; the same with each
  * step's rebuild kernels under a conditional node (kernels/cuda/device_loop.cu) */
 enum { GRAPH_OFF, GRAPH_ON, GRAPH_COND };
@@ -93,6 +97,12 @@ typedef struct Params {
     int graph;           /* GRAPH_*: the steps between sample points as one CUDA graph */
     int device;          /* GPU index */
     int sample_every;    /* steps between sample points (energies, pressure) */
+    /* gpu-dd (KNOB_DD) */
+    int comm;            /* Comm: the halo exchange backend */
+    char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */
+    int dd_overlap;      /* 1: inner atoms' forces while the remote halo is in flight */
+    int dd_graph;        /* 1: the halo of a step as one CUDA graph */
+    int ranks;           /* not a flag: the ranks that ran (the program sets it; CSV column ranks) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
     long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */

@@ -52,6 +52,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "precision", "%s", NBR_PRECISION);
     col(row, "n", "%d", s->n);
     params_columns(p, v->knobs, option_col, row);   /* every option that has a column */
+    if (v->knobs & KNOB_DD) col(row, "ranks", "%d", p->ranks); else col(row, "ranks", "-");
     col(row, "us_per_atom_step", "%.6g", res->step_median / s->n * 1e6);
     col(row, "us_per_atom_step_mean", "%.6g", prod > 0 ? res->wall / prod / s->n * 1e6 : 0.0);
     col(row, "us_per_step", "%.6g", res->step_median * 1e6);

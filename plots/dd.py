@@ -9,10 +9,10 @@ REPORT.md section.
 
 Reads every results/<machine>/dd_timing.csv (runs/device/dd.sh; its halo lines from dd_timing.log
 beside it) and results/<machine>/dd_scaling.csv (runs/dd_scaling.sh; halo lines from
-dd_scaling_halo.csv, joined by tag and revision). Any may be absent. The schema has no rank or
-backend column: ranks, backend and mode (plain, overlap, graph) are read from the tag
-("dd-2gpu-nccl-overlap-ne100", "dd-lj-2gpu-p2p-ne46-s500", "layer-1gpu-ne100") unless a row has
-columns ranks / comm / dd_overlap / dd_graph / halo_us. Per case the last ok row in file order
+dd_scaling_halo.csv, joined by tag and revision). Any may be absent. Ranks, backend and mode
+(plain, overlap, graph; "device" added with --decide device) come from the columns ranks, comm,
+dd_overlap, dd_graph and decide; rows measured before those columns existed (they read '-') fall
+back to the tag ("dd-2gpu-nccl-overlap-ne100", "dd-lj-2gpu-p2p-ne46-s500", "layer-1gpu-ne100"). Per case the last ok row in file order
 is used (dd_scaling after dd_timing). Every number of ours is named with its revision; the
 paper's statements and their numbers are the hand-written text of reference/dd_text.md.
 """
@@ -33,7 +33,7 @@ SYSTEMS = ("sp", "lj")
 FIGS = [f"dd_{s}" for s in SYSTEMS]
 BACKENDS = ("mpi", "nccl", "p2p", "nvshmem")
 COLORS = {"mpi": "#d62728", "nccl": "#1f77b4", "p2p": "#2ca02c", "nvshmem": "#9467bd"}
-STYLES = {"plain": "-", "overlap": "--", "graph": ":"}
+STYLES = {"plain": "-", "overlap": "--", "graph": ":", "device": "-."}
 SOURCES = (("dd_timing.csv", "dd_timing"), ("dd_scaling.csv", "dd_scaling"))
 # the issue's targets on nvidia-h200-x2: speed-up of 2 GPUs at these sizes
 TARGET_SPEEDUP = {"sp": (8_000_000, 1.85), "lj": (4_019_679, 1.8)}
@@ -42,14 +42,30 @@ TARGET_SPEEDUP = {"sp": (8_000_000, 1.85), "lj": (4_019_679, 1.8)}
 # ------------------------------------------------------------------------------- data
 
 def parse_tag(tag):
-    """(kind, ranks, comm, mode) from a tag; kind 'layer' or 'dd'."""
+    """(kind, ranks, comm, mode) from a tag (rows without the columns); kind 'layer' or 'dd'."""
     kind = "layer" if re.search(r"(^|-)layer(-|$)", tag) else "dd"
     m = re.search(r"(?:^|-)(\d+)gpu(?:-|$)", tag)
     ranks = int(m.group(1)) if m else 1
     m = re.search(r"-(%s)(?:-|$)" % "|".join(BACKENDS), tag)
     comm = m.group(1) if m else ""
     mode = "overlap" if re.search(r"-overlap(-|$)", tag) else "graph" if re.search(r"-graph(-|$)", tag) else "plain"
+    if re.search(r"-dev(-|$)", tag):
+        mode += " device"
     return kind, ranks, comm, mode
+
+
+def known(values):
+    """The column's values with '-' (not recorded: the row predates the column) as ''."""
+    return ["" if v in ("", "-") else v for v in values]
+
+
+def mode_of(overlap, graph, decide, tagged):
+    """plain / overlap / graph, plus ' device' for --decide device; from the columns where the row
+    has them, else the mode the tag says."""
+    if not overlap:
+        return tagged
+    base = "overlap" if overlap == "on" else "graph" if graph == "on" else "plain"
+    return base + (" device" if decide == "device" else "")
 
 
 def halo_from_log(path):
@@ -98,10 +114,10 @@ def rows():
             df.loc[text(df, "variant") == "gpu-layer", "kind"] = "layer"
             ranks = num(df, "ranks")
             df["ranks"] = [int(r) if r == r else p[1] for r, p in zip(ranks, parsed)]
-            comm = text(df, "comm")
+            comm = known(text(df, "comm"))
             df["comm"] = [c if c else p[2] for c, p in zip(comm, parsed)]
-            ov, gr = text(df, "dd_overlap"), text(df, "dd_graph")
-            df["dmode"] = ["overlap" if o == "on" else "graph" if g == "on" else p[3] for o, g, p in zip(ov, gr, parsed)]
+            ov, gr, dec = known(text(df, "dd_overlap")), known(text(df, "dd_graph")), known(text(df, "decide"))
+            df["dmode"] = [mode_of(o, g, c, p[3]) for o, g, c, p in zip(ov, gr, dec, parsed)]
             df.loc[df.ranks == 1, "comm"] = ""
             sysc = text(df, "system")
             df["sys"] = [s if s else "sp" for s in sysc]
@@ -197,7 +213,7 @@ def draw(outdir):
                             label=label(machines, mach, what))
         m = multi(df, sys_)
         for (mach, p, comm, mode), s in series(m).items():
-            kw = dict(color=COLORS.get(comm, "#7f7f7f"), ls=STYLES.get(mode, "-"), marker="o", ms=4)
+            kw = dict(color=COLORS.get(comm, "#7f7f7f"), ls=STYLES.get(mode.split()[-1], "-"), marker="o", ms=4)
             name = label(machines, mach, f"{p} GPUs {comm}" + ("" if mode == "plain" else f" {mode}"))
             a1.plot(s.nn, s.t, label=name, **kw)
             a2.plot(s.nn / p, s.sp_best, label=name, **kw)

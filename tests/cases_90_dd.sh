@@ -88,8 +88,9 @@ t_ok "dd-refuse-thin-domain-z" dd_refused 3 'domains along z are .* thinner than
     "$dd" --system lj --ne 8 --dd-grid 1x1x3 --steps 0 --equil 0 --quiet
 t_error "dd-refuse-small-box" 2 'box edge L = .* not above 2 r_n' "$dd" --ne 3 --steps 0 --equil 0 --quiet
 t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$dd" --dd-grid 2x1x1 --ne 8
-t_error "dd-refuse-bad-comm" 2 'comm shmem: not one of' "$dd" --comm shmem --ne 8
-t_error "dd-refuse-bad-overlap" 2 'dd-overlap yes: on or off' "$dd" --dd-overlap yes --ne 8
+t_error "dd-refuse-bad-comm" 2 "comm must be one of mpi\|nccl\|p2p\|nvshmem \(got 'shmem'\)" "$dd" --comm shmem --ne 8
+t_error "dd-refuse-bad-overlap" 2 "dd-overlap must be one of off\|on \(got 'yes'\)" "$dd" --dd-overlap yes --ne 8
+t_error "dd-refuse-bad-grid" 2 'dd-grid 2x1: expected PXxPYxPZ' "$dd" --dd-grid 2x1 --ne 8
 t_error "dd-refuse-graph-mpi" 2 'dd-graph on needs a backend without host steps' "$dd" --dd-graph on --comm mpi --ne 8
 t_error "dd-device-refuse-mpi" 2 'decide device needs a backend without host steps' "$dd" --decide device --comm mpi --ne 8
 t_ok "dd-device-refuse-mpi-2ranks" dd_refused 2 'decide device needs a backend without host steps' \

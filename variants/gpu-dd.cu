@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank, g_size, g_comm = DD_MPI, g_dims[3], g_overlap, g_graph;
+static int g_rank, g_size;
 #ifdef NBR_NCCL
 static const int dd_have_nccl = 1;
 #else
@@ -52,16 +52,44 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
     g->threads = s->p.threads;
 }
 
+/* gpu-dd's options (KNOB_DD, parsed by the shared table) checked against the ranks that run,
+ * before any GPU is touched; the grid and the ranks written back for the CSV row. */
+static void dd_options(Sim *s, Dd *d)
+{
+    Params *p = &s->p;
+    d->comm_kind = p->comm;
+    d->overlap = p->dd_overlap;
+    d->graph = p->dd_graph;
+    int *g = d->dims;
+    char tail;
+    if (!p->dd_grid[0]) {
+        g[0] = g_size;
+        g[1] = g[2] = 1;
+    } else if (sscanf(p->dd_grid, "%dx%dx%d%c", &g[0], &g[1], &g[2], &tail) != 3 || g[0] < 1 || g[1] < 1 || g[2] < 1)
+        dd_fail(EXIT_INPUT, "--dd-grid %s: expected PXxPYxPZ, e.g. 2x1x1", p->dd_grid);
+    if (d->graph && d->comm_kind == COMM_MPI)
+        dd_fail(EXIT_INPUT, "--dd-graph on needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
+                            "the host in every pulse");
+    if (d->graph && d->overlap)
+        dd_fail(EXIT_INPUT, "--dd-graph on with --dd-overlap on: not supported yet (the graph holds one stream)");
+    /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
+    if (p->decide == DECIDE_DEVICE && d->comm_kind == COMM_MPI)
+        dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
+                            "the host in every pulse");
+    if ((long)g[0] * g[1] * g[2] != g_size)
+        dd_fail(EXIT_INPUT, "--dd-grid %dx%dx%d has %d domains, but %d rank(s) run: one domain per rank", g[0], g[1], g[2],
+                g[0] * g[1] * g[2], g_size);
+    snprintf(p->dd_grid, sizeof p->dd_grid, "%dx%dx%d", g[0], g[1], g[2]);
+    p->ranks = g_size;
+}
+
 static int dd_init(Sim *s)
 {
     Dd *d = new Dd();
     s->ctx = d;
     d->rank = g_rank;
     d->size = g_size;
-    d->comm_kind = g_comm;
-    d->overlap = g_overlap;
-    d->graph = g_graph;
-    for (int a = 0; a < 3; a++) d->dims[a] = g_dims[a];
+    dd_options(s, d);
     d->coord[0] = g_rank % d->dims[0];
     d->coord[1] = g_rank / d->dims[0] % d->dims[1];
     d->coord[2] = g_rank / (d->dims[0] * d->dims[1]);
@@ -71,10 +99,6 @@ static int dd_init(Sim *s)
             c[a] = (c[a] + (side ? 1 : -1) + d->dims[a]) % d->dims[a];
             d->nbr[a][side] = (c[2] * d->dims[1] + c[1]) * d->dims[0] + c[0];
         }
-    /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
-    if (s->p.decide == DECIDE_DEVICE && g_comm == DD_MPI)
-        dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
-                            "the host in every pulse");
     dd_geometry(s, d);   /* bad geometry refused before any GPU is touched */
     /* a planted failure of one rank (tests): the others wait in a collective, as they would
      * in any exchange, and must be stopped, not left hanging */
@@ -93,7 +117,7 @@ static int dd_init(Sim *s)
     if (!s->p.quiet)
         printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s, --dd-overlap %s, --dd-graph %s; rank 0: %d local "
                "atoms, domain %.4g x %.4g x %.4g, GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size,
-               dd_comm_names[g_comm], g_overlap ? "on" : "off", g_graph ? "on" : "off", d->n_local, d->width[0],
+               comm_names[d->comm_kind], d->overlap ? "on" : "off", d->graph ? "on" : "off", d->n_local, d->width[0],
                d->width[1], d->width[2], d->local_device);
     s->stats.bytes = g->bytes;
     return 0;
@@ -181,51 +205,17 @@ static void dd_props(Sim *s)
     s->props.vv_max = x[3];
 }
 
-/* --comm and --dd-grid are gpu-dd's own: taken out of argv before the shared parser. */
-static int take_own_flags(int argc, char **argv)
+/* The CSV rows come from rank 0 only: --csv and --blocks-csv taken out of the others' argv. */
+static int drop_csv_flags(int argc, char **argv)
 {
-    int out = 1, grid_given = 0;
+    int out = 1;
     for (int k = 1; k < argc; k++) {
-        const char *a = argv[k];
-        if (!strcmp(a, "--comm") || !strcmp(a, "--dd-grid") || !strcmp(a, "--dd-overlap") || !strcmp(a, "--dd-graph")) {
-            if (k + 1 >= argc) dd_fail(EXIT_INPUT, "%s needs a value", a);
-            const char *val = argv[++k];
-            if (!strcmp(a, "--dd-overlap") || !strcmp(a, "--dd-graph")) {
-                if (strcmp(val, "on") && strcmp(val, "off")) dd_fail(EXIT_INPUT, "%s %s: on or off", a, val);
-                *(!strcmp(a, "--dd-graph") ? &g_graph : &g_overlap) = !strcmp(val, "on");
-            } else if (!strcmp(a, "--comm")) {
-                int found = -1;
-                for (int b = 0; b < DD_NBACKENDS; b++)
-                    if (!strcmp(val, dd_comm_names[b])) found = b;
-                if (found < 0) dd_fail(EXIT_INPUT, "--comm %s: not one of mpi, nccl, p2p, nvshmem", val);
-                g_comm = found;
-            } else {
-                if (sscanf(val, "%dx%dx%d", &g_dims[0], &g_dims[1], &g_dims[2]) != 3 || g_dims[0] < 1 ||
-                    g_dims[1] < 1 || g_dims[2] < 1)
-                    dd_fail(EXIT_INPUT, "--dd-grid %s: expected PXxPYxPZ, e.g. 2x1x1", val);
-                grid_given = 1;
-            }
-            continue;
-        }
-        /* the CSV rows come from rank 0 only */
-        if (g_rank > 0 && (!strcmp(a, "--csv") || !strcmp(a, "--blocks-csv")) && k + 1 < argc) {
+        if (g_rank > 0 && (!strcmp(argv[k], "--csv") || !strcmp(argv[k], "--blocks-csv")) && k + 1 < argc) {
             k++;
             continue;
         }
         argv[out++] = argv[k];
     }
-    if (!grid_given) {
-        g_dims[0] = g_size;
-        g_dims[1] = g_dims[2] = 1;
-    }
-    if (g_graph && g_comm == DD_MPI)
-        dd_fail(EXIT_INPUT, "--dd-graph on needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
-                            "the host in every pulse");
-    if (g_graph && g_overlap)
-        dd_fail(EXIT_INPUT, "--dd-graph on with --dd-overlap on: not supported yet (the graph holds one stream)");
-    if ((long)g_dims[0] * g_dims[1] * g_dims[2] != g_size)
-        dd_fail(EXIT_INPUT, "--dd-grid %dx%dx%d has %d domains, but %d rank(s) run: one domain per rank", g_dims[0],
-                g_dims[1], g_dims[2], g_dims[0] * g_dims[1] * g_dims[2], g_size);
     argv[out] = NULL;
     return out;
 }
@@ -237,14 +227,9 @@ int main(int argc, char **argv)
     dd_mpi_init(&argc, &argv, &g_rank, &g_size);
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--help") && g_rank == 0)
-            printf("gpu-dd's own options (start P ranks with mpirun -np P):\n"
-                   "  --comm mpi|nccl|p2p|nvshmem   halo exchange backend (default mpi; nvshmem where built)\n"
-                   "  --dd-grid PXxPYxPZ    domains per axis, product = ranks (default P x 1 x 1)\n"
-                   "  --dd-overlap on|off   inner atoms' forces while the remote halo is in flight (default off)\n"
-                   "  --dd-graph on|off     the halo of a step as one CUDA graph, captured at each rebuild (nccl, p2p,\n"
-                   "                        nvshmem; default off)\n"
+            printf("gpu-dd: start P ranks with mpirun -np P (one rank runs without mpirun)\n"
                    "compiled backends: mpi p2p%s%s\n\n", dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
-    const int n = take_own_flags(argc, argv);
+    const int n = drop_csv_flags(argc, argv);
     const char *all = getenv("NBR_DD_ALL_RANKS");
     if (g_rank > 0 && !(all && *all == '1')) {
         if (!freopen("/dev/null", "w", stdout)) dd_fail(EXIT_INTERNAL, "cannot silence stdout");
@@ -255,7 +240,7 @@ int main(int argc, char **argv)
     variant.summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, "
                       "coordinate halo every step through --comm, full lists over local + ghost atoms, migration at "
                       "rebuilds";
-    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE;
+    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_DD;
     variant.compiler = NBR_COMPILER;
     variant.has_u = 1;
     variant.pair_multiplicity = 2;

@@ -36,8 +36,7 @@
 
 #include "gpu_sim.cuh"
 
-enum { DD_MPI, DD_NCCL, DD_P2P, DD_NVSHMEM, DD_NBACKENDS };
-extern const char *const dd_comm_names[DD_NBACKENDS];
+/* the backends: params.h's Comm (COMM_MPI, ...) and comm_names */
 
 enum { DD_PULSES = 6 };   /* z down, z up, y down, y up, x down, x up */
 

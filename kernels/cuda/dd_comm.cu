@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const dd_comm_names[DD_NBACKENDS] = {"mpi", "nccl", "p2p", "nvshmem"};
 
 static int g_rank = 0, g_size = 1, g_finalized = 0;
 
@@ -339,15 +338,15 @@ void dd_comm_init(Dd *d)
     d->comm = (DdComm *)calloc(1, sizeof(DdComm));
     if (!d->comm) dd_fail(EXIT_INTERNAL, "out of host memory");
     d->comm->kind = d->comm_kind;
-    if (d->comm_kind == DD_NCCL) {
+    if (d->comm_kind == COMM_NCCL) {
 #ifdef NBR_NCCL
         nccl_open(d);
 #else
         dd_fail(EXIT_INTERNAL, "--comm nccl: this gpu-dd was built without nccl.h (the Makefile said so): use --comm mpi or p2p");
 #endif
     }
-    if (d->comm_kind == DD_P2P) p2p_open(d);
-    if (d->comm_kind == DD_NVSHMEM) {
+    if (d->comm_kind == COMM_P2P) p2p_open(d);
+    if (d->comm_kind == COMM_NVSHMEM) {
 #ifdef NBR_NVSHMEM
         dd_nvshmem_init(d);
 #else
@@ -362,12 +361,12 @@ void dd_comm_free(Dd *d)
     DdComm *c = d->comm;
     if (!c) return;
 #ifdef NBR_NCCL
-    if (c->kind == DD_NCCL && c->nccl_comm) c->nccl.CommDestroy(c->nccl_comm);
+    if (c->kind == COMM_NCCL && c->nccl_comm) c->nccl.CommDestroy(c->nccl_comm);
 #endif
 #ifdef NBR_NVSHMEM
-    if (c->kind == DD_NVSHMEM) dd_nvshmem_finalize(d);
+    if (c->kind == COMM_NVSHMEM) dd_nvshmem_finalize(d);
 #endif
-    if (c->kind == DD_P2P) {
+    if (c->kind == COMM_P2P) {
         for (int q = 0; q < g_size; q++) {
             if (c->peers[q].r) cudaIpcCloseMemHandle(c->peers[q].r);
             if (c->peers[q].signals) cudaIpcCloseMemHandle(c->peers[q].signals);
@@ -420,7 +419,7 @@ void dd_exchange(Dd *d, const real4 *send, int nsend, int to, real4 *recv, int n
         return;
     }
 #ifdef NBR_NCCL
-    if (d->comm_kind == DD_NCCL) {
+    if (d->comm_kind == COMM_NCCL) {
         NcclApi *a = &d->comm->nccl;
         nccl_check(d, a->GroupStart(), "ncclGroupStart");
         if (nsend) nccl_check(d, a->Send(send, sizeof(real4) * nsend, ncclChar, to, d->comm->nccl_comm, st), "ncclSend");
@@ -458,9 +457,9 @@ static __global__ void wait_signal_kernel(const volatile unsigned long long *sig
 void dd_comm_rebuilt(Dd *d)
 {
 #ifdef NBR_NVSHMEM
-    if (d->comm_kind == DD_NVSHMEM) dd_nvshmem_rebuilt(d);
+    if (d->comm_kind == COMM_NVSHMEM) dd_nvshmem_rebuilt(d);
 #endif
-    if (d->comm_kind != DD_P2P) return;
+    if (d->comm_kind != COMM_P2P) return;
     /* where each sender writes: the receiver's recv_off, sent back to it */
     for (int k = 0; k < DD_PULSES; k++) {
         DdPulse *pl = &d->pulse[k];
@@ -479,12 +478,12 @@ void dd_pulse_exchange(Dd *d, int k)
         return;
     }
 #ifdef NBR_NVSHMEM
-    if (d->comm_kind == DD_NVSHMEM) {
+    if (d->comm_kind == COMM_NVSHMEM) {
         dd_nvshmem_pulse(d, k);
         return;
     }
 #endif
-    if (d->comm_kind == DD_P2P) {
+    if (d->comm_kind == COMM_P2P) {
         DdComm::Peer *p = &d->comm->peers[pl->send_rank];
         dd_launch_pack(d, pl->send_idx, pl->nsend, pl->axis, pl->shift, p->r + pl->remote_off, p->signals + k);
         /* the sender launches at least one block of 256, so every pulse signals */
@@ -510,11 +509,11 @@ void dd_comm_poll(Dd *d)
     if (!out) return;
     if (out > DD_PULSES)
         dd_fail(EXIT_INTERNAL, "--comm %s --decide device: waited over %s s for the other ranks' rebuild votes (did one "
-                               "stop?)", dd_comm_names[d->comm_kind],
+                               "stop?)", comm_names[d->comm_kind],
                 getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20");
     const int k = out - 1;
     dd_fail(EXIT_INTERNAL, "--comm %s: waited over %s s for the halo of pulse %d from rank %d (did it stop?)",
-            dd_comm_names[d->comm_kind], getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20", k,
+            comm_names[d->comm_kind], getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20", k,
             d->pulse[k].recv_rank);
 }
 
@@ -556,26 +555,26 @@ static __global__ void p2p_vote_kernel(DdCtrl *c, const unsigned long long *vv_l
 
 void dd_comm_vote_open(Dd *d)
 {
-    if (d->comm_kind == DD_P2P) p2p_refresh(d);
+    if (d->comm_kind == COMM_P2P) p2p_refresh(d);
 }
 
 void dd_comm_vote(Dd *d)
 {
     cudaStream_t st = d->g->stream;
 #ifdef NBR_NCCL
-    if (d->comm_kind == DD_NCCL) {
+    if (d->comm_kind == COMM_NCCL) {
         nccl_check(d, d->comm->nccl.AllReduce(d->vv_local, d->vv_all, 1, ncclUint64, ncclMax, d->comm->nccl_comm, st),
                    "ncclAllReduce");
         return;
     }
 #endif
 #ifdef NBR_NVSHMEM
-    if (d->comm_kind == DD_NVSHMEM) {
+    if (d->comm_kind == COMM_NVSHMEM) {
         dd_nvshmem_vote(d);
         return;
     }
 #endif
-    if (d->comm_kind != DD_P2P) dd_fail(EXIT_INTERNAL, "internal: --decide device with --comm %s", dd_comm_names[d->comm_kind]);
+    if (d->comm_kind != COMM_P2P) dd_fail(EXIT_INTERNAL, "internal: --decide device with --comm %s", comm_names[d->comm_kind]);
     const char *env = getenv("NBR_DD_TIMEOUT_S");
     const double timeout_s = env ? atof(env) : 20.0;
     p2p_vote_kernel<<<1, 1, 0, st>>>(d->ctrl, d->vv_local, d->vv_all, d->comm->peer_votes_dev, d->rank, d->size,

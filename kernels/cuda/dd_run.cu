@@ -94,7 +94,7 @@ void dd_run_begin(Sim *s)
         d->vv_local = &d->ctrl->vv_local;
         d->vv_all = &d->ctrl->vv_all;
 #ifdef NBR_NVSHMEM
-        if (d->comm_kind == DD_NVSHMEM) dd_nvshmem_vote_buffers(&d->vv_local, &d->vv_all);
+        if (d->comm_kind == COMM_NVSHMEM) dd_nvshmem_vote_buffers(&d->vv_local, &d->vv_all);
 #endif
         s->stats.bytes = g->bytes;
     }
