@@ -26,10 +26,15 @@ static const Option options[] = {
      "implementation: ref (C, OpenMP over the cores), opencl (the thesis's kernel in OpenCL C), cuda (the same in CUDA)"},
     {"acc", T_ENUM, F(acc), 0, 0, acc_names, 0, "precision",
      "arithmetic and accumulation: float (the thesis's GPU), double, kahan (float terms; tiled kernels: plain sums per "
-     "tile, the tile sums Kahan-compensated per thread, TwoSum reductions; ref: every term compensated), pairwise (float terms, per-tile sums combined pairwise, tree reductions), exact (double "
+     "tile, the tile sums Kahan-compensated per thread, TwoSum reductions, each row in coordinates scaled by its own "
+     "factor in [1, 2) so that pairs of equal distance do not share one rounding error; ref: every term compensated), "
+     "pairwise (float terms, per-tile sums combined pairwise, tree reductions, rows scaled as kahan), exact (double "
      "terms, compensated sums: the reference's arithmetic; under --impl ref it is the reference); default: the "
      "build's precision"},
     {"unroll", T_INT, F(unroll), 1, 8, NULL, CKNOB_TILED, "unroll", "inner loop unrolled 1, 2, 4 or 8 times (thesis: 4)"},
+    {"ipt", T_INT, F(ipt), 1, 4, NULL, CKNOB_TILED, "ipt",
+     "atoms per thread / work-item, 1, 2 or 4 (register blocking: each position read from the tile serves ipt "
+     "pairs; a block's tile is block * ipt atoms; thesis: 1)"},
     {"block", T_INT, F(block), 1, 1024, NULL, CKNOB_TILED, "block",
      "threads per block (CUDA) / work-items per work-group (OpenCL): the tile of positions staged in shared/local "
      "memory; a power of two, a multiple of --unroll (thesis: 128)"},
@@ -154,6 +159,7 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
     p.acc = ACC_DOUBLE;
 #endif
     p.unroll = 4;
+    p.ipt = 1;
     p.block = 128;
     p.reps = 5;
     p.warmup = 1;
@@ -177,6 +183,7 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
         if (p.unroll != 1 && p.unroll != 2 && p.unroll != 4 && p.unroll != 8)
             opt_die(prog->name, " must be 1, 2, 4 or 8", "unroll");
         const char *block_flag = impl->knobs & CKNOB_OPENCL ? "block (--wg)" : "block";
+        if (p.ipt != 1 && p.ipt != 2 && p.ipt != 4) opt_die(prog->name, " must be 1, 2 or 4", "ipt");
         if (p.block & (p.block - 1)) opt_die(prog->name, " must be a power of two", block_flag);
         if (p.block % p.unroll) opt_die(prog->name, " must be a multiple of --unroll", block_flag);
     }
@@ -261,7 +268,8 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
 
     double pairs = 0.5 * (double)sys.n * (sys.n - 1);
     printf("%s %s %s", prog->name, cimpl_names[impl->kind], acc_names[p.acc]);
-    if (impl->knobs & CKNOB_TILED) printf(" unroll %d block %d %s", p.unroll, p.block, sweep_names[p.sweep]);
+    if (impl->knobs & CKNOB_TILED)
+        printf(" unroll %d ipt %d block %d %s", p.unroll, p.ipt, p.block, sweep_names[p.sweep]);
     printf(" %s N=%ld on %s\n", sys.name, sys.n, impl->device_name ? impl->device_name(&run) : "the CPU");
     printf("  E = %.10g kcal/mol; reference %.15g (%s); rel_error %.3g (tolerance %.0e: %s)\n", e, out.e_ref,
            out.ref_source, out.rel_error, out.tol, over ? "OVER" : "ok");

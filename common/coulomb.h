@@ -35,7 +35,7 @@ enum {
 };
 
 typedef struct {
-    int impl, acc, unroll, block, sweep, threads;
+    int impl, acc, unroll, ipt, block, sweep, threads;
     int cl_platform, cl_device, device;
     int reps, warmup, ref;
     char input[512];

@@ -90,13 +90,19 @@ def series_defs():
     ]
 
 
-def pick(df, machine, impl, prec, system="water", n=None, unroll="4", tag_re=None):
+def ipt_of(df):
+    """Atoms per thread (--ipt) of each row: 1 where the column is missing or "-" (rows measured
+    before the knob existed ran one atom per thread)."""
+    return text(df, "ipt").replace({"-": "1", "": "1"})
+
+
+def pick(df, machine, impl, prec, system="water", n=None, unroll="4", tag_re=None, ipt="1"):
     """The row of one configuration: Table 4's own first, then the newest."""
     if df is None:
         return None
     sel = (df.machine == machine) & (text(df, "impl") == impl) & (text(df, "precision") == prec) & (df.system == system)
     if impl != "ref":
-        sel &= (text(df, "unroll") == str(unroll)) & (text(df, "sweep") == "half")
+        sel &= (text(df, "unroll") == str(unroll)) & (text(df, "sweep") == "half") & (ipt_of(df) == str(ipt))
     if n is not None:
         sel &= df.nn == n
     if tag_re:
@@ -363,9 +369,10 @@ def section(outmd):
         big = big.sort_values(["nn", "_line"])
         out += ["Every CUDA float row of the boxes of 500 000 atoms and more (one run each; the targets above use the "
                 "Table 4 row, t4-, where there is one):", "",
-                md_table(["N", "tag", "unroll", "sweep", "t (ms)", "pairs/s", "revision"],
-                         [[int(r.nn), r.tag, r.unroll, r.sweep, fmt(r.t * 1e3), fmt(0.5 * r.nn * (r.nn - 1) / r.t),
-                           r.git_rev] for r in big.itertuples()]), ""]
+                md_table(["N", "tag", "unroll", "ipt", "sweep", "t (ms)", "pairs/s", "revision"],
+                         [[int(r.nn), r.tag, r.unroll, ipt, r.sweep, fmt(r.t * 1e3),
+                           fmt(0.5 * r.nn * (r.nn - 1) / r.t), r.git_rev]
+                          for r, ipt in zip(big.itertuples(), ipt_of(big))]), ""]
     out += [txt.get("bound", ""), ""]
     if txt.get("verdict"):
         out += [txt["verdict"], ""]

@@ -4,7 +4,7 @@
 #    energies computed by hand, from x y z q and PQR input;
 #  - every implementation and accumulation mode agrees with the reference within the tolerance
 #    it states (--check: exact 1e-13, double 1e-12, kahan and pairwise 1e-6, float 1e-4) on random and water
-#    inputs, for every unroll factor and both sweeps; --acc exact (double terms, compensated
+#    inputs, for every unroll factor, atoms per thread (--ipt) and both sweeps; --acc exact (double terms, compensated
 #    sums) within 1e-13, and a reference computed that way on the device (--ref device) equals
 #    the C reference to 1e-13;
 #  - the real input (reference/adk_oplsaa: solvated adenylate kinase, 47 681 atoms, gzipped):
@@ -116,6 +116,17 @@ else
         done
         t_ok "coulomb-opencl-$sweep-one-block" $c --impl opencl --acc double --sweep $sweep --block 128 --random 100 \
             --check --reps 1 --quiet
+        # --ipt: 1031 atoms in tiles of 64 * ipt: own, full and partial last tiles whose work-items
+        # hold real atoms and padding together; 100 atoms: one tile
+        for ipt in 2 4; do
+            t_ok "coulomb-opencl-$sweep-ipt$ipt" $c --impl opencl --acc double --sweep $sweep --ipt $ipt --unroll 8 \
+                --block 64 --random 1031 --check --reps 1 --quiet
+            t_ok "coulomb-opencl-$sweep-ipt$ipt-one-tile" $c --impl opencl --acc exact --sweep $sweep --ipt $ipt \
+                --block 32 --random 100 --check --reps 1 --quiet
+        done
+    done
+    for acc in float kahan pairwise; do
+        t_ok "coulomb-opencl-$acc-ipt4-water" $c --impl opencl --acc $acc --ipt 4 --water 1500 --check --reps 1 --quiet
     done
     # --wg is --block under OpenCL's name: the same run, block 64 in the CSV
     rm -f "$tmp/wg.csv"
@@ -150,6 +161,24 @@ if [ -x "$cu" ] && have_gpu; then
         done
     done
     t_ok coulomb-cuda-exact-full $cu --acc exact --sweep full --unroll 8 --block 64 --random 1000 --check --reps 1 --quiet
+    # --ipt (atoms per thread): every mode, both sweeps, boundary tiles mixing atoms and padding
+    for ipt in 2 4; do
+        for sweep in half full; do
+            for u in 1 8; do
+                t_ok "coulomb-cuda-$sweep-u$u-ipt$ipt" $cu --acc double --sweep $sweep --unroll $u --ipt $ipt --block 64 \
+                    --random 1031 --check --reps 1 --quiet
+            done
+            t_ok "coulomb-cuda-$sweep-ipt$ipt-one-tile" $cu --acc exact --sweep $sweep --ipt $ipt --block 32 --random 100 \
+                --check --reps 1 --quiet
+        done
+        for acc in float double kahan pairwise exact; do
+            t_ok "coulomb-cuda-$acc-ipt$ipt-water" $cu --acc $acc --ipt $ipt --water 1500 --check --reps 1 --quiet
+            t_ok "coulomb-cuda-$acc-ipt$ipt-adk" $cu --acc $acc --ipt $ipt --unroll 8 --input $adk --e-ref $adk_e --check \
+                --reps 1 --warmup 0 --quiet
+        done
+        t_ok "coulomb-cuda-kahan-full-ipt$ipt-adk" $cu --acc kahan --sweep full --ipt $ipt --input $adk --e-ref $adk_e \
+            --check --reps 1 --quiet
+    done
     t_ok coulomb-cuda-ref-device _t80_refs_agree $c --impl ref --water 30000 --reps 1 --quiet -- \
         $cu --acc float --ref device --water 30000 --reps 1 --quiet
     for acc in float double kahan pairwise exact; do
@@ -193,6 +222,8 @@ t_error coulomb-err-block 2 '--block \(--wg\) must be a power of two' $c --impl 
 t_error coulomb-err-wg 2 '--block \(--wg\) must be a power of two' $c --impl opencl --wg 96 --random 10
 t_error coulomb-err-wg-ref 2 '--wg does not apply to --impl ref' $c --impl ref --wg 64 --random 10
 t_error coulomb-err-unroll-ref 2 '--unroll does not apply to --impl ref' $c --impl ref --unroll 2 --random 10
+t_error coulomb-err-ipt 2 '--ipt must be 1, 2 or 4' $c --impl opencl --ipt 3 --random 10
+t_error coulomb-err-ipt-ref 2 '--ipt does not apply to --impl ref' $c --impl ref --ipt 2 --random 10
 t_error coulomb-err-pairwise-ref 2 'pairwise is a mode of the tiled kernels' $c --impl ref --acc pairwise --random 10
 t_error coulomb-err-impl 2 '--impl must be one of ref\|opencl\|cuda' $c --impl metal --random 10
 t_error coulomb-err-cuda-here 2 'coulomb-cuda' $c --impl cuda --random 10
@@ -203,7 +234,7 @@ csv=$tmp/coulomb.csv
 rm -f "$csv"
 t_ok coulomb-csv $c --random 300 --reps 1 --quiet --tag t80 --csv "$csv"
 t_ok coulomb-csv-append $c --random 300 --acc kahan --reps 1 --quiet --csv "$csv"
-t_grep coulomb-csv-columns '^timestamp,git_rev,host,device,compiler,program,tag,impl,precision,unroll,block,sweep,omp_threads,.*,input,n,t_eval_s,.*pairs_per_s,energy,e_ref,.*rel_error,tolerance,status$' \
+t_grep coulomb-csv-columns '^timestamp,git_rev,host,device,compiler,program,tag,impl,precision,unroll,ipt,block,sweep,omp_threads,.*,input,n,t_eval_s,.*pairs_per_s,energy,e_ref,.*rel_error,tolerance,status$' \
     head -1 "$csv"
 t_grep coulomb-csv-rows '^3$' sh -c "grep -c '' '$csv'"
 printf 'some,other,header\n' >"$tmp/other.csv"

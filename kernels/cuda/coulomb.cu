@@ -6,7 +6,9 @@
  * outer loop kept rolled (#pragma unroll 1), as the thesis's macro unrolling does. FULL sweeps
  * every j != i instead (each pair twice; the host halves the sum). Pass 1 leaves one sum per
  * block (tree in shared memory), pass 2 (one block) sums those. The arrays are padded to whole
- * blocks (padding: charge 0, far away; never read unconditionally).
+ * blocks (padding: charge 0, far away; never read unconditionally). IPT (--ipt) atoms per thread:
+ * a block's tile is then blockDim * IPT atoms and each position read from shared memory serves
+ * IPT pairs (register blocking: fewer instructions per pair; IPT 1 is the thesis's kernel).
  *
  * Each thread sums q_j / r_ij and multiplies by its q_i once at the end (the thesis multiplies
  * every term: one FMUL per pair more). Modes: 0 float, 1 double, 2 kahan (float terms; plain
@@ -42,6 +44,20 @@ __device__ __forceinline__ float rsqrt_(float x)
 }
 __device__ __forceinline__ double rsqrt_(double x) { return rsqrt(x); }
 __device__ __forceinline__ float fma_(float a, float b, float c) { return fmaf(a, b, c); }
+
+/* kahan and pairwise: row i in coordinates scaled by its own s_i in [1, 2), dx = s_i x_i -
+ * s_i x_j in one FMA (the FADD's cost), the row's sum times s_i q_i. Why: in the water boxes
+ * the oxygens sit on a lattice, so many pairs share one r^2 and with it one rounding error of
+ * dx, r^2 and rsqrt; those errors added up coherently (1.5e-6 .. 2e-6 relative at 240k-630k
+ * atoms, runs/coulomb_error.c), the scale makes them independent. Plain float keeps the
+ * thesis's arithmetic. */
+template <int MODE> struct Scaled { enum { on = MODE == 2 || MODE == 3 }; };
+__device__ __forceinline__ float row_scale(unsigned i)   /* a hash of i in [1, 2) */
+{
+    unsigned h = i;
+    h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
+    return 1.0f + (float)(h >> 9) * 0x1p-23f;
+}
 __device__ __forceinline__ double fma_(double a, double b, double c) { return fma(a, b, c); }
 
 template <typename R> struct AccPlain {
@@ -137,88 +153,135 @@ template <int MODE, typename R> __device__ void reduce_tile(R *rh, R *rl, unsign
     }
 }
 
-/* conditions of the boundary tiles */
-struct Always { __device__ bool operator()(unsigned) const { return true; } };
-struct InRange { unsigned base, n; __device__ bool operator()(unsigned j) const { return base + j < n; } };
-struct Above { unsigned lid, base, n; __device__ bool operator()(unsigned j) const { return j > lid && base + j < n; } };
-struct NotSelf { unsigned lid, base, n; __device__ bool operator()(unsigned j) const { return j != lid && base + j < n; } };
+/* conditions of the boundary tiles: (k, j) = the thread's k-th atom, index j in the tile; the
+ * thread's k-th atom is index k * bsize + lid of its own tile */
+struct Always { __device__ bool operator()(int, unsigned) const { return true; } };
+struct InRange {
+    unsigned base, n;
+    __device__ bool operator()(int, unsigned j) const { return base + j < n; }
+};
+struct Above {
+    unsigned lid, bsize, base, n;
+    __device__ bool operator()(int k, unsigned j) const { return j > k * bsize + lid && base + j < n; }
+};
+struct NotSelf {
+    unsigned lid, bsize, base, n;
+    __device__ bool operator()(int k, unsigned j) const { return j != k * bsize + lid && base + j < n; }
+};
 
-template <int UNROLL, typename V4, typename Acc, typename Cond>
-__device__ __forceinline__ void tile_loop(const V4 *tile, const V4 &me, unsigned bsize, Acc &acc, Cond cond)
+/* One tile of `size` atoms against the thread's IPT atoms: each atom j read from shared memory
+ * once serves IPT pairs (register blocking: the load and the loop's overhead per pair / IPT) */
+template <int UNROLL, int IPT, bool SCALED, typename V4, typename R, typename Acc, typename Cond>
+__device__ __forceinline__ void tile_loop(const V4 *tile, const V4 (&me)[IPT], const R (&sc)[IPT], unsigned size,
+                                          Acc (&acc)[IPT], Cond cond)
 {
 #pragma unroll 1
-    for (unsigned j = 0; j < bsize; j += UNROLL) {
+    for (unsigned j = 0; j < size; j += UNROLL) {
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
-            if (cond(j + u)) {
-                const V4 p = tile[j + u];
-                auto dx = me.x - p.x, dy = me.y - p.y, dz = me.z - p.z;
-                acc.add(p.w * rsqrt_(dx * dx + dy * dy + dz * dz));   /* q_i: once, at the end */
+            const V4 p = tile[j + u];
+#pragma unroll
+            for (int k = 0; k < IPT; k++) {
+                if (cond(k, j + u)) {
+                    R dx, dy, dz;
+                    if (SCALED) {
+                        dx = fma_(-sc[k], p.x, me[k].x), dy = fma_(-sc[k], p.y, me[k].y);
+                        dz = fma_(-sc[k], p.z, me[k].z);
+                    } else {
+                        dx = me[k].x - p.x, dy = me[k].y - p.y, dz = me[k].z - p.z;
+                    }
+                    acc[k].add(p.w * rsqrt_(dx * dx + dy * dy + dz * dz));   /* q_i: once, at the end */
+                }
             }
         }
     }
-    acc.tile_end();
+#pragma unroll
+    for (int k = 0; k < IPT; k++) acc[k].tile_end();
 }
 
 extern __shared__ __align__(32) unsigned char coulomb_smem[];
 
-template <int UNROLL, int MODE, bool FULL>
+/* A block of bsize threads owns bsize * IPT atoms (a tile): thread lid the atoms
+ * k * bsize + lid of it, k < IPT, so that the staging loads stay coalesced. */
+template <int UNROLL, int IPT, int MODE, bool FULL>
 __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict__ pos, unsigned n,
                                       typename ModeT<MODE>::R *out_hi, typename ModeT<MODE>::R *out_lo)
 {
     typedef typename ModeT<MODE>::R R;
     typedef typename ModeT<MODE>::V4 V4;
-    V4 *tile = reinterpret_cast<V4 *>(coulomb_smem);
-    R *rh = reinterpret_cast<R *>(tile + blockDim.x), *rl = rh + blockDim.x;
     const unsigned lid = threadIdx.x, bsize = blockDim.x, g = blockIdx.x, groups = gridDim.x;
-    const unsigned gid = g * bsize + lid, last = (groups - 1) * bsize;
-    const V4 me = pos[gid];
-    const bool active = gid < n;
-    typename AccOf<MODE>::T acc;
+    const unsigned ts = bsize * IPT, own = g * ts, last = (groups - 1) * ts;
+    V4 *tile = reinterpret_cast<V4 *>(coulomb_smem);
+    R *rh = reinterpret_cast<R *>(tile + ts), *rl = rh + bsize;
+    constexpr bool SC = Scaled<MODE>::on;
+    V4 me[IPT];
+    R sc[IPT];
+    typename AccOf<MODE>::T acc[IPT];
+#pragma unroll
+    for (int k = 0; k < IPT; k++) {
+        me[k] = pos[own + k * bsize + lid];
+        sc[k] = 1;
+        if (SC) {
+            sc[k] = row_scale(own + k * bsize + lid);
+            me[k].x *= sc[k]; me[k].y *= sc[k]; me[k].z *= sc[k]; me[k].w *= sc[k];
+        }
+    }
+    const bool active = own + lid < n;   /* its first atom; the others may be padding (q = 0) */
+    auto stage = [&](unsigned base) {
+#pragma unroll
+        for (int k = 0; k < IPT; k++) tile[k * bsize + lid] = pos[base + k * bsize + lid];
+    };
 
     if (FULL) {
         for (unsigned t = 0; t + 1 < groups; t++) {
-            tile[lid] = pos[t * bsize + lid];
+            stage(t * ts);
             __syncthreads();
             if (active) {
-                if (t == g) tile_loop<UNROLL>(tile, me, bsize, acc, NotSelf{lid, t * bsize, n});
-                else tile_loop<UNROLL>(tile, me, bsize, acc, Always{});
+                if (t == g) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, NotSelf{lid, bsize, own, n});
+                else tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, Always{});
             }
             __syncthreads();
         }
-        tile[lid] = pos[last + lid];
+        stage(last);
         __syncthreads();
         if (active) {
-            if (g == groups - 1) tile_loop<UNROLL>(tile, me, bsize, acc, NotSelf{lid, last, n});
-            else tile_loop<UNROLL>(tile, me, bsize, acc, InRange{last, n});
+            if (g == groups - 1) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, NotSelf{lid, bsize, last, n});
+            else tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, InRange{last, n});
         }
     } else {
         /* the own tile: j > i */
-        tile[lid] = me;
+        stage(own);
         __syncthreads();
-        if (active) tile_loop<UNROLL>(tile, me, bsize, acc, Above{lid, g * bsize, n});
+        if (active) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, Above{lid, bsize, own, n});
         __syncthreads();
         /* the full tiles after it, but the last: no condition */
         for (unsigned t = g + 1; t + 1 < groups; t++) {
-            tile[lid] = pos[t * bsize + lid];
+            stage(t * ts);
             __syncthreads();
-            if (active) tile_loop<UNROLL>(tile, me, bsize, acc, Always{});
+            if (active) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, Always{});
             __syncthreads();
         }
         /* the last tile, unless it is the own one */
         if (g != groups - 1) {
-            tile[lid] = pos[last + lid];
+            stage(last);
             __syncthreads();
-            if (active) tile_loop<UNROLL>(tile, me, bsize, acc, InRange{last, n});
+            if (active) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, InRange{last, n});
         }
     }
-    /* the row's sum sum_j q_j / r_ij times q_i; for a (hi, lo) pair hi q_i exactly as
-     * hi' + e (FMA), e carried into lo */
+    /* each row's sum sum_j q_j / r_ij times q_i; for a (hi, lo) pair hi q_i exactly as
+     * hi' + e (FMA), e carried into lo; the thread's IPT rows added as (hi, lo) pairs */
     R h = 0, l = 0;
     if (active) {
-        h = acc.hi() * me.w;
-        l = acc.lo() * me.w;
-        if (MODE == 2 || MODE == 4) l += fma_(acc.hi(), me.w, -h);
+#pragma unroll
+        for (int k = 0; k < IPT; k++) {
+            R rh_k = acc[k].hi() * me[k].w, rl_k = acc[k].lo() * me[k].w;
+            if (MODE == 2 || MODE == 4) {
+                rl_k += fma_(acc[k].hi(), me[k].w, -rh_k);
+                two_add(h, l, rh_k, rl_k);
+            } else {
+                h += rh_k;
+            }
+        }
     }
     rh[lid] = h;
     rl[lid] = l;
@@ -257,12 +320,12 @@ typedef void (*EnergyLaunch)(const void *pos, unsigned n, void *hi, void *lo, un
                              size_t smem);
 typedef void (*SumLaunch)(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem);
 
-template <int U, int M, bool F>
+template <int U, int I, int M, bool F>
 void launch_energy(const void *pos, unsigned n, void *hi, void *lo, unsigned groups, unsigned block, size_t smem)
 {
     typedef typename ModeT<M>::R R;
     typedef typename ModeT<M>::V4 V4;
-    coulomb_energy_kernel<U, M, F><<<groups, block, smem>>>((const V4 *)pos, n, (R *)hi, (R *)lo);
+    coulomb_energy_kernel<U, I, M, F><<<groups, block, smem>>>((const V4 *)pos, n, (R *)hi, (R *)lo);
 }
 
 template <int M> void launch_sum(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem)
@@ -271,23 +334,31 @@ template <int M> void launch_sum(const void *hi, const void *lo, unsigned count,
     coulomb_sum_kernel<M><<<1, block, smem>>>((const R *)hi, (const R *)lo, count, (R *)result);
 }
 
-template <int M, bool F> EnergyLaunch pick_unroll(int u)
+template <int I, int M, bool F> EnergyLaunch pick_unroll(int u)
 {
     switch (u) {
-    case 1: return launch_energy<1, M, F>;
-    case 2: return launch_energy<2, M, F>;
-    case 4: return launch_energy<4, M, F>;
-    default: return launch_energy<8, M, F>;
+    case 1: return launch_energy<1, I, M, F>;
+    case 2: return launch_energy<2, I, M, F>;
+    case 4: return launch_energy<4, I, M, F>;
+    default: return launch_energy<8, I, M, F>;
     }
 }
-template <bool F> EnergyLaunch pick_mode(int m, int u)
+template <int M, bool F> EnergyLaunch pick_ipt(int i, int u)
+{
+    switch (i) {
+    case 1: return pick_unroll<1, M, F>(u);
+    case 2: return pick_unroll<2, M, F>(u);
+    default: return pick_unroll<4, M, F>(u);
+    }
+}
+template <bool F> EnergyLaunch pick_mode(int m, int i, int u)
 {
     switch (m) {
-    case ACC_FLOAT: return pick_unroll<0, F>(u);
-    case ACC_DOUBLE: return pick_unroll<1, F>(u);
-    case ACC_KAHAN: return pick_unroll<2, F>(u);
-    case ACC_EXACT: return pick_unroll<4, F>(u);
-    default: return pick_unroll<3, F>(u);
+    case ACC_FLOAT: return pick_ipt<0, F>(i, u);
+    case ACC_DOUBLE: return pick_ipt<1, F>(i, u);
+    case ACC_KAHAN: return pick_ipt<2, F>(i, u);
+    case ACC_EXACT: return pick_ipt<4, F>(i, u);
+    default: return pick_ipt<3, F>(i, u);
     }
 }
 SumLaunch pick_sum(int m)
@@ -330,17 +401,19 @@ void cu_setup(CoulombRun *r)
     c->real_size = dbl ? sizeof(double) : sizeof(float);
     c->block = (unsigned)p->block;
     c->block2 = 256;
-    c->smem = c->block * (4 + 2) * c->real_size;
+    const unsigned ipt = (unsigned)p->ipt, ts = c->block * ipt;   /* a block's tile: block * ipt atoms */
+    c->smem = (ts * 4 + c->block * 2) * c->real_size;
     c->smem2 = c->block2 * 2 * c->real_size;
     if (c->smem > prop.sharedMemPerBlock)
-        nbr_fail(EXIT_INPUT, "coulomb-cuda: --block %u needs %zu bytes of shared memory, the device has %zu per block",
-                 c->block, c->smem, (size_t)prop.sharedMemPerBlock);
-    c->energy = p->sweep == SWEEP_FULL ? pick_mode<true>(mode, p->unroll) : pick_mode<false>(mode, p->unroll);
+        nbr_fail(EXIT_INPUT, "coulomb-cuda: --block %u --ipt %u needs %zu bytes of shared memory, the device has %zu per block",
+                 c->block, ipt, c->smem, (size_t)prop.sharedMemPerBlock);
+    c->energy = p->sweep == SWEEP_FULL ? pick_mode<true>(mode, p->ipt, p->unroll)
+                                       : pick_mode<false>(mode, p->ipt, p->unroll);
     c->sum = pick_sum(mode);
 
     const long n = r->sys->n;
-    c->groups = (unsigned)((n + c->block - 1) / c->block);
-    const size_t npad = (size_t)c->groups * c->block;
+    c->groups = (unsigned)((n + ts - 1) / ts);
+    const size_t npad = (size_t)c->groups * ts;
     void *host = nbr_alloc(npad * 4 * c->real_size, "CUDA positions");
     for (size_t i = 0; i < npad; i++) {
         const bool in = (long)i < n;

@@ -2,6 +2,8 @@
  *
  * Build options (set by the host, kernels/opencl/coulomb_cl.c):
  *   -DUNROLL=1|2|4|8   the inner loop unrolled this many times
+ *   -DIPT=1|2|4        atoms per work-item (register blocking; a work-group's tile is
+ *                      work-group size * IPT atoms)
  *   -DMODE=0|1|2|3|4   float, double, kahan (float terms, plain per-tile sums added
  *                      compensated), pairwise (float terms, per-tile sums combined pairwise,
  *                      tree reductions), exact (double terms, every term compensated: the
@@ -22,31 +24,33 @@ typedef float real_t;
 typedef float4 real4_t;
 #endif
 
-/* ---- accumulation of one work-item's terms ------------------------------------------------ */
+/* ---- accumulation of one work-item's terms: IPT rows, one accumulator each (k) ------------- */
+#define FOR_K for (int k = 0; k < IPT; k++)
 #if MODE == 2 || MODE == 4
 /* Kahan: s + c is the sum, c what the additions lost. exact (4): every term compensated;
  * kahan (2): a plain sum per tile, each tile's sum added compensated (the cost per pair of
  * plain float) */
-#define ACC_KAHAN(x) { real_t y_ = (x) + acc_c; real_t u_ = acc_s + y_; acc_c = y_ - (u_ - acc_s); acc_s = u_; }
+#define ACC_KAHAN(k, x) { real_t y_ = (x) + acc_c[k]; real_t u_ = acc_s[k] + y_; acc_c[k] = y_ - (u_ - acc_s[k]); \
+                          acc_s[k] = u_; }
 #if MODE == 4
-#define ACC_DECL real_t acc_s = 0, acc_c = 0
-#define ACC_ADD(t) ACC_KAHAN(t)
+#define ACC_DECL real_t acc_s[IPT], acc_c[IPT]; FOR_K { acc_s[k] = 0; acc_c[k] = 0; }
+#define ACC_ADD(k, t) ACC_KAHAN(k, t)
 #define ACC_TILE_END
 #else
-#define ACC_DECL real_t acc_s = 0, acc_c = 0, acc_t = 0
-#define ACC_ADD(t) acc_t += (t)
-#define ACC_TILE_END { ACC_KAHAN(acc_t); acc_t = 0; }
+#define ACC_DECL real_t acc_s[IPT], acc_c[IPT], acc_t[IPT]; FOR_K { acc_s[k] = 0; acc_c[k] = 0; acc_t[k] = 0; }
+#define ACC_ADD(k, t) acc_t[k] += (t)
+#define ACC_TILE_END FOR_K { ACC_KAHAN(k, acc_t[k]); acc_t[k] = 0; }
 #endif
-#define ACC_HI acc_s
-#define ACC_LO acc_c
+#define ACC_HI(k) acc_s[k]
+#define ACC_LO(k) acc_c[k]
 #elif MODE == 3
 /* pairwise: a plain sum per tile; tile sums merged like a binary counter (equal sizes only) */
-#define ACC_DECL real_t acc_t = 0, stack[32]; uint count = 0
-#define ACC_ADD(t) acc_t += (t)
-#define ACC_TILE_END { real_t v_ = acc_t; uint k_ = ++count; int l_ = 0; \
-                       while ((k_ & 1u) == 0) { v_ += stack[l_++]; k_ >>= 1; } stack[l_] = v_; acc_t = 0; }
-#define ACC_HI pairwise_total(stack, count)
-#define ACC_LO 0
+#define ACC_DECL real_t acc_t[IPT], stack[IPT][32]; uint count = 0; FOR_K acc_t[k] = 0
+#define ACC_ADD(k, t) acc_t[k] += (t)
+#define ACC_TILE_END { count++; FOR_K { real_t v_ = acc_t[k]; uint k_ = count; int l_ = 0; \
+                       while ((k_ & 1u) == 0) { v_ += stack[k][l_++]; k_ >>= 1; } stack[k][l_] = v_; acc_t[k] = 0; } }
+#define ACC_HI(k) pairwise_total(stack[k], count)
+#define ACC_LO(k) 0
 real_t pairwise_total(real_t *stack, uint count)
 {
     real_t s = 0;
@@ -55,44 +59,63 @@ real_t pairwise_total(real_t *stack, uint count)
     return s;
 }
 #else
-#define ACC_DECL real_t acc_s = 0
-#define ACC_ADD(t) acc_s += (t)
+#define ACC_DECL real_t acc_s[IPT]; FOR_K acc_s[k] = 0
+#define ACC_ADD(k, t) acc_s[k] += (t)
 #define ACC_TILE_END
-#define ACC_HI acc_s
-#define ACC_LO 0
+#define ACC_HI(k) acc_s[k]
+#define ACC_LO(k) 0
 #endif
 
-#define TERM(k) { real4_t p_ = tile[(k)]; real_t dx_ = me.x - p_.x, dy_ = me.y - p_.y, dz_ = me.z - p_.z; \
-                  ACC_ADD(p_.w * rsqrt(dx_ * dx_ + dy_ * dy_ + dz_ * dz_)); }
-#define TERM_IF(k, cond) if (cond) TERM(k)
+/* kahan and pairwise: row i in coordinates scaled by its own s_i in [1, 2), dx = s_i x_i -
+ * s_i x_j in one FMA (the subtraction's cost), the row's sum times s_i q_i: the water boxes'
+ * lattice gives many pairs one r^2 and so one rounding error of dx, r^2 and rsqrt, which then
+ * add up coherently; the scale makes them independent (coulomb.cu, runs/coulomb_error.c) */
+#if MODE == 2 || MODE == 3
+#define DIFF(k, c) fma(-sc[k], p_.c, me[k].c)
+#else
+#define DIFF(k, c) (me[k].c - p_.c)
+#endif
+float row_scale(uint i)   /* a hash of i in [1, 2) */
+{
+    uint h = i;
+    h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
+    return 1.0f + (float)(h >> 9) * 1.1920928955078125e-7f;
+}
+
+/* atom j of the tile against the work-item's IPT atoms (register blocking: one local load
+ * serves IPT pairs); C(k, j) the condition of a boundary tile */
+#define TERM_IF(j, C) { real4_t p_ = tile[(j)]; \
+                        FOR_K if (C(k, (j))) { real_t dx_ = DIFF(k, x), dy_ = DIFF(k, y), dz_ = DIFF(k, z); \
+                                  ACC_ADD(k, p_.w * rsqrt(dx_ * dx_ + dy_ * dy_ + dz_ * dz_)); } }
+#define ALWAYS(k, j) 1
+#define TERM(j) TERM_IF(j, ALWAYS)
 
 #if UNROLL == 1
 #define STEPS(j) TERM(j)
-#define STEPS_IF(j, C) TERM_IF(j, C(j))
+#define STEPS_IF(j, C) TERM_IF(j, C)
 #elif UNROLL == 2
 #define STEPS(j) TERM(j) TERM((j) + 1)
-#define STEPS_IF(j, C) TERM_IF(j, C(j)) TERM_IF((j) + 1, C((j) + 1))
+#define STEPS_IF(j, C) TERM_IF(j, C) TERM_IF((j) + 1, C)
 #elif UNROLL == 4
 #define STEPS(j) TERM(j) TERM((j) + 1) TERM((j) + 2) TERM((j) + 3)
-#define STEPS_IF(j, C) TERM_IF(j, C(j)) TERM_IF((j) + 1, C((j) + 1)) TERM_IF((j) + 2, C((j) + 2)) \
-                       TERM_IF((j) + 3, C((j) + 3))
+#define STEPS_IF(j, C) TERM_IF(j, C) TERM_IF((j) + 1, C) TERM_IF((j) + 2, C) TERM_IF((j) + 3, C)
 #elif UNROLL == 8
 #define STEPS(j) TERM(j) TERM((j) + 1) TERM((j) + 2) TERM((j) + 3) TERM((j) + 4) TERM((j) + 5) TERM((j) + 6) \
                  TERM((j) + 7)
-#define STEPS_IF(j, C) TERM_IF(j, C(j)) TERM_IF((j) + 1, C((j) + 1)) TERM_IF((j) + 2, C((j) + 2)) \
-                       TERM_IF((j) + 3, C((j) + 3)) TERM_IF((j) + 4, C((j) + 4)) TERM_IF((j) + 5, C((j) + 5)) \
-                       TERM_IF((j) + 6, C((j) + 6)) TERM_IF((j) + 7, C((j) + 7))
+#define STEPS_IF(j, C) TERM_IF(j, C) TERM_IF((j) + 1, C) TERM_IF((j) + 2, C) TERM_IF((j) + 3, C) \
+                       TERM_IF((j) + 4, C) TERM_IF((j) + 5, C) TERM_IF((j) + 6, C) TERM_IF((j) + 7, C)
 #else
 #error UNROLL must be 1, 2, 4 or 8
 #endif
 
-/* conditions of the boundary tiles (j: index in the tile) */
+/* conditions of the boundary tiles (k: the work-item's k-th atom, index k * bsize + lid of
+ * its own tile; j: index in the tile) */
 #if FULL
-#define OWN(j) ((j) != lid && base + (j) < n)
+#define OWN(k, j) ((j) != (k) * bsize + lid && base + (j) < n)
 #else
-#define OWN(j) ((j) > lid && base + (j) < n)
+#define OWN(k, j) ((j) > (k) * bsize + lid && base + (j) < n)
 #endif
-#define LAST(j) (base + (j) < n)
+#define LAST(k, j) (base + (j) < n)
 
 /* Compensated (hi, lo) pairs added exactly (TwoSum), for the Kahan mode's reductions. */
 #define TWO_ADD(ah, al, bh, bl) { real_t s_ = (ah) + (bh); real_t bb_ = s_ - (ah); \
@@ -114,14 +137,27 @@ void reduce_tile(__local real_t *rh, __local real_t *rl, uint lid, uint size)
     }
 }
 
+/* A work-group of bsize work-items owns bsize * IPT atoms (a tile): work-item lid the atoms
+ * k * bsize + lid of it, k < IPT (coalesced staging loads). */
+#define STAGE(b) FOR_K tile[k * bsize + lid] = pos[(b) + k * bsize + lid]
+
 __kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_t *tile,
                              __local real_t *rh, __local real_t *rl, __global real_t *out_hi,
                              __global real_t *out_lo)
 {
     const uint lid = get_local_id(0), bsize = get_local_size(0), g = get_group_id(0);
-    const uint groups = get_num_groups(0), gid = g * bsize + lid;
-    const real4_t me = pos[gid];
-    const int active = gid < n;
+    const uint groups = get_num_groups(0), ts = bsize * IPT, own = g * ts;
+    real4_t me[IPT];
+    real_t sc[IPT];
+    FOR_K {
+        me[k] = pos[own + k * bsize + lid];
+        sc[k] = 1;
+#if MODE == 2 || MODE == 3
+        sc[k] = row_scale(own + k * bsize + lid);
+        me[k] *= sc[k];   /* x, y, z and q */
+#endif
+    }
+    const int active = own + lid < n;   /* its first atom; the others may be padding (q = 0) */
     uint base;
     ACC_DECL;
 
@@ -130,54 +166,58 @@ __kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_
      * own loop, not as a branch on t == g inside one loop over all tiles: PoCL 5 (Ubuntu
      * 24.04) fails an assertion on a barrier loop whose body branches into two loops */
     for (uint t = 0; t < g; t++) {
-        tile[lid] = pos[t * bsize + lid];
+        STAGE(t * ts);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (active) {
-            for (uint j = 0; j < bsize; j += UNROLL) { STEPS(j) }
+            for (uint j = 0; j < ts; j += UNROLL) { STEPS(j) }
             ACC_TILE_END;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
     /* the own tile: j > i (j != i in the full sweep), and within n in the last work-group */
-    base = g * bsize;
-    tile[lid] = me;
+    base = own;
+    STAGE(base);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (active) {
-        for (uint j = 0; j < bsize; j += UNROLL) { STEPS_IF(j, OWN) }
+        for (uint j = 0; j < ts; j += UNROLL) { STEPS_IF(j, OWN) }
         ACC_TILE_END;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* full tiles after it, but the last: no condition */
     for (uint t = g + 1; t + 1 < groups; t++) {
-        tile[lid] = pos[t * bsize + lid];
+        STAGE(t * ts);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (active) {
-            for (uint j = 0; j < bsize; j += UNROLL) { STEPS(j) }
+            for (uint j = 0; j < ts; j += UNROLL) { STEPS(j) }
             ACC_TILE_END;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     /* the last tile, unless it is the own one */
     if (g != groups - 1) {
-        base = (groups - 1) * bsize;
-        tile[lid] = pos[base + lid];
+        base = (groups - 1) * ts;
+        STAGE(base);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (active) {
-            for (uint j = 0; j < bsize; j += UNROLL) { STEPS_IF(j, LAST) }
+            for (uint j = 0; j < ts; j += UNROLL) { STEPS_IF(j, LAST) }
             ACC_TILE_END;
         }
     }
-    /* the row's sum sum_j q_j / r_ij times q_i (once, not per pair as the thesis does); for a
-     * (hi, lo) pair hi q_i exactly as hi' + e (FMA), e carried into lo */
+    /* each row's sum sum_j q_j / r_ij times q_i (once, not per pair as the thesis does); for a
+     * (hi, lo) pair hi q_i exactly as hi' + e (FMA), e carried into lo; the work-item's IPT
+     * rows added as (hi, lo) pairs */
     real_t h = 0, l = 0;
     if (active) {
-        real_t hi = ACC_HI;
-        h = hi * me.w;
-        l = ACC_LO * me.w;
+        FOR_K {
+            real_t hi = ACC_HI(k), rh_k = hi * me[k].w, rl_k = ACC_LO(k) * me[k].w;
 #if MODE == 2 || MODE == 4
-        l += fma(hi, me.w, -h);
+            rl_k += fma(hi, me[k].w, -rh_k);
+            TWO_ADD(h, l, rh_k, rl_k);
+#else
+            h += rh_k;
 #endif
+        }
     }
     rh[lid] = h;
     rl[lid] = l;

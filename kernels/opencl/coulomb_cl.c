@@ -1,6 +1,6 @@
 /* coulomb_cl.c - host side of the OpenCL Coulomb energy (see coulomb_cl.h, coulomb.cl).
  * Setup (not timed, as in the thesis): platform and device, the program built for --unroll,
- * --acc and --sweep, positions uploaded as (x, y, z, q) padded to whole work-groups. One
+ * --ipt, --acc and --sweep, positions uploaded as (x, y, z, q) padded to whole work-groups. One
  * evaluation: pass 1 over all atoms, pass 2 over the work-groups' sums, timed by the OpenCL
  * profiling events from the start of pass 1 to the end of pass 2. */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -68,8 +68,8 @@ static void cl_setup(CoulombRun *r)
     c->prog = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &err);
     ck(err, "clCreateProgramWithSource");
     char opts[128];
-    snprintf(opts, sizeof opts, "-DUNROLL=%d -DMODE=%d -DFULL=%d%s", p->unroll, mode, p->sweep == SWEEP_FULL,
-             dbl ? "" : " -cl-denorms-are-zero");
+    snprintf(opts, sizeof opts, "-DUNROLL=%d -DIPT=%d -DMODE=%d -DFULL=%d%s", p->unroll, p->ipt, mode,
+             p->sweep == SWEEP_FULL, dbl ? "" : " -cl-denorms-are-zero");
     if (clBuildProgram(c->prog, 1, &dev, opts, NULL, NULL) != CL_SUCCESS) {
         char log[4096] = "";
         clGetProgramBuildInfo(c->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
@@ -91,8 +91,9 @@ static void cl_setup(CoulombRun *r)
     for (c->block2 = 256; c->block2 > kmax2; c->block2 >>= 1) {}
 
     long n = r->sys->n;
-    c->groups = (cl_uint)((n + (long)c->block - 1) / (long)c->block);
-    size_t npad = (size_t)c->groups * c->block;
+    const size_t ts = c->block * (size_t)p->ipt;   /* a work-group's tile: block * ipt atoms */
+    c->groups = (cl_uint)((n + (long)ts - 1) / (long)ts);
+    size_t npad = (size_t)c->groups * ts;
     c->real_size = dbl ? sizeof(double) : sizeof(float);
     void *host = nbr_alloc(npad * 4 * c->real_size, "OpenCL positions");
     for (size_t i = 0; i < npad; i++) {
@@ -115,7 +116,7 @@ static void cl_setup(CoulombRun *r)
     cl_uint nn = (cl_uint)n;
     ck(clSetKernelArg(c->k_energy, 0, sizeof(cl_mem), &c->pos), "clSetKernelArg");
     ck(clSetKernelArg(c->k_energy, 1, sizeof nn, &nn), "clSetKernelArg");
-    ck(clSetKernelArg(c->k_energy, 2, c->block * 4 * c->real_size, NULL), "clSetKernelArg (local tile)");
+    ck(clSetKernelArg(c->k_energy, 2, ts * 4 * c->real_size, NULL), "clSetKernelArg (local tile)");
     ck(clSetKernelArg(c->k_energy, 3, c->block * c->real_size, NULL), "clSetKernelArg");
     ck(clSetKernelArg(c->k_energy, 4, c->block * c->real_size, NULL), "clSetKernelArg");
     ck(clSetKernelArg(c->k_energy, 5, sizeof(cl_mem), &c->hi), "clSetKernelArg");

@@ -14,9 +14,13 @@
 #      boxes 43 239 ... 630 828, the protein), REPS=3                    -> coulomb.csv, driver.log
 # Every part is time-capped (about 4 minutes in all, at most about 5) and the script goes on
 # past a failed one; the last lines say what failed. Output: $OUT (default /tmp/coulomb-out).
+#   4. perf (only when named): float / kahan / double at unroll 4 and 8 and --ipt 1, 2, 4 on
+#      the water boxes of 630 828 and 541 956 atoms and the protein, median of 5 after a warm-up,
+#      relative error against the device's exact reference; nvidia-smi clocks sampled while it
+#      runs; at most PERF_S (150) s              -> perf.csv, perf.txt, clocks*.txt|csv, resources.txt
 #   env: COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
 #        COULOMB_PARTS=tests, then COULOMB_PARTS="opencl tables": the opencl part sets up and
-#        tests NVIDIA OpenCL, which the tables then use)
+#        tests NVIDIA OpenCL, which the tables then use; COULOMB_PARTS=perf: part 4 alone)
 set -u
 cd "$(dirname "$0")/../.."
 parts=" ${COULOMB_PARTS:-tests opencl tables} "
@@ -112,6 +116,67 @@ env OUT_DIR="$OUT" REPS=3 ${cl_bin:+COULOMB_CL=$cl_bin CL_PLATFORM=$cl_platform}
 grep -c '' "$OUT/coulomb.csv" 2>/dev/null | sed 's/^/coulomb.csv lines: /'
 sed -n '/^ *tag /,$p' "$OUT/driver.log" | awk '{ print $1, $2, $3, $4, $5, $6, $9 }' | column -t | head -80
 grep -E 'OVER|exceeds|^coulomb(-cuda)?: |run_point:' "$OUT/driver.log" | head -10
+fi
+
+# ---- 4. perf: the register blocking (--ipt) and the accumulation modes, timed --------------
+# float / kahan / double at unroll 4 and 8 and --ipt 1, 2, 4 on the water boxes of 630 828 and
+# 541 956 atoms and the protein; the reference of each system computed once on the device
+# (--acc exact --ref device: double terms, compensated sums; tests hold it to the C reference)
+# and passed on with --e-ref. Rows through coulomb-cuda's own --csv (revision, device, every
+# knob) into perf.csv; the clocks sampled by nvidia-smi every 200 ms while it runs (clocks.csv),
+# and the kernels' registers and spills (cuobjdump, resources.txt). Capped at PERF_S (150) s.
+if want perf; then
+    perf_s=${PERF_S:-150}
+    perf_csv=$OUT/perf.csv
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu,clocks_throttle_reasons.active,pstate \
+        --format=csv >"$OUT/clocks-before.txt" 2>&1
+    nvidia-smi -q -d CLOCK,PERFORMANCE >>"$OUT/clocks-before.txt" 2>&1
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+        --format=csv -lms 200 >"$OUT/clocks.csv" 2>&1 &
+    smi_pid=$!
+    # registers and spills of each energy kernel (template <UNROLL, IPT, MODE, FULL>)
+    cuobjdump --dump-resource-usage build/double/coulomb-cuda 2>&1 | grep -A1 coulomb_energy_kernel \
+        >"$OUT/resources.txt" 2>&1
+    perf_deadline=$(($(date +%s) + perf_s))
+    perf_run() {   # TAG ARGS...: one row of perf.csv and its line (none once the cap is reached)
+        local tag=$1
+        shift
+        if [ "$(date +%s)" -ge "$perf_deadline" ]; then echo "$tag: skipped (cap ${perf_s} s reached)"; return 0; fi
+        timeout $((perf_deadline - $(date +%s) + 1)) build/double/coulomb-cuda "$@" --csv "$perf_csv" --tag "$tag" \
+            --quiet >"$OUT/perf-last.txt" 2>&1 || { failed+=("perf $tag (exit $?)"); tail -1 "$OUT/perf-last.txt"; }
+        awk -v t="$tag" '/rel_error/ { for (k = 1; k < NF; k++) if ($k == "rel_error") e = $(k + 1) }
+            /t_eval/ { printf "%-30s %9.3f ms  rel_error %s\n", t, $2 * 1e3, e }' "$OUT/perf-last.txt"
+    }
+    perf_part() {
+        local s args e acc u ipt
+        for s in n630828 n541956 bio; do
+            case $s in bio) args="--input reference/adk_oplsaa/adk_oplsaa.xyzq.gz" ;; *) args="--water ${s#n}" ;; esac
+            perf_run "perf-ref-exact-$s" --acc exact --ref device $args --reps 1 --warmup 0
+            e=$(awk -F, -v t="perf-ref-exact-$s" 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k }
+                $c["tag"] == t { v = $c["e_ref"] } END { print v }' "$perf_csv")
+            [ -n "$e" ] || { failed+=("perf: no reference for $s"); continue; }
+            for acc in float kahan double; do
+                for u in 4 8; do
+                    for ipt in 1 2 4; do
+                        perf_run "perf-cuda-$acc-u$u-i$ipt-$s" --acc "$acc" --unroll "$u" --ipt "$ipt" $args --e-ref "$e" \
+                            --reps 5 --warmup 1
+                    done
+                done
+            done
+        done
+    }
+    stamp "perf (cap ${perf_s} s)"
+    perf_part >"$OUT/perf.txt"
+    cat "$OUT/perf.txt"
+    kill "$smi_pid" 2>/dev/null
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+        --format=csv >"$OUT/clocks-after.txt" 2>&1
+    stamp "perf: $(($(grep -c '' "$perf_csv" 2>/dev/null || echo 1) - 1)) rows in perf.csv"
+    awk -F', *' 'NR > 1 && $2 + 0 > 0 { n++; s += $2; if ($2 < lo || !lo) lo = $2; if ($2 > hi) hi = $2 }
+        END { if (n) printf "SM clock while timing: %d samples, %d..%d MHz, mean %.0f\n", n, lo, hi, s / n }' \
+        "$OUT/clocks.csv"
+    head -3 "$OUT/clocks-before.txt"
+    grep -c REG "$OUT/resources.txt" | sed 's/^/energy kernels in resources.txt: /'
 fi
 
 stamp "done"
