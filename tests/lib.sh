@@ -9,6 +9,8 @@
 #   t_below NAME WORD BOUND CMD...      exit code 0 and |number after the last "WORD "| <= BOUND
 #   t_skip  NAME REASON                 counted as skipped, never as passed
 # Binaries: $BUILD/double/<variant> and $BUILD/float/<variant>.
+# TEST_ONLY=REGEX (grep -E) runs only the cases whose name matches; the others are not run and
+# not counted (iterating on a few cases of a long file, e.g. on the GPU machine).
 
 : "${BUILD:=build}"
 : "${TEST_LOG_DIR:=$BUILD/test-logs}"
@@ -23,14 +25,18 @@ _t_fail() {
     [ -f "$TEST_LOG_DIR/$1.log" ] && tail -n 8 "$TEST_LOG_DIR/$1.log" | sed 's/^/      | /'
 }
 
-t_skip() { T_SKIPPED=$((T_SKIPPED + 1)); printf 'SKIP  %s: %s\n' "$1" "$2"; }
+_t_wanted() { [ -z "${TEST_ONLY:-}" ] || grep -Eq -- "$TEST_ONLY" <<<"$1"; }
+
+t_skip() { _t_wanted "$1" || return 0; T_SKIPPED=$((T_SKIPPED + 1)); printf 'SKIP  %s: %s\n' "$1" "$2"; }
 
 t_ok() {
+    _t_wanted "$1" || return 0
     local name=$1; shift
     if "$@" >"$TEST_LOG_DIR/$name.log" 2>&1; then _t_pass "$name"; else _t_fail "$name" "exit code $? from: $*"; fi
 }
 
 t_grep() {
+    _t_wanted "$1" || return 0
     local name=$1 regex=$2; shift 2
     "$@" >"$TEST_LOG_DIR/$name.log" 2>&1
     local rc=$?
@@ -40,6 +46,7 @@ t_grep() {
 }
 
 t_error() {
+    _t_wanted "$1" || return 0
     local name=$1 want=$2 regex=$3; shift 3
     "$@" >"$TEST_LOG_DIR/$name.out" 2>"$TEST_LOG_DIR/$name.log"
     local rc=$? lines
@@ -51,6 +58,7 @@ t_error() {
 }
 
 t_below() {
+    _t_wanted "$1" || return 0
     local name=$1 word=$2 bound=$3; shift 3
     "$@" >"$TEST_LOG_DIR/$name.log" 2>&1
     local rc=$? value
