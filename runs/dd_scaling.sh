@@ -3,14 +3,24 @@
 # GROMACS/NVSHMEM paper (Doijade et al. 2025; issue 13, item 3): SP and LJ at N = 46 656 ..
 # 8 000 000 (sc, N = ne^3), on 1 GPU (gpu-layer running ahead, and gpu-dd with one rank) and
 # on P GPUs (gpu-dd, one rank per GPU, every compiled backend, --dd-overlap off and on; with
-# DD_GRAPH="off on" also --dd-graph on for the backends without host steps).
+# DD_GRAPH="off on" also --dd-graph on for the backends without host steps), each with the
+# host's rebuild decision and, for the backends without host steps, the device's (--decide
+# device; one rank: --comm p2p, which then only copies within the GPU).
 #
-# Rows (the programs' CSV schema) go to $OUT_DIR/dd_scaling.csv through run_point (runs/lib.sh):
-# resumable, revision-checked, benchmarks take turns. Tags name the case (the schema has no
-# rank or backend column; plots/dd.py reads them from the tag):
+# Rows (the programs' CSV schema: gpu-dd's carry ranks, comm, dd_grid, dd_overlap, dd_graph and
+# decide) go to $OUT_DIR/dd_scaling.csv through run_point (runs/lib.sh): resumable,
+# revision-checked, benchmarks take turns. Tags name the case:
 #     dd-<sys>-layer-1gpu-ne<ne>-s<steps>           gpu-layer, the best single GPU
-#     dd-<sys>-1gpu-ne<ne>-s<steps>                 gpu-dd, one rank
-#     dd-<sys>-<P>gpu-<comm>[-overlap|-graph]-ne<ne>-s<steps>
+#     dd-<sys>-1gpu[-dev]-ne<ne>-s<steps>           gpu-dd, one rank
+#     dd-<sys>-<P>gpu-<comm>[-overlap|-graph][-dev]-ne<ne>-s<steps>     (-dev: --decide device)
+#
+# One device call (10 min on nvidia-h200-x2): the full plan (2 systems x 8 sizes x 17 points with
+# the four backends) is ~270 runs of 3-8 s, more than one call holds; DD_BUDGET=S starts no run
+# after S seconds (the rest on the next call: the runs done are skipped), and QUICK=1 is the
+# subset meant for ~300 s: SP at N 46 656, 1 000 000, 8 000 000 and LJ at 46 656, 1 000 000,
+# 4 019 679, --dd-overlap off, 300 timed steps; every backend, host and device decisions, 1 and
+# 2 GPUs (2 x 3 x 10 = 60 runs with the four backends; an estimate from runs/device/dd.sh's
+# first timing, ~5 s a run, not yet measured as a whole).
 # gpu-dd's halo exchange and force kernel replayed on their own after the run (NBR_DD_HALO_REPS;
 # the largest over ranks) are printed, not in the schema: their line is kept in LOGDIR/<tag>.log
 # and copied as one row to $OUT_DIR/dd_scaling_halo.csv (tag, git_rev, host, halo_us, force_us,
@@ -24,6 +34,8 @@
 #        DD_NE_SP, DD_NE_LJ (per system, default DD_NE)   DD_RANKS ("1 2": 1 = the single-GPU rows)
 #        DD_BACKENDS (default: gpu-dd --help's "compiled backends")   DD_OVERLAP ("off on")
 #        DD_GRAPH ("off"; "off on" adds --dd-graph on, not with mpi nor with overlap)
+#        DD_DECIDE ("host device": device only for nccl, p2p, nvshmem)
+#        QUICK (1: the ~300 s subset above, for the variables not set)   DD_BUDGET (0 = no limit; s)
 #        DD_LAYER (1: the gpu-layer rows; 0: none)   DD_STEPS (500)  DD_EQUIL (100)
 #        DD_HALO_REPS (100)   DD_TIMEOUT (300 s per run; 0 = none)   PREC (float)
 #        DD_FLAGS ("--reduce device")   LAYER_FLAGS (gpu-layer running ahead, as runs/device/dd.sh)
@@ -47,8 +59,12 @@ fi
 . runs/tables_lib.sh
 
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+: "${QUICK:=0}" "${DD_BUDGET:=0}"
+if [ "$QUICK" = 1 ]; then
+    : "${DD_NE_SP:=36 100 200}" "${DD_NE_LJ:=36 100 159}" "${DD_OVERLAP:=off}" "${DD_STEPS:=300}"
+fi
 : "${PREC:=float}" "${DD_SYSTEMS:=sp lj}" "${DD_NE:=36 46 58 74 100 126 159 200}" "${DD_RANKS:=1 2}"
-: "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
+: "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_DECIDE:=host device}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
 : "${DD_HALO_REPS:=100}" "${DD_TIMEOUT:=300}" "${DD_FLAGS:=--reduce device}"
 : "${LAYER_FLAGS:=--decide device --layers device --reorder-at device --reduce device --graph on --sample-every 100}"
 : "${DD_MPIRUN:=mpirun --allow-run-as-root --bind-to none -np}"
@@ -68,6 +84,12 @@ done
 for v in $DD_OVERLAP $DD_GRAPH; do
     case $v in on | off) ;; *) echo "dd_scaling.sh: DD_OVERLAP/DD_GRAPH take on and off, not '$v'" >&2; exit 2 ;; esac
 done
+for v in $DD_DECIDE; do
+    case $v in host | device) ;; *) echo "dd_scaling.sh: DD_DECIDE takes host and device, not '$v'" >&2; exit 2 ;; esac
+done
+[[ $DD_BUDGET =~ ^[0-9]+$ ]] || { echo "dd_scaling.sh: DD_BUDGET: '$DD_BUDGET' is not a number of seconds" >&2; exit 2; }
+[[ $QUICK =~ ^[01]$ ]] || { echo "dd_scaling.sh: QUICK is 0 or 1, not '$QUICK'" >&2; exit 2; }
+want_decide() { [[ " $DD_DECIDE " == *" $1 "* ]]; }
 for p in $DD_RANKS; do
     [[ $p =~ ^[1-9][0-9]*$ ]] || { echo "dd_scaling.sh: DD_RANKS: '$p' is not a number of ranks" >&2; exit 2; }
 done
@@ -87,13 +109,19 @@ for sys in $DD_SYSTEMS; do
         for np in $DD_RANKS; do
             if [ "$np" = 1 ]; then
                 [ "$DD_LAYER" = 1 ] && points+=("dd-$sys-layer-1gpu-$end|1|$LAYER_PROG $base $LAYER_FLAGS")
-                points+=("dd-$sys-1gpu-$end|1|$DD_PROG $base $DD_FLAGS")
+                want_decide host && points+=("dd-$sys-1gpu-$end|1|$DD_PROG $base $DD_FLAGS")
+                want_decide device && [[ " $DD_BACKENDS " == *" p2p "* ]] &&
+                    points+=("dd-$sys-1gpu-dev-$end|1|$DD_PROG $base $DD_FLAGS --comm p2p --decide device")
                 continue
             fi
             for comm in $DD_BACKENDS; do
                 for ov in $DD_OVERLAP; do
                     suffix=""; [ "$ov" = on ] && suffix=-overlap
-                    points+=("dd-$sys-${np}gpu-$comm$suffix-$end|$np|$DD_PROG $base $DD_FLAGS --comm $comm --dd-overlap $ov")
+                    want_decide host &&
+                        points+=("dd-$sys-${np}gpu-$comm$suffix-$end|$np|$DD_PROG $base $DD_FLAGS --comm $comm --dd-overlap $ov")
+                    # the device's decision: not with mpi, whose pulses wait on the host anyway
+                    want_decide device && [ "$comm" != mpi ] && points+=("dd-$sys-${np}gpu-$comm$suffix-dev-$end|$np|$DD_PROG \
+$base $DD_FLAGS --comm $comm --dd-overlap $ov --decide device")
                 done
                 if [[ " $DD_GRAPH " == *" on "* ]] && [ "$comm" != mpi ]; then
                     points+=("dd-$sys-${np}gpu-$comm-graph-$end|$np|$DD_PROG $base $DD_FLAGS --comm $comm --dd-graph on")
@@ -142,8 +170,13 @@ halo_row() {   # TAG
         { IFS= read -r vals; [[ $vals =~ ^[^,]+,[^,]+,[^,]+,[^,]+,[0-9]+$ ]] && echo "$tag,$rev,$host,$vals" >>"$halo"; } || true
 }
 
-k=0 failed=0
+k=0 failed=0 t_start=$(date +%s)
 for p in "${points[@]}"; do
+    if [ "$DD_BUDGET" != 0 ] && [ $(($(date +%s) - t_start)) -ge "$DD_BUDGET" ]; then
+        echo "dd_scaling: the budget of $DD_BUDGET s is spent after $k of ${#points[@]} points; the next call goes on" \
+            "from there (the points done are skipped)" >&2
+        break
+    fi
     k=$((k + 1))
     IFS='|' read -r tag np cmd <<<"$p"
     printf '[%d/%d] ' "$k" "${#points[@]}" >&2

@@ -15,11 +15,20 @@ mkdir -p "$tmp/bin" "$tmp/res/h200-x2" "$tmp/none"
 export NBR_LOCK=none
 
 if [ -x "$BUILD/float/gpu-dd" ] && [ -x "$BUILD/float/gpu-layer" ]; then
-    t_grep dd-plan-count '^# dd_scaling: 96 points .*backends: mpi p2p' env DD_BACKENDS='mpi p2p' runs/dd_scaling.sh --print-plan
+    # per system and size: gpu-layer, gpu-dd one rank (host; device with p2p), and 2 ranks: mpi
+    # overlap off/on (host), p2p overlap off/on x host/device
+    t_grep dd-plan-count '^# dd_scaling: 144 points .*backends: mpi p2p' env DD_BACKENDS='mpi p2p' runs/dd_scaling.sh --print-plan
+    t_grep dd-plan-quick '^# dd_scaling: 36 points .*backends: mpi p2p' env QUICK=1 DD_BACKENDS='mpi p2p' \
+        runs/dd_scaling.sh --print-plan
+    t_grep dd-plan-device '^dd-sp-2gpu-p2p-overlap-dev-ne36-s500: .*-np 2 .*/gpu-dd .*--comm p2p --dd-overlap on --decide device --csv' \
+        env DD_BACKENDS='mpi p2p' runs/dd_scaling.sh --print-plan
+    t_grep dd-plan-no-mpi-device '^0$' bash -c "DD_BACKENDS='mpi p2p' runs/dd_scaling.sh --print-plan | grep -c '^dd-[a-z]*-2gpu-mpi[^:]*-dev-' || true"
+    t_error dd-plan-bad-decide 2 "DD_DECIDE takes host and device, not 'often'" env DD_DECIDE=often runs/dd_scaling.sh --print-plan
+    t_error dd-plan-bad-budget 2 "DD_BUDGET: 'soon' is not a number of seconds" env DD_BUDGET=soon runs/dd_scaling.sh --print-plan
     t_grep dd-plan-mpirun '^dd-lj-2gpu-mpi-overlap-ne200-s500: timeout 300 mpirun --allow-run-as-root --bind-to none -np 2 .*/gpu-dd --system lj --ne 200 .*--comm mpi --dd-overlap on --csv .*dd_scaling.csv --tag dd-lj-2gpu-mpi-overlap-ne200-s500$' \
         runs/dd_scaling.sh --print-plan
     # DD_GRAPH="off on": a graph point for p2p, none for mpi (its pulses wait on the host)
-    t_grep dd-plan-graph '^5 1 0$' bash -c "out=\$(DD_SYSTEMS=sp DD_NE=36 DD_GRAPH='off on' DD_RANKS=2 DD_BACKENDS='mpi p2p' \
+    t_grep dd-plan-graph '^7 1 0$' bash -c "out=\$(DD_SYSTEMS=sp DD_NE=36 DD_GRAPH='off on' DD_RANKS=2 DD_BACKENDS='mpi p2p' \
         runs/dd_scaling.sh --print-plan); echo \$(grep -c '^dd-sp-2gpu-' <<<\"\$out\") \$(grep -c '^dd-sp-2gpu-p2p-graph-.*--dd-graph on' <<<\"\$out\") \$(grep -c 'mpi-graph' <<<\"\$out\")"
     t_error dd-plan-bad-overlap 2 "DD_OVERLAP/DD_GRAPH take on and off, not 'maybe'" \
         env DD_OVERLAP=maybe runs/dd_scaling.sh --print-plan
@@ -61,18 +70,25 @@ if name == "gpu-dd":
           f"rank 0: {halo:.4g}, {n * 0.004:.4g}; 100 replays)")
 PY
 for p in gpu-dd gpu-layer; do ln -sf fake.py "$tmp/bin/$p"; done
+printf '#!/bin/sh\n# a gpu-layer that takes 2 s (the budget test)\nsleep 2\nexec "%s" "$@"\n' "$tmp/bin/gpu-layer" >"$tmp/bin/slow-layer"
+chmod +x "$tmp/bin/slow-layer"
 printf '#!/bin/sh\n# a stand-in mpirun: -np N dropped, one process\n[ "$1" = -np ] && { export FAKE_NP=$2; shift 2; }\nexec "$@"\n' >"$tmp/bin/mpirun"
 chmod +x "$tmp/bin/mpirun" "$tmp/bin/fake.py"
 dd_env=(env OUT_DIR="$tmp/res/h200-x2" LOGDIR="$tmp/logs" DD_PROG="$tmp/bin/gpu-dd" LAYER_PROG="$tmp/bin/gpu-layer"
         DD_MPIRUN="$tmp/bin/mpirun -np" DD_SYSTEMS="sp lj" DD_NE="8 10" DD_TIMEOUT=60)
-t_grep dd-scaling-run 'dd_scaling: 24 points' "${dd_env[@]}" runs/dd_scaling.sh
-t_grep dd-scaling-rows '^24 20$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
+t_grep dd-scaling-run 'dd_scaling: 36 points' "${dd_env[@]}" runs/dd_scaling.sh
+t_grep dd-scaling-rows '^36 32$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
     \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling_halo.csv') - 1))"
 t_grep dd-scaling-halo-row '^dd-lj-2gpu-p2p-overlap-ne10-s500,fakefakefake,fakehost,4,4,4,4,100$' \
     cat "$tmp/res/h200-x2/dd_scaling_halo.csv"
 t_grep dd-scaling-resume 'skip dd-sp-2gpu-mpi-ne8-s500' "${dd_env[@]}" runs/dd_scaling.sh
-t_grep dd-scaling-resume-rows '^24 20$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
+t_grep dd-scaling-resume-rows '^36 32$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
     \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling_halo.csv') - 1))"
+
+# DD_BUDGET: no run starts once it is spent (1 s: the first run only), and the next call goes on
+t_grep dd-scaling-budget 'budget of 1 s is spent after 1 of 9 points' env OUT_DIR="$tmp/res/budget" LOGDIR="$tmp/logs-b" \
+    DD_PROG="$tmp/bin/gpu-dd" LAYER_PROG="$tmp/bin/slow-layer" DD_MPIRUN="$tmp/bin/mpirun -np" DD_SYSTEMS=sp DD_NE=8 \
+    DD_BUDGET=1 DD_TIMEOUT=60 runs/dd_scaling.sh
 
 if [ -n "${T80_NO_PLOTS:-}" ]; then
     t_skip dd-plots "T80_NO_PLOTS set (a machine without PyPI: plots/venv.sh would try pip)"

@@ -2,9 +2,10 @@
 # runs/device/dd.sh - gpu-dd on the device machine (nvidia-h200-x2; issue 13, first part).
 # Assumes the repo root, after `make -j16 all` (PATH has /usr/local/cuda/bin). Writes under
 # $OUT: probe.txt (where MPI, NCCL, NVSHMEM live), build.log (+ build-nvshmem.log), tests-90.log (tests/run.sh 90:
-# single-rank checks, 2/4/8-rank checks with migration, planted faults), timing.csv (the
-# programs' CSV rows), timing.log (their summaries); prints a short summary. Wall: ~4-5 min
-# (build ~1.5, tests ~2, timing ~1.5; 4M is left out past 4 min, 8M past 5).
+# single-rank checks, 2/4/8-rank checks with migration, planted faults), dd_scaling.csv and
+# dd_scaling_halo.csv (runs/dd_scaling.sh's rows), timing.log; prints a short summary. Wall:
+# what DD_WALL allows (540 s: the timing starts no run after it; alone, DD_PART=timing, the
+# QUICK subset takes ~300 s, an estimate).
 # Every part runs even if one before it failed; what failed is printed at the end.
 # DD_PART: build, tests, timing or a comma list of them (default all; the probe always runs)
 set -u
@@ -71,44 +72,27 @@ tail -1 "$OUT/tests-90.log"
 grep -E '^FAIL' "$OUT/tests-90.log" | head -10
 fi
 
-# ---- first timing: SP (float) N = 1M, 4M, 8M on 1 and 2 GPUs ----------------------------
-# gpu-dd with one rank and with two (each backend, at 1M and 8M also with --dd-overlap on, at
-# 1M with --dd-graph on); gpu-layer running ahead (--decide device, graphs) as the best single
-# GPU. 400 timed steps after 100 of equilibration; no stage replays.
-run_one() {   # TAG NP PROGRAM ARGS...
-    local tag=$1 np=$2 prog=$3; shift 3
-    local args=(--ne "$ne" --steps 500 --equil 100 --stage-reps 0 --quiet --csv "$OUT/timing.csv" --tag "$tag")
-    echo "== $tag" >>"$OUT/timing.log"
-    export NBR_DD_HALO_REPS=100   # gpu-dd: the halo exchange and the force kernel replayed apart
-    if [ "$np" -gt 1 ]; then
-        timeout 60 mpirun --allow-run-as-root --bind-to none -np "$np" "$prog" "$@" "${args[@]}" >>"$OUT/timing.log" 2>&1
-    else
-        timeout 60 "$prog" "$@" "${args[@]}" >>"$OUT/timing.log" 2>&1
-    fi || { failed+=("timing-$tag"); echo "   $tag failed (exit $?)" >>"$OUT/timing.log"; }
-}
+# ---- timing: runs/dd_scaling.sh within what is left of this call ---------------------------
+# QUICK=1 (default here): SP and LJ at 46k, 1M and 8M / 4M atoms, 1 and 2 GPUs, every backend,
+# host and device decisions (runs/dd_scaling.sh says which points); DD_BUDGET: no run starts
+# after it (default: what is left of DD_WALL = 540 s since this script started). The rows of
+# earlier calls (results/h200-x2/dd_scaling*.csv in the tree) are copied into $OUT first, so the
+# points measured at this revision are skipped and a second call goes on where one stopped.
+# $OUT: dd_scaling.csv, dd_scaling_halo.csv (the halo line of each gpu-dd run), timing.log, logs/.
 if want timing; then
-b=build/float/gpu-dd
-dd_flags="--reduce device"   # gpu-dd, 1 and 2 GPUs alike: the final sums into mapped memory, no copy per step
-for ne in 100 200 159; do   # 4M last: the first left out if time runs short
-    # 1M always; 8M unless past 5 min; 4M only if under 4 min so far
-    elapsed=$(( $(date +%s) - t0 ))
-    { [ "$ne" = 200 ] && [ $elapsed -gt 300 ]; } || { [ "$ne" = 159 ] && [ $elapsed -gt 240 ]; } &&
-        { echo "timing ne $ne left out: $elapsed s used"; continue; }
-    [ "$ne" != 159 ] && run_one "layer-1gpu-ne$ne" 1 build/float/gpu-layer --decide device --layers device \
-        --reorder-at device --reduce device --graph on --sample-every 100
-    run_one "dd-1gpu-ne$ne" 1 $b $dd_flags
-    for comm in $(build/float/gpu-dd --help | sed -n 's/^compiled backends: //p'); do
-        run_one "dd-2gpu-$comm-ne$ne" 2 $b $dd_flags --comm $comm
-        [ "$ne" != 159 ] && run_one "dd-2gpu-$comm-overlap-ne$ne" 2 $b $dd_flags --comm $comm --dd-overlap on
-        [ "$ne" = 100 ] && [ "$comm" != mpi ] && run_one "dd-2gpu-$comm-graph-ne$ne" 2 $b $dd_flags --comm $comm \
-            --dd-graph on
-    done
+for f in dd_scaling.csv dd_scaling_halo.csv; do
+    [ -f "results/h200-x2/$f" ] && [ ! -f "$OUT/$f" ] && cp "results/h200-x2/$f" "$OUT/$f"
 done
-echo "timing: us/atom-step, us/step; gpu-dd: halo us/step, force kernel us (largest over ranks)"
-awk '/^== /{if (line) print line; tag=$2; line="  " tag}
-     /us\/atom-step/{for(k=1;k<=NF;k++) { if($k=="us/atom-step") line=line " " $(k-1); if ($k=="us/step),") line=line " " $(k-1) }}
-     /halo exchange/{for(k=1;k<=NF;k++) { if($k=="us/step,") line=line " halo " $(k-1); if($k=="us/call") line=line " force " $(k-1) }}
-     END {if (line) print line}' "$OUT/timing.log"
+left=$(( ${DD_WALL:-540} - ($(date +%s) - t0) ))
+QUICK=${QUICK:-1} DD_TIMEOUT=${DD_TIMEOUT:-120} DD_BUDGET=${DD_BUDGET:-$(( left > 30 ? left - 30 : 1 ))} OUT_DIR="$OUT" LOGDIR="$OUT/logs" \
+    runs/dd_scaling.sh >"$OUT/timing.log" 2>&1 || failed+=("timing")
+grep -E 'points|budget|failed' "$OUT/timing.log" | tail -3
+echo "timing: tag, us/step (the CSV rows of this call)"
+[ -f "$OUT/dd_scaling.csv" ] && python3 - "$OUT/dd_scaling.csv" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print(f"  {r['tag']} {r['us_per_step']} {r['status']}")
+PY
 fi
 
 echo "wall $(( $(date +%s) - t0 )) s; failed: ${failed[*]:-none}"
