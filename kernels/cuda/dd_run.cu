@@ -71,7 +71,7 @@ __global__ void run_decide_kernel(DdCtrl *c, unsigned long long *vv_local, const
     if (c->halted) return;
     const double vv = __longlong_as_double((long long)*vv_all);
     *vv_local = 0;
-    c->disp += sqrt(vv) * dt;
+    c->disp = __dadd_rn(c->disp, __dmul_rn(sqrt(vv), dt));   /* no fused multiply-add: the host's rounding */
     if (c->disp >= threshold) {
         c->halted = step;
         *(volatile int *)halt_host = step;
