@@ -116,9 +116,8 @@ def hyperfine(td):
                         "in-program: µs/atom-step", "its revision", "whole / in-program"], rows))
 
 
-def spread():
-    """Every run of one configuration (tables.SPREAD): how much the same measurement varies."""
-    sp = tables.SPREAD
+def spread(sp):
+    """Every run of one configuration (one of tables.SPREADS): how much the same measurement varies."""
     runs, _ = figdata.run_rows(sp["csv"])
     where, _ = figdata.resolve(sp["where"], figdata.select(runs, {"variant": "gpu-layer"}))
     rows = figdata.select(runs, where)
@@ -149,7 +148,10 @@ def compare_line(td, c, refs):
     r = refs[c["ref"]]
     lo, hi, value = refnum(r, "lo"), refnum(r, "hi"), refnum(r, "value")
     if "column" in c:
-        rows = figdata.select(td["rows"], c.get("where", {}))
+        where = dict(c.get("where", {}))
+        if c.get("loop"):
+            where, _ = figdata.resolve({**tables.LOOPS[c["loop"]], **where}, td["rows"])
+        rows = figdata.select(td["rows"], where)
         rows = rows.assign(_v=num(rows, c["column"]), _s=num(rows, "steps").fillna(0), _e=num(rows, "equil").fillna(0))
         rows = rows[rows["_v"].notna()]
         if rows.empty:
@@ -157,7 +159,7 @@ def compare_line(td, c, refs):
         best = rows[rows["_s"] == rows["_s"].max()].iloc[-1]   # the longest run, the newest of those
         v = abs(best["_v"]) if c.get("abs") else best["_v"]
         what = f"{c['column']} ({', '.join(f'{k} {w}' for k, w in c.get('where', {}).items())}, " \
-               f"{int(best['_s'] - best['_e'])} timed steps)"
+               f"{int(best['_s'] - best['_e'])} timed steps{loop_part(c)})"
         return [what, paper_text(r), fmt(v), verdict(v, v, value, lo, hi), best.get("git_rev", "-") or "-"]
     p = td["panels"][c["panel"]]
     s = next((s for s in p["series"] if s["label"] == c["series"]), None)
@@ -210,6 +212,91 @@ def measured(p, s, at, r):
     q = next(q for q in pts if q.x == x)
     return [f"{name} at {p['spec']['xlabel']} {xtext(p, x)}", paper_text(r), fmt(y), verdict(y, y, value, lo, hi),
             q.revs]
+
+
+def loop_part(c):
+    """', device loop' for a compare entry of one step loop, else nothing."""
+    return f", {tables.LOOP_NAME[c['loop']]}" if c.get("loop") else ""
+
+
+def entry_name(td, c):
+    """What a compare entry measures, as compare_line names it, without the data."""
+    if "column" in c:
+        return f"{c['column']} ({', '.join(f'{k} {w}' for k, w in c.get('where', {}).items())}{loop_part(c)})"
+    return f"{td['panels'][c['panel']]['spec'].get('title', '')}: {c['series']}"
+
+
+def compare_lines(td, c, refs):
+    """compare_line, or for the device loop's entry without rows a line saying so."""
+    line = compare_line(td, c, refs)
+    if line is None and c.get("loop") == "device":
+        line = [entry_name(td, c), paper_text(refs[c["ref"]]), "not measured yet", "", "-"]
+    return line
+
+
+def loop_rows(td, loop):
+    """The table's run rows of one step loop."""
+    where, _ = figdata.resolve(dict(tables.LOOPS[loop]), td["rows"])
+    return figdata.select(td["rows"], where)
+
+
+def loops_text(td):
+    """Which step loops the table's rows ran, and at which revisions (GPU tables only)."""
+    if td["table"]["machine"] != "gpu":
+        return ""
+    parts = []
+    for loop in ("device", "paper"):
+        rows = loop_rows(td, loop)
+        revs = ", ".join(sorted(set(text(rows, "git_rev")) - {""})) or "-"
+        parts.append(f"{tables.LOOP_TEXT[loop]}: " + (
+            f"{len(rows)} rows, revision {revs}" if len(rows) else
+            f"not measured yet (GPU_LOOP={loop} runs/gpu_tables.sh on the GPU machine)"))
+    return ("**Step loops.** " + "; ".join(parts) + f". Series labelled '{tables.DEVICE_SUFFIX.lstrip(', ')}' "
+            "are the device loop's, the others the paper loop's. Each panel names its timing: "
+            f"{tables.PROD} (us_per_atom_step: the median over whole 1000-step blocks, the step as a user runs it) "
+            f"or {tables.KERNEL} (t_<stage>_us: each stage replayed alone after the run, --stage-reps times).")
+
+
+def loop_changes(tds, refs):
+    """Every compare entry measured in both loops: the paper loop's value beside the device
+    loop's, and why they differ."""
+    rows = []
+    for td in tds:
+        entries = [c for c in td["table"].get("compare", []) if c.get("loop")]
+        for c in entries:
+            if c["loop"] != "device":
+                continue
+            twin = next((e for e in entries if e["loop"] == "paper" and e["ref"] == c["ref"]
+                         and e.get("panel") == c.get("panel") and e.get("at") == c.get("at")
+                         and e.get("column") == c.get("column") and e.get("where") == c.get("where")
+                         and e.get("series", "") == c.get("series", "").removesuffix(tables.DEVICE_SUFFIX)), None)
+            if twin is None:
+                continue
+            dev, pap = compare_line(td, c, refs), compare_line(td, twin, refs)
+            if pap is None:
+                continue
+            name = entry_name(td, twin)
+            if dev is None:
+                rows.append([td["table"]["id"], name, f"{pap[2]} ({pap[4]})", "not measured yet", "-"])
+                continue
+            try:
+                ratio = f"{float(dev[2]) / float(pap[2]):.2f}"
+            except (ValueError, ZeroDivisionError):
+                ratio = "-"   # a range (all sizes) or a setting, not one number
+            rows.append([td["table"]["id"], name, f"{pap[2]} ({pap[4]})", f"{dev[2]} ({dev[4]})", ratio])
+    if not rows:
+        return ""
+    return ("## The device loop against the paper loop\n\n"
+            "Each number of the tables above that both loops measured (revision in brackets). In the paper loop "
+            "the host reads the device's properties after every step to decide on a rebuild, so every step waits "
+            "for a round trip to the host, which outweighs the kernels below about a million atoms; in the device "
+            "loop the device decides, 100 steps are launched as one CUDA graph and the rebuild kernels run only on "
+            "the steps that rebuild. So production times (whole steps) fall most at small N. Kernel times "
+            "(t_<stage>_us) replay the same kernels in either loop and should agree within the run-to-run spread, "
+            "except the stages whose place the loop moves: the list build (layer assignment on the host in the paper "
+            "loop, on the device in the device loop), the reordering and the reductions; time fractions follow from "
+            "both.\n\n"
+            + md_table(["table", "quantity", "paper loop", "device loop", "device / paper"], rows))
 
 
 def grid(td, refs):
@@ -349,12 +436,15 @@ def render(outmd):
             out += [f"**Not measured yet**: {figdata.run_hint(t)}, then `make plots && make report`.", ""]
         else:
             out += [figure_link(t["id"], outmd), ""]
+            lt = loops_text(td)
+            if lt:
+                out += [lt, ""]
             if td["notes"]:
                 out += ["Gaps: " + "; ".join(td["notes"]) + ".", ""]
             gr = grid(td, refs)
             if gr:
                 out += [gr, ""]
-            lines = [compare_line(td, c, refs) for c in t.get("compare", [])]
+            lines = [compare_lines(td, c, refs) for c in t.get("compare", [])]
             lines = [x for x in lines if x]
             if lines:
                 out += [md_table(["quantity", "paper", "measured", "verdict", "revision"], lines), ""]
@@ -370,9 +460,12 @@ def render(outmd):
                 out += ["<details><summary>The runs behind the figure</summary>", "", ls, "", "</details>", ""]
         if text.get(t["id"]):
             out += ["**Why it differs from the paper.** " + text[t["id"]], ""]
-    sp = spread()
-    if sp:
-        out += ["", sp, ""]
+    for sp in map(spread, tables.SPREADS):
+        if sp:
+            out += ["", sp, ""]
+    lc = loop_changes(tds, refs)
+    if lc:
+        out += ["", lc, ""]
     # Sirny 2010's Coulomb tables: their own CSVs, thesis numbers and text (plots/coulomb.py)
     out += ["", coulomb.section(outmd), ""]
     # Doijade et al. 2025's multi-GPU halo exchange (issue 13): gpu-dd's CSVs (plots/dd.py)

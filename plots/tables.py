@@ -36,6 +36,13 @@ for a full one), of them the rows of the newest row's git revision (the same cod
 other revisions are never mixed into a point), and the point is the median of those runs
 (repeats, reruns), drawn with their range as an error bar; each point knows its revision.
 
+The GPU step loop: every GPU table shows the rows of the device-resident loop (the drivers'
+default since issue 9: runs/tables_lib.sh GPU_LOOP=device; series labelled "..., device loop")
+beside those of the paper's host-driven loop (the programs' defaults, the rows of 112bc1beb65d
+and before; series without a loop in their label).  looped() writes each series once per loop.
+Panel titles say which timing a panel shows: production (us_per_atom_step: whole 1000-step
+blocks) or kernel (t_<stage>_us: each stage replayed alone after the run).
+
 Knob values written DEFAULT are the paper's settings, which are defined once, in the programs
 (common/params.c): figdata asks the GPU program (`gpu-layer --print-config`) and, where none
 is built, takes for each knob the value most of the table's rows share (the rows carry every
@@ -58,10 +65,70 @@ DEFAULTS_FROM = ["float/gpu-layer", "double/gpu-layer"]
 DEFAULT = "<default>"
 
 
+# The knobs the step loop sets (runs/tables_lib.sh GPU_LOOP_DEVICE), and each loop as a row filter.
+# The paper's loop is the paper's settings of those knobs: host layer assignment cannot run under
+# --decide device, so a row with them is a host-decided row (the rows from before the device loop
+# existed say "-" for decide and graph). A row with them on the device but the host deciding (the
+# "all on device" settings of table3 and gpu_layer.sh before issue 9) is in neither.
+LOOP_KNOBS = ["reorder_at", "layer_assign", "reduce"]
+LOOPS = {
+    "paper": {k: DEFAULT for k in LOOP_KNOBS},
+    "device": dict({k: "device" for k in LOOP_KNOBS}, decide="device", graph="cond", sample_every="100"),
+}
+LOOP_NAME = {"paper": "paper loop", "device": "device loop"}
+LOOP_TEXT = {
+    "paper": "paper loop: the host decides every step (the programs' defaults, the paper's settings)",
+    "device": "device loop: --layers device --reorder-at device --reduce device --decide device --graph cond "
+              "--sample-every 100 (runs/tables_lib.sh GPU_LOOP=device)",
+}
+# a series of the device loop is labelled LABEL + DEVICE_SUFFIX; the paper loop's keep their labels
+DEVICE_SUFFIX = ", " + LOOP_NAME["device"]
+PROD = "production timing"
+KERNEL = "kernel timing"
+SHARE = KERNEL + ": each stage's share of the stages' time per step"
+
+
 def knobs(*but, **extra):
-    """The paper's GPU settings (DEFAULT) except the knobs named, plus extra column filters."""
-    out = {k: DEFAULT for k in KNOB_COLUMNS if k not in but}
+    """The paper's GPU settings (DEFAULT) except the knobs named and the loop's (each series
+    sets its loop: looped()), plus extra column filters."""
+    out = {k: DEFAULT for k in KNOB_COLUMNS if k not in but and k not in LOOP_KNOBS}
     out.update(extra)
+    return out
+
+
+def in_loop(label, loop):
+    return label + DEVICE_SUFFIX if loop == "device" else label
+
+
+def looped(*series, loops=("paper", "device")):
+    """Each series once per step loop (the paper loop's first, under its own label; then the
+    device loop's, labelled in_loop(label, "device")). The paper loop's are optional: the rows of
+    before the device loop, which a machine measured since need not have (the report says which
+    loops have rows); the device loop's, the drivers' default, are as optional as the series."""
+    out = []
+    for loop in loops:
+        for s in series:
+            d = dict(s, label=in_loop(s["label"], loop))
+            if loop == "paper":
+                d["optional"] = True
+            if "ratio" in s:
+                d["ratio"] = tuple(in_loop(x, loop) for x in s["ratio"])
+            else:
+                d["where"] = {**LOOPS[loop], **s.get("where", {})}
+            out.append(d)
+    return out
+
+
+def compared(*entries, loops=("device", "paper")):
+    """compare entries once per loop, the device loop's first (the table's new default); a
+    series entry's label, or a column entry's row filter, for that loop."""
+    out = []
+    for loop in loops:
+        for c in entries:
+            d = dict(c, loop=loop)
+            if "series" in c:
+                d["series"] = in_loop(c["series"], loop)
+            out.append(d)
     return out
 
 
@@ -74,6 +141,19 @@ S48 = {"system": "sp", "ne": "48", "delta": "0.6"}
 LJ32 = {"system": "lj", "ne": "32"}
 S_R0 = "SP Ne=48 (S), no reordering"
 S_R100 = "SP Ne=48 (S), reorder every 100"
+
+# Table 3's settings (runs/table3.sh): the paper's (the paper loop), all on the device in the
+# device loop, and all on the device with the host deciding (the rows before issue 9)
+T3_TAILS = ("", DEVICE_SUFFIX, ", all on device, host decides")
+
+
+def T3_SETTINGS(label, variant):
+    """One series of a Table 3 panel per setting (T3_TAILS), for one program."""
+    host_decides = {k: "device" for k in LOOP_KNOBS}
+    host_decides["decide"] = ["host", "-", ""]
+    return [dict(label=label + tail, where={"variant": variant, **where}, optional=True)
+            for tail, where in zip(T3_TAILS, ({k: "host" for k in LOOP_KNOBS}, LOOPS["device"], host_decides))]
+
 
 TABLES = [
     dict(
@@ -127,43 +207,45 @@ TABLES = [
         csv=[GPU_LAYER, "{gpu}/table1.csv"], where=knobs(variant="gpu-layer", precision="float"),
         prefer=r"^(t1-|size-)",
         panels=[
-            dict(title="(a) time per atom-step", x="n", xlabel="atoms N", logx=True, logy=True,
+            dict(title=f"(a) time per atom-step ({PROD})", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="us_per_atom_step", ylabel=US,
-                 series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
+                 series=looped(dict(label="SP", where=SP), dict(label="LJ", where=LJ)),
                  refs=[dict(id="nmax_sp", kind="vline", label="paper: largest SP (96^3)"),
                        dict(id="nmax_lj", kind="vline", label="paper: largest LJ (64^3)")]),
             dict(title="(b) neighbour-list entries per atom", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="nbr_per_atom", ylabel="N_p / N_a",
-                 series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
+                 series=looped(dict(label="SP", where=SP), dict(label="LJ", where=LJ)),
                  refs=[dict(id="np_sp"), dict(id="np_lj")]),
             dict(title="(c) layers N_l", x="n", xlabel="atoms N", logx=True,
                  y="layers", ylabel="layers N_l",
-                 series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
+                 series=looped(dict(label="SP", where=SP), dict(label="LJ", where=LJ)),
                  refs=[dict(id="nl_sp"), dict(id="nl_lj")]),
             dict(title="(d) steps between rebuilds N_u", x="n", xlabel="atoms N", logx=True,
                  y="steps_per_rebuild", ylabel="N_u (steps)",
-                 series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
+                 series=looped(dict(label="SP", where=SP), dict(label="LJ", where=LJ)),
                  refs=[dict(id="nu_sp"), dict(id="nu_lj")]),
-            dict(title="(e) time fractions", x="n", xlabel="atoms N", logx=True,
+            dict(title=f"(e) time fractions ({SHARE})", x="n", xlabel="atoms N", logx=True,
                  y="frac_list", ylabel="fraction of the time",
-                 series=[dict(label="SP list t_n/t", where=SP), dict(label="SP force t_f/t", where=SP, y="frac_force"),
-                         dict(label="LJ list t_n/t", where=LJ), dict(label="LJ force t_f/t", where=LJ, y="frac_force")],
+                 series=looped(dict(label="SP list t_n/t", where=SP), dict(label="SP force t_f/t", where=SP, y="frac_force"),
+                               dict(label="LJ list t_n/t", where=LJ), dict(label="LJ force t_f/t", where=LJ, y="frac_force")),
                  refs=[dict(id="fn_sp"), dict(id="ff_sp"), dict(id="fn_lj"), dict(id="ff_lj")]),
             dict(title="(f) GPU storage", x="n", xlabel="atoms N", logx=True,
                  y="bytes_per_atom", ylabel="bytes per atom",
-                 series=[dict(label="SP", where=SP), dict(label="LJ", where=LJ)],
+                 series=looped(dict(label="SP", where=SP), dict(label="LJ", where=LJ)),
                  refs=[dict(id="bytes_sp"), dict(id="bytes_lj")]),
         ],
-        compare=[dict(ref="np_sp", panel=1, series="SP", at="all"), dict(ref="np_lj", panel=1, series="LJ", at="all"),
-                 dict(ref="nl_sp", panel=2, series="SP", at="all"), dict(ref="nl_lj", panel=2, series="LJ", at="all"),
-                 dict(ref="nu_sp", panel=3, series="SP", at="all"), dict(ref="nu_lj", panel=3, series="LJ", at="all"),
-                 dict(ref="fn_sp", panel=4, series="SP list t_n/t", at="last"),
-                 dict(ref="ff_sp", panel=4, series="SP force t_f/t", at="last"),
-                 dict(ref="fn_lj", panel=4, series="LJ list t_n/t", at="last"),
-                 dict(ref="ff_lj", panel=4, series="LJ force t_f/t", at="last"),
-                 dict(ref="bytes_sp", panel=5, series="SP", at="all"), dict(ref="bytes_lj", panel=5, series="LJ", at="all")],
-        columns=["system", "ne", "n", "us_per_atom_step", "nbr_per_atom", "layers", "steps_per_rebuild",
-                 "frac_list", "frac_force", "frac_transfer", "frac_reorder", "bytes_per_atom", "steps"],
+        compare=compared(dict(ref="np_sp", panel=1, series="SP", at="all"), dict(ref="np_lj", panel=1, series="LJ", at="all"),
+                         dict(ref="nl_sp", panel=2, series="SP", at="all"), dict(ref="nl_lj", panel=2, series="LJ", at="all"),
+                         dict(ref="nu_sp", panel=3, series="SP", at="all"), dict(ref="nu_lj", panel=3, series="LJ", at="all"),
+                         dict(ref="fn_sp", panel=4, series="SP list t_n/t", at="last"),
+                         dict(ref="ff_sp", panel=4, series="SP force t_f/t", at="last"),
+                         dict(ref="fn_lj", panel=4, series="LJ list t_n/t", at="last"),
+                         dict(ref="ff_lj", panel=4, series="LJ force t_f/t", at="last"),
+                         dict(ref="bytes_sp", panel=5, series="SP", at="all"),
+                         dict(ref="bytes_lj", panel=5, series="LJ", at="all")),
+        pivot=[0],
+        columns=["system", "ne", "n", "decide", "us_per_atom_step", "t_list_us", "t_force_us", "nbr_per_atom", "layers",
+                 "steps_per_rebuild", "frac_list", "frac_force", "frac_transfer", "frac_reorder", "bytes_per_atom", "steps"],
         hyperfine="{gpu}/table1_hyperfine.csv",
     ),
     dict(
@@ -171,22 +253,24 @@ TABLES = [
         driver="runs/table2.sh (CPU) and runs/table1.sh (GPU)", machine="cpu",
         csv=["{cpu}/table2.csv"], where={},
         panels=[
-            dict(title="(a) time per atom-step", x="n", xlabel="atoms N", logx=True, logy=True,
+            dict(title=f"(a) time per atom-step ({PROD})", x="n", xlabel="atoms N", logx=True, logy=True,
                  y="us_per_atom_step", ylabel=US,
                  series=[dict(label="CPU SP (cpu-layer)", where={"variant": "cpu-layer", "precision": "float", **SP}),
-                         dict(label="CPU LJ (cpu-layer)", where={"variant": "cpu-layer", "precision": "float", **LJ}),
-                         dict(label="GPU SP (gpu-layer)", csv=[GPU_LAYER, "{gpu}/table1.csv"],
-                              where=knobs(variant="gpu-layer", precision="float", **SP)),
-                         dict(label="GPU LJ (gpu-layer)", csv=[GPU_LAYER, "{gpu}/table1.csv"],
-                              where=knobs(variant="gpu-layer", precision="float", **LJ)),
-                         dict(label="LAMMPS SP (1 core)", csv=["{cpu}/lammps.csv"], where={"variant": "lammps", **SP},
-                              optional=True),
-                         dict(label="LAMMPS LJ (1 core)", csv=["{cpu}/lammps.csv"], where={"variant": "lammps", **LJ},
-                              optional=True)]),
+                         dict(label="CPU LJ (cpu-layer)", where={"variant": "cpu-layer", "precision": "float", **LJ})]
+                 + looped(dict(label="GPU SP (gpu-layer)", csv=[GPU_LAYER, "{gpu}/table1.csv"],
+                               where=knobs(variant="gpu-layer", precision="float", **SP)),
+                          dict(label="GPU LJ (gpu-layer)", csv=[GPU_LAYER, "{gpu}/table1.csv"],
+                               where=knobs(variant="gpu-layer", precision="float", **LJ)))
+                 + [dict(label="LAMMPS SP (1 core)", csv=["{cpu}/lammps.csv"], where={"variant": "lammps", **SP},
+                         optional=True),
+                    dict(label="LAMMPS LJ (1 core)", csv=["{cpu}/lammps.csv"], where={"variant": "lammps", **LJ},
+                         optional=True)]),
             dict(title="(b) speed-up CPU / GPU", x="n", xlabel="atoms N", logx=True,
                  y="us_per_atom_step", ylabel="CPU time / GPU time",
-                 series=[dict(label="SP", ratio=("CPU SP (cpu-layer)", "GPU SP (gpu-layer)")),
-                         dict(label="LJ", ratio=("CPU LJ (cpu-layer)", "GPU LJ (gpu-layer)"))]),
+                 # the CPU side is one: each loop's GPU series over it
+                 series=[dict(label=in_loop(sys_, loop), optional=True,
+                              ratio=(f"CPU {sys_} (cpu-layer)", in_loop(f"GPU {sys_} (gpu-layer)", loop)))
+                         for loop in ("paper", "device") for sys_ in ("SP", "LJ")]),
         ],
         compare=[], pivot=[0, 1],
         columns=["variant", "system", "ne", "n", "us_per_atom_step", "frac_list", "frac_force", "steps"],
@@ -195,36 +279,39 @@ TABLES = [
     dict(
         id="table3", title="Table 3: old (Anderson 2008) and new list build against r_c",
         driver="runs/table3.sh", machine="gpu",
-        # runs/table3.sh (the GPU engineer's) runs each point twice: the paper's setting (layer
-        # assignment, reductions and reordering on the host) and everything on the device
+        # runs/table3.sh runs each point in the paper's setting (layer assignment, reductions and
+        # reordering on the host: the paper's loop) and all on the device: since issue 9 in the
+        # device loop, before in the host-decided loop ("all on device, host decides"). The
+        # paper's quantity is the list build's: its kernel time t_list_us is the verdict.
         csv=["{gpu}/table3.csv"], where={"precision": "float"},
         panels=[
-            dict(title="(a) time per atom-step", x="rc", xlabel="cutoff r_c", y="us_per_atom_step", ylabel=US,
-                 logy=True,
-                 series=[dict(label="new (gpu-layer)", where={"variant": "gpu-layer", "layer_assign": "host"}),
-                         dict(label="old (gpu-old)", where={"variant": "gpu-old", "layer_assign": "host"}),
-                         dict(label="new, all on device", where={"variant": "gpu-layer", "layer_assign": "device"},
-                              optional=True),
-                         dict(label="old, all on device", where={"variant": "gpu-old", "layer_assign": "device"},
-                              optional=True)]),
-            dict(title="(b) old / new", x="rc", xlabel="cutoff r_c", y="us_per_atom_step", ylabel="time old / time new",
-                 series=[dict(label="old / new", ratio=("old (gpu-old)", "new (gpu-layer)")),
-                         dict(label="old / new, all on device", ratio=("old, all on device", "new, all on device"),
-                              optional=True)],
+            dict(title=f"(a) time per atom-step ({PROD})", x="rc", xlabel="cutoff r_c", y="us_per_atom_step",
+                 ylabel=US, logy=True,
+                 series=T3_SETTINGS("new (gpu-layer)", "gpu-layer") + T3_SETTINGS("old (gpu-old)", "gpu-old")),
+            dict(title=f"(b) list build, one call ({KERNEL})", x="rc", xlabel="cutoff r_c", y="t_list_us",
+                 ylabel="t_list (µs per build)", logy=True,
+                 series=T3_SETTINGS("new list build", "gpu-layer") + T3_SETTINGS("old list build", "gpu-old")),
+            dict(title="(c) old / new: list build (kernel) and whole step (production)", x="rc", xlabel="cutoff r_c",
+                 y="us_per_atom_step", ylabel="time old / time new",
+                 series=[dict(label=f"list build{t}", ratio=(f"old list build{t}", f"new list build{t}"), optional=True)
+                         for t in T3_TAILS]
+                 + [dict(label=f"whole step{t}", ratio=(f"old (gpu-old){t}", f"new (gpu-layer){t}"), optional=True)
+                    for t in T3_TAILS],
                  refs=[dict(id="gain_sp")]),
-            dict(title="(c) list-building fraction t_n/t", x="rc", xlabel="cutoff r_c", y="frac_list",
-                 ylabel="fraction of the time",
-                 series=[dict(label="new (gpu-layer)", where={"variant": "gpu-layer", "layer_assign": "host"}),
-                         dict(label="old (gpu-old)", where={"variant": "gpu-old", "layer_assign": "host"})],
+            dict(title=f"(d) list-building fraction t_n/t ({SHARE})", x="rc",
+                 xlabel="cutoff r_c", y="frac_list", ylabel="fraction of the time",
+                 series=[s for s in T3_SETTINGS("new (gpu-layer)", "gpu-layer") + T3_SETTINGS("old (gpu-old)", "gpu-old")
+                         if not s["label"].endswith(T3_TAILS[2])],
                  refs=[dict(id="t3_fn_new"), dict(id="t3_fn_old")]),
         ],
-        compare=[dict(ref="gain_sp", panel=1, series="old / new", at="first"),
-                 dict(ref="gain_sp", panel=1, series="old / new, all on device", at="first"),
-                 dict(ref="t3_fn_new", panel=2, series="new (gpu-layer)", at="first"),
-                 dict(ref="t3_fn_old", panel=2, series="old (gpu-old)", at="first")],
-        pivot=[1],
-        columns=["variant", "layer_assign", "system", "rc", "ne", "us_per_atom_step", "frac_list", "frac_force",
-                 "nbr_per_atom", "layers", "steps"],
+        # the kernel's ratio is the verdict, the whole step's beside it
+        compare=compared(dict(ref="gain_sp", panel=2, series="list build", at="first"),
+                         dict(ref="gain_sp", panel=2, series="whole step", at="first"),
+                         dict(ref="t3_fn_new", panel=3, series="new (gpu-layer)", at="first"),
+                         dict(ref="t3_fn_old", panel=3, series="old (gpu-old)", at="first")),
+        pivot=[2],
+        columns=["variant", "layer_assign", "decide", "system", "rc", "ne", "us_per_atom_step", "t_list_us", "t_force_us",
+                 "frac_list", "frac_force", "nbr_per_atom", "layers", "steps"],
     ),
     dict(
         id="table4", title="Table 4: energy conservation of system S over 10^5 steps (GPU)",
@@ -234,13 +321,14 @@ TABLES = [
         panels=[
             dict(title="(a) energy per atom relative to the first timed block", x="step", xlabel="step",
                  y="e_mean", ylabel="(<E/N> - <E/N>_first) / |<E/N>_first|",
-                 series=[dict(label="float (paper)", where={"precision": "float"}, rel_first=True),
-                         dict(label="double", where={"precision": "double"}, rel_first=True, optional=True)],
+                 series=looped(dict(label="float (paper)", where={"precision": "float"}, rel_first=True),
+                               dict(label="double", where={"precision": "double"}, rel_first=True, optional=True)),
                  refs=[dict(id="drift_s", kind="pm")]),
         ],
-        compare=[dict(ref="drift_s", column="drift", where={"precision": "float"}, abs=True),
-                 dict(ref="drift_s", column="drift", where={"precision": "double"}, abs=True)],
-        columns=["precision", "ne", "n", "steps", "equil", "e_start", "e_end", "drift", "us_per_atom_step"],
+        compare=compared(dict(ref="drift_s", column="drift", where={"precision": "float"}, abs=True),
+                         dict(ref="drift_s", column="drift", where={"precision": "double"}, abs=True)),
+        columns=["precision", "decide", "sample_every", "ne", "n", "steps", "equil", "e_start", "e_end", "drift",
+                 "us_per_atom_step"],
     ),
     dict(
         id="table5", title="Table 5: shell thickness delta, system S (GPU)",
@@ -248,19 +336,20 @@ TABLES = [
         csv=[GPU_LAYER, "{gpu}/table5.csv"],
         where=knobs(variant="gpu-layer", precision="float", system="sp", ne="48"), prefer="delta",
         panels=[
-            dict(title="(a) time per atom-step", x="delta", xlabel="shell thickness delta", y="us_per_atom_step",
-                 ylabel=US, series=[dict(label="S")], refs=[dict(id="delta_best", kind="vline")]),
+            dict(title=f"(a) time per atom-step ({PROD})", x="delta", xlabel="shell thickness delta",
+                 y="us_per_atom_step", ylabel=US, series=looped(dict(label="S")),
+                 refs=[dict(id="delta_best", kind="vline")]),
             dict(title="(b) layers and rebuild interval", x="delta", xlabel="shell thickness delta", y="layers",
                  ylabel="N_l (layers), N_u (steps)",
-                 series=[dict(label="N_l"), dict(label="N_u", y="steps_per_rebuild")],
+                 series=looped(dict(label="N_l"), dict(label="N_u", y="steps_per_rebuild")),
                  refs=[dict(id="nl_sp", x=0.6, kind="point"), dict(id="nu_sp", x=0.6, kind="point")]),
-            dict(title="(c) time fractions", x="delta", xlabel="shell thickness delta", y="frac_list",
-                 ylabel="fraction of the time",
-                 series=[dict(label="list t_n/t"), dict(label="force t_f/t", y="frac_force")]),
+            dict(title=f"(c) time fractions ({SHARE})", x="delta", xlabel="shell thickness delta",
+                 y="frac_list", ylabel="fraction of the time",
+                 series=looped(dict(label="list t_n/t"), dict(label="force t_f/t", y="frac_force"))),
         ],
-        compare=[dict(ref="delta_best", panel=0, series="S", at="min")],
-        columns=["delta", "cells_per_axis", "layers", "steps_per_rebuild", "nbr_per_atom", "us_per_atom_step",
-                 "frac_list", "frac_force"],
+        compare=compared(dict(ref="delta_best", panel=0, series="S", at="min")),
+        columns=["delta", "decide", "cells_per_axis", "layers", "steps_per_rebuild", "nbr_per_atom", "us_per_atom_step",
+                 "t_list_us", "t_force_us", "frac_list", "frac_force"],
     ),
     dict(
         id="table6", title="Table 6: threads per block, system S (GPU)",
@@ -268,12 +357,12 @@ TABLES = [
         csv=[GPU_LAYER, "{gpu}/table6.csv"], where=knobs("threads", variant="gpu-layer", precision="float", **S48),
         prefer="threads",
         panels=[
-            dict(title="time per atom-step", x="threads", xlabel="threads per block N_T", logx=True,
-                 y="us_per_atom_step", ylabel=US, series=[dict(label="S")],
+            dict(title=f"time per atom-step ({PROD})", x="threads", xlabel="threads per block N_T", logx=True,
+                 y="us_per_atom_step", ylabel=US, series=looped(dict(label="S")),
                  refs=[dict(id="threads_best", kind="vline")]),
         ],
-        compare=[dict(ref="threads_best", panel=0, series="S", at="min")],
-        columns=["threads", "us_per_atom_step", "frac_list", "frac_force"],
+        compare=compared(dict(ref="threads_best", panel=0, series="S", at="min")),
+        columns=["threads", "decide", "us_per_atom_step", "t_list_us", "t_force_us", "frac_list", "frac_force"],
     ),
     dict(
         id="table7", title="Table 7: steps between reorderings N_R, system S (GPU)",
@@ -281,14 +370,14 @@ TABLES = [
         csv=[GPU_LAYER, "{gpu}/table7.csv"], where=knobs("reorder", variant="gpu-layer", precision="float", **S48),
         prefer=r"reorder[-=]\d",
         panels=[
-            dict(title="time per atom-step", x="reorder", xlabel="N_R (steps between reorderings)", logx=True,
+            dict(title=f"time per atom-step ({PROD})", x="reorder", xlabel="N_R (steps between reorderings)", logx=True,
                  y="us_per_atom_step", ylabel=US,
-                 series=[dict(label="S, reordering every N_R", where={"reorder": "!0"}),
-                         dict(label="S, never (N_R = 0)", where={"reorder": "0"}, hline=True)],
+                 series=looped(dict(label="S, reordering every N_R", where={"reorder": "!0"}),
+                               dict(label="S, never (N_R = 0)", where={"reorder": "0"}, hline=True)),
                  refs=[dict(id="reorder_best", kind="vline")]),
         ],
-        compare=[dict(ref="reorder_best", panel=0, series="S, reordering every N_R", at="min")],
-        columns=["reorder", "us_per_atom_step", "frac_reorder", "frac_list", "frac_force", "steps"],
+        compare=compared(dict(ref="reorder_best", panel=0, series="S, reordering every N_R", at="min")),
+        columns=["reorder", "decide", "us_per_atom_step", "frac_reorder", "frac_list", "frac_force", "steps"],
     ),
     dict(
         id="table8", title="Table 8: performance over time without reordering, system S (GPU)",
@@ -296,23 +385,25 @@ TABLES = [
         csv=["{gpu}/table8.csv"], blocks="{gpu}/table8_blocks.csv",
         where=knobs("reorder", variant="gpu-layer", precision="float", timed="1"),
         panels=[
-            dict(title="(a) time of each 1000-step block", x="step", xlabel="step", y="us_per_atom_step",
+            dict(title=f"(a) time of each 1000-step block ({PROD})", x="step", xlabel="step", y="us_per_atom_step",
                  ylabel=US,
-                 series=[dict(label="S, reorder every 100", where={**S48, "reorder": "100"}),
-                         dict(label="S, never reordered", where={**S48, "reorder": "0"}),
-                         dict(label="Ne=160, reorder every 100", where={"system": "sp", "ne": "160", "reorder": "100"}, optional=True),
-                         dict(label="Ne=160, never reordered", where={"system": "sp", "ne": "160", "reorder": "0"}, optional=True)]),
+                 series=looped(dict(label="S, reorder every 100", where={**S48, "reorder": "100"}),
+                               dict(label="S, never reordered", where={**S48, "reorder": "0"}),
+                               dict(label="Ne=160, reorder every 100", where={"system": "sp", "ne": "160", "reorder": "100"},
+                                    optional=True),
+                               dict(label="Ne=160, never reordered", where={"system": "sp", "ne": "160", "reorder": "0"},
+                                    optional=True))),
             dict(title="(b) slow-down without reordering", x="step", xlabel="step", y="us_per_atom_step",
                  ylabel="time never / time every 100",
-                 series=[dict(label="S", ratio=("S, never reordered", "S, reorder every 100")),
-                         dict(label="Ne=160", ratio=("Ne=160, never reordered", "Ne=160, reorder every 100"),
-                              optional=True)],
+                 series=looped(dict(label="S", ratio=("S, never reordered", "S, reorder every 100")),
+                               dict(label="Ne=160", ratio=("Ne=160, never reordered", "Ne=160, reorder every 100"),
+                                    optional=True)),
                  refs=[dict(id="noreorder_drop")]),
         ],
-        compare=[dict(ref="noreorder_drop", panel=1, series="S", at="tail"),
-                 dict(ref="noreorder_drop", panel=1, series="Ne=160", at="tail")],
+        compare=compared(dict(ref="noreorder_drop", panel=1, series="S", at="tail"),
+                         dict(ref="noreorder_drop", panel=1, series="Ne=160", at="tail")),
         pivot=[0, 1],
-        columns=["ne", "reorder", "steps", "us_per_atom_step", "frac_reorder"],
+        columns=["ne", "reorder", "decide", "steps", "us_per_atom_step", "frac_reorder"],
     ),
     dict(
         id="texture", title="Texture cache: how positions are read (GPU)",
@@ -320,17 +411,26 @@ TABLES = [
         csv=[GPU_LAYER, "{gpu}/texture.csv"], where=knobs("read", variant="gpu-layer", precision="float"),
         prefer="read",
         panels=[
-            dict(title="(a) time per atom-step", x="read", xlabel="read path", categories=["texture", "ldg", "plain"],
-                 y="us_per_atom_step", ylabel=US,
-                 series=[dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={**LJ, "ne": "48"})]),
-            dict(title="(b) relative to texture", x="read", xlabel="read path", categories=["texture", "ldg", "plain"],
-                 y="us_per_atom_step", ylabel="time / time with texture",
-                 series=[dict(label="SP (S)", where=S48, norm="texture"),
-                         dict(label="LJ Ne=48", where={**LJ, "ne": "48"}, norm="texture")],
+            dict(title=f"(a) time per atom-step ({PROD})", x="read", xlabel="read path",
+                 categories=["texture", "ldg", "plain"], y="us_per_atom_step", ylabel=US,
+                 series=looped(dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={**LJ, "ne": "48"}))),
+            dict(title=f"(b) whole step relative to texture ({PROD})", x="read", xlabel="read path",
+                 categories=["texture", "ldg", "plain"], y="us_per_atom_step", ylabel="time / time with texture",
+                 series=looped(dict(label="SP (S)", where=S48, norm="texture"),
+                               dict(label="LJ Ne=48", where={**LJ, "ne": "48"}, norm="texture")),
+                 refs=[dict(id="texture_off")]),
+            dict(title=f"(c) force kernel relative to texture ({KERNEL})", x="read", xlabel="read path",
+                 categories=["texture", "ldg", "plain"], y="t_force_us", ylabel="t_force / t_force with texture",
+                 series=looped(dict(label="SP (S) force kernel", where=S48, norm="texture"),
+                               dict(label="LJ Ne=48 force kernel", where={**LJ, "ne": "48"}, norm="texture")),
                  refs=[dict(id="texture_off")]),
         ],
-        compare=[dict(ref="texture_off", panel=1, series="SP (S)", at="plain")],
-        columns=["system", "ne", "read", "us_per_atom_step", "frac_list", "frac_force"],
+        # the force kernel is the verdict, the whole step beside it
+        compare=compared(dict(ref="texture_off", panel=2, series="SP (S) force kernel", at="plain"),
+                         dict(ref="texture_off", panel=1, series="SP (S)", at="plain")),
+        pivot=[2],
+        columns=["system", "ne", "read", "decide", "us_per_atom_step", "t_list_us", "t_force_us", "frac_list",
+                 "frac_force"],
     ),
     dict(
         id="layout", title="Neighbour matrix layout: W(m,i) by rows or transposed (GPU)",
@@ -338,17 +438,25 @@ TABLES = [
         csv=[GPU_LAYER, "{gpu}/layout.csv"], where=knobs("wlayout", variant="gpu-layer", precision="float"),
         prefer="wlayout",
         panels=[
-            dict(title="(a) time per atom-step", x="wlayout", xlabel="W layout", categories=["row", "col"],
+            dict(title=f"(a) time per atom-step ({PROD})", x="wlayout", xlabel="W layout", categories=["row", "col"],
                  y="us_per_atom_step", ylabel=US,
-                 series=[dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={**LJ, "ne": "48"})]),
-            dict(title="(b) relative to rows", x="wlayout", xlabel="W layout", categories=["row", "col"],
-                 y="us_per_atom_step", ylabel="time / time with rows",
-                 series=[dict(label="SP (S)", where=S48, norm="row"),
-                         dict(label="LJ Ne=48", where={**LJ, "ne": "48"}, norm="row")],
+                 series=looped(dict(label="SP (S)", where=S48), dict(label="LJ Ne=48", where={**LJ, "ne": "48"}))),
+            dict(title=f"(b) whole step relative to rows ({PROD})", x="wlayout", xlabel="W layout",
+                 categories=["row", "col"], y="us_per_atom_step", ylabel="time / time with rows",
+                 series=looped(dict(label="SP (S)", where=S48, norm="row"),
+                               dict(label="LJ Ne=48", where={**LJ, "ne": "48"}, norm="row")),
+                 refs=[dict(id="wlayout_col")]),
+            dict(title=f"(c) force kernel relative to rows ({KERNEL})", x="wlayout", xlabel="W layout",
+                 categories=["row", "col"], y="t_force_us", ylabel="t_force / t_force with rows",
+                 series=looped(dict(label="SP (S) force kernel", where=S48, norm="row"),
+                               dict(label="LJ Ne=48 force kernel", where={**LJ, "ne": "48"}, norm="row")),
                  refs=[dict(id="wlayout_col")]),
         ],
-        compare=[dict(ref="wlayout_col", panel=1, series="SP (S)", at="col")],
-        columns=["system", "ne", "wlayout", "us_per_atom_step", "frac_list", "frac_force"],
+        compare=compared(dict(ref="wlayout_col", panel=2, series="SP (S) force kernel", at="col"),
+                         dict(ref="wlayout_col", panel=1, series="SP (S)", at="col")),
+        pivot=[2],
+        columns=["system", "ne", "wlayout", "decide", "us_per_atom_step", "t_list_us", "t_force_us", "frac_list",
+                 "frac_force"],
     ),
     dict(
         id="lammps", title="LAMMPS on one core beside the nbrlab CPU programs",
@@ -381,10 +489,12 @@ BY_ID = {t["id"]: t for t in TABLES}
 # The run-to-run spread: system S at the paper's settings appears in many GPU sweeps, each
 # run the same configuration; the report shows how much its time varies between runs, the
 # yardstick for every small difference in the tables above.
-SPREAD = dict(
-    title="Run-to-run spread: system S at the paper's settings (GPU)",
+# One per step loop (the paper loop's as before issue 9, under its old title).
+SPREADS = [dict(
+    title="Run-to-run spread: system S at the paper's settings (GPU)" + ("" if loop == "paper" else ", device loop"),
+    loop=loop,
     csv=[GPU_LAYER, "{gpu}/table1.csv", "{gpu}/table5.csv", "{gpu}/table6.csv", "{gpu}/table7.csv",
          "{gpu}/texture.csv", "{gpu}/layout.csv"],
-    where=knobs(variant="gpu-layer", precision="float", **S48), column="us_per_atom_step",
-)
+    where={**knobs(variant="gpu-layer", precision="float", **S48), **LOOPS[loop]}, column="us_per_atom_step",
+) for loop in ("paper", "device")]
 
