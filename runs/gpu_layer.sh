@@ -12,8 +12,13 @@
 #            reorder interval, shell thickness delta
 # Each row's us_per_atom_step is the median over its 1000-step blocks (common/md_loop.c), so
 # one run per point. The programs' summaries and '# bandwidth' lines go to stderr.
-#   env: QUICK=1 (a handful of points), OUT_DIR (default results/<machine>), STEPS, EQUIL, REDO,
-#        KEEP_OLD, ALLOW_DIRTY (runs/lib.sh: each point goes through run_point)
+# The step loop is GPU_LOOP's (runs/tables_lib.sh; device by default): a point's key ends with
+# "-loop=device" where it ran the device loop; the points that put layer assignment or
+# reordering on the host (S-layers-host, S-reorder-at-host) keep the paper's loop.
+#   env: QUICK=1 (a handful of points), PARTS ("sizes S place best": the size scans, one knob
+#        at a time on S, where each stage runs on S, the settings at N ~ 1M), GPU_LOOP,
+#        OUT_DIR (default results/<machine>), STEPS, EQUIL, REDO, KEEP_OLD, ALLOW_DIRTY
+#        (runs/lib.sh: each point goes through run_point)
 #   SANITIZE=1: instead of timings, compute-sanitizer memcheck and racecheck on small runs
 #            (ne 10, 200 steps, reordering every 20) covering every kernel and read mode,
 #            both precisions; prints the tools' summaries, exit 1 on any error.
@@ -45,18 +50,20 @@ if [ "${SANITIZE:-0}" = 1 ]; then
     echo "sanitizer: $([ $fail = 0 ] && echo 'no errors' || echo 'ERRORS FOUND')"
     exit $fail
 fi
-out=${OUT_DIR:-results/$(machine_name)}
-mkdir -p "$out"
-csv=$out/gpu_layer.csv
-STEPS=${STEPS:-6000} EQUIL=${EQUIL:-500}
+. runs/tables_lib.sh
+csv=$OUT_DIR/gpu_layer.csv
+STEPS=${STEPS:-6000} EQUIL=${EQUIL:-500} PARTS=${PARTS:-sizes S place best}
 steps_for() { echo "--steps $STEPS --equil $EQUIL"; }
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 point() {   # point KEY PREC ARGS...
     local key=$1 prec=$2; shift 2
-    local bin=$BUILD/$prec/gpu-layer
+    local bin=$BUILD/$prec/gpu-layer loop
     [ -x "$bin" ] || { echo "  no $bin" >&2; return 1; }
-    # shellcheck disable=SC2046  # steps_for is a list of flags
-    run_point "$csv" "$key" -- "$bin" "$@" $(steps_for) || echo "  FAILED: $key" >&2
+    loop=$(gpu_loop_of "$@")
+    # shellcheck disable=SC2046  # steps_for and the loop's flags are lists of flags
+    run_point "$csv" "$key$(gpu_loop_tag "$loop")" -- "$bin" "$@" $(gpu_loop_flags "$loop" "$@") $(steps_for) ||
+        echo "  FAILED: $key" >&2
 }
 
 if [ "${QUICK:-0}" = 1 ]; then
@@ -65,34 +72,40 @@ else
     sp_sizes="16 24 32 48 64 80 100 128 160" lj_sizes="16 24 32 48 64 80 100" double_sizes="32 64 100"
 fi
 
-for ne in $sp_sizes; do point "size-sp-ne$ne-float" float --system sp --ne "$ne"; done
-for ne in $lj_sizes; do point "size-lj-ne$ne-float" float --system lj --ne "$ne"; done
-for ne in $double_sizes; do
-    point "size-sp-ne$ne-double" double --system sp --ne "$ne"
-    point "size-lj-ne$ne-double" double --system lj --ne "$ne"
-done
+if part sizes; then
+    for ne in $sp_sizes; do point "size-sp-ne$ne-float" float --system sp --ne "$ne"; done
+    for ne in $lj_sizes; do point "size-lj-ne$ne-float" float --system lj --ne "$ne"; done
+    for ne in $double_sizes; do
+        point "size-sp-ne$ne-double" double --system sp --ne "$ne"
+        point "size-lj-ne$ne-double" double --system lj --ne "$ne"
+    done
+fi
 
 S="--system sp --ne 48"
 if [ "${QUICK:-0}" = 1 ]; then
-    for r in ldg plain; do point "S-read-$r" float $S --read $r; done
-    point "S-all-device" float $S --layers device --reduce device --reorder-at device
+    if part S; then for r in ldg plain; do point "S-read-$r" float $S --read $r; done; fi
+    if part place; then point "S-all-device" float $S --layers device --reduce device --reorder-at device; fi
 else
-    for t in 32 64 128 256 512 1024; do point "S-threads-$t" float $S --threads $t; done
-    for r in texture ldg plain; do point "S-read-$r" float $S --read $r; done
-    for nr in 0 10 50 100 500 1000; do point "S-reorder-$nr" float $S --reorder $nr; done
-    for w in row col; do point "S-wlayout-$w" float $S --wlayout $w; done
-    for w in host device; do
-        point "S-layers-$w" float $S --layers $w
-        point "S-reduce-$w" float $S --reduce $w
-        point "S-reorder-at-$w" float $S --reorder-at $w
-    done
-    for d in 0.4 0.5 0.6 0.7 0.8 0.9 1.0; do point "S-delta-$d" float $S --delta $d; done
-    point "S-all-device" float $S --layers device --reduce device --reorder-at device
+    if part S; then
+        for t in 32 64 128 256 512 1024; do point "S-threads-$t" float $S --threads $t; done
+        for r in texture ldg plain; do point "S-read-$r" float $S --read $r; done
+        for nr in 0 10 50 100 500 1000; do point "S-reorder-$nr" float $S --reorder $nr; done
+        for w in row col; do point "S-wlayout-$w" float $S --wlayout $w; done
+        for d in 0.4 0.5 0.6 0.7 0.8 0.9 1.0; do point "S-delta-$d" float $S --delta $d; done
+    fi
+    if part place; then
+        for w in host device; do
+            point "S-layers-$w" float $S --layers $w
+            point "S-reduce-$w" float $S --reduce $w
+            point "S-reorder-at-$w" float $S --reorder-at $w
+        done
+        point "S-all-device" float $S --layers device --reduce device --reorder-at device
+    fi
 fi
 
 # Best setting at N ~ 1M: everything on the device, then the read mode and block size.
 dev="--layers device --reduce device --reorder-at device"
-for sys in sp lj; do
+if part best; then for sys in sp lj; do
     point "best-$sys-ne100-dev-texture" float --system $sys --ne 100 $dev
     point "best-$sys-ne100-dev-ldg" float --system $sys --ne 100 $dev --read ldg
     if [ "${QUICK:-0}" != 1 ]; then
@@ -104,13 +117,13 @@ for sys in sp lj; do
         deltas="0.5 0.7"; [ $sys = lj ] && deltas="0.4 0.5 0.6"
         for d in $deltas; do point "best-$sys-ne100-dev-ldg-delta$d" float --system $sys --ne 100 $dev --read ldg --delta $d; done
     fi
-done
+done; fi
 
 # The table: ns per atom-step (= 1000 x us_per_atom_step) and the paper's observables.
-printf '\n%-28s %9s %7s %7s %7s %7s %5s %6s %8s %9s\n' tag ns/at-st list force integ xfer N_l N_u N_p/N_a bytes/at
+printf '\n%-40s %9s %7s %7s %7s %7s %5s %6s %8s %9s\n' tag ns/at-st list force integ xfer N_l N_u N_p/N_a bytes/at
 for key in $(csvq values "$csv" tag status=ok || true); do
     g() { csv_val "$csv" "$key" "$1"; }
-    printf '%-28s %9.4f %7s %7s %7s %7s %5s %6s %8s %9s\n' "$key" "$(awk -v u="$(g us_per_atom_step)" 'BEGIN { print u * 1000 }')" \
+    printf '%-40s %9.4f %7s %7s %7s %7s %5s %6s %8s %9s\n' "$key" "$(awk -v u="$(g us_per_atom_step)" 'BEGIN { print u * 1000 }')" \
         "$(g frac_list)" "$(g frac_force)" "$(g frac_integrate)" "$(g frac_transfer)" "$(g layers)" \
         "$(g steps_per_rebuild)" "$(g nbr_per_atom)" "$(g bytes_per_atom)"
 done

@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # runs/gpu_tables.sh - every GPU table of Rapaport 2011, one driver after the other, for one
-# call on the GPU machine: about 5 minutes on an H200 from scratch (measured 2026-11-29, in
-# two calls: 123 s + 158 s for everything but table3, whose 20 runs take about 50 s);
-# points already in the CSVs are skipped, so a rerun takes seconds. QUICK=1: about 1.5 min.
-#   table1 (size), table3 (old vs new method against r_c; runs/table3.sh, when present),
-#   table4 (energy over 10^5 steps), table5 (delta), table6 (threads), table7 (N_R),
-#   table8 (no reordering over time), texture (read path), layout (W rows/columns).
-# Each driver is resumable, so a second call finishes what a first one (cut short) left.
-# Prints each driver's duration. Afterwards, here: make plots && make report.
+# call on the GPU machine, all at one committed revision:
+#   table1 (size), table3 (old vs new method against r_c), table4 (energy over 10^5 steps),
+#   table5 (delta), table6 (threads), table7 (N_R), table8 (no reordering over time),
+#   texture (read path), layout (W rows/columns), gpu_layer (runs/gpu_layer.sh's parts
+#   GPU_LAYER_PARTS, default "place best": where each stage runs on S, and the settings at
+#   N ~ 1M; its size scan and one-knob scans are the tables' own drivers).
+# The step loop: GPU_LOOP=device (the default) runs every GPU program with the device-resident
+# loop (runs/tables_lib.sh: --layers device --reorder-at device --reduce device --decide device
+# --graph cond --sample-every 100; the tags say loop=device), GPU_LOOP=paper with the programs'
+# defaults, the paper's host-driven loop (the rows of 112bc1beb65d and before). A driver that
+# sweeps one of those knobs keeps its own value (table3's and gpu_layer's host settings run the
+# paper loop). Production timing (us_per_atom_step: whole 1000-step blocks) and stage timing
+# (--stage-reps 20, the default: t_<stage>_us and gbs_* of each kernel replayed alone) in every row.
+# Time on an H200: the paper loop took 289 s (2026-11-29, without gpu_layer), QUICK=1 about
+# 1.5 min; with the device loop expect about 5 min (4.5-6: the small systems' steps get faster,
+# gpu_layer's 25 points add about a minute) and QUICK=1 about 1.5-2 min. Points already in the
+# CSVs at this revision are skipped, so a rerun takes seconds, and a second call finishes what a
+# first one (cut short) left. Prints each driver's duration. Afterwards, here: make plots && make report.
 # On a machine without hyperfine, HYPERFINE=path/to/hyperfine (a copy of /usr/bin/hyperfine
 # carried along) adds the whole-program timings of table1; without it they are skipped.
-#   env: QUICK=1 (fewer points and steps)  ONLY="table5 texture" (a subset)  REDO  OUT_DIR
+#   env: GPU_LOOP (device | paper)  QUICK=1 (fewer points and steps)  ONLY="table5 texture" (a subset)
+#        GPU_LAYER_PARTS  REDO  OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
 . runs/tables_lib.sh
-drivers=${ONLY:-table1 table3 table4 table5 table6 table7 table8 texture layout}
+drivers=${ONLY:-table1 table3 table4 table5 table6 table7 table8 texture layout gpu_layer}
 have_gpu || echo "gpu_tables: no GPU found (nvidia-smi): the drivers will fail" >&2
 need_bin "$BUILD/float/gpu-layer"
-echo "gpu_tables: $(machine_name), results in $OUT_DIR, QUICK=$QUICK: $drivers"
+echo "gpu_tables: $(machine_name), results in $OUT_DIR, GPU_LOOP=$GPU_LOOP, QUICK=$QUICK: $drivers"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader 2>/dev/null || true
 failed="" start=$SECONDS
 for d in $drivers; do
@@ -29,6 +40,8 @@ for d in $drivers; do
     # smaller system is a point of its own and never stands in for the full one
     if [ "$d" = table3 ] && [ "$QUICK" = 1 ]; then
         NE=${T3_QUICK_NE:-32} STEPS=${T3_QUICK_STEPS:-2000} runs/$d.sh || failed="$failed $d"
+    elif [ "$d" = gpu_layer ]; then
+        PARTS=${GPU_LAYER_PARTS:-place best} runs/$d.sh || failed="$failed $d"
     else
         runs/$d.sh || failed="$failed $d"
     fi

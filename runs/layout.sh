@@ -2,7 +2,7 @@
 # runs/layout.sh - the neighbour matrix W(m,i) stored by rows (the m-th neighbours of all atoms
 # adjacent: coalesced reads by the threads of a warp) or transposed (each atom's neighbours
 # adjacent); the paper: the transpose is about 9% slower. S and LJ on the GPU.
-#   env: SP_NE (48) LJ_NE (48) STEPS (6000) EQUIL (500) PREC REPEAT (3; QUICK 1) QUICK REDO OUT_DIR
+#   env: SP_NE (48) LJ_NE (48) STEPS (6000) EQUIL (500) PREC REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh

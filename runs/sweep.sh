@@ -10,12 +10,16 @@
 # revision (a row of another revision is measured again unless KEEP_OLD=1; REDO=1 runs it again), and
 # benchmarks on one machine take turns. The tag names every value, so a point is the same
 # point in every run of the sweep, and a changed --steps is a new point, never a replacement.
+# A GPU program (gpu-*) runs the step loop GPU_LOOP (runs/tables_lib.sh: device by default, or
+# paper): its flags are added to each point but for the knobs the sweep sets itself, and the
+# loop is in the tag (prefix-variant-precision-system-loop=device-...; none for paper).
 #   env: CSV (default $OUT_DIR/sweep.csv)   TAG (tag prefix, default "sweep")
 #        LOGDIR (set: keep each point's full output, block lines included, in LOGDIR/TAG.log)
 #        REPEAT (1: runs of each point; the 2nd and later have tags ending -r2, -r3, ...; the
 #                figures show the median and the range: run-to-run spread is part of a result)
 #        BLOCKS_CSV (set: the programs append one row per averaging block to this file)
-#        OUT_DIR (default results/<machine>)   PREC   REDO   KEEP_OLD   ALLOW_DIRTY (runs/lib.sh)
+#        GPU_LOOP (device | paper)   OUT_DIR (default results/<machine>)   PREC   REDO   KEEP_OLD
+#        ALLOW_DIRTY (runs/lib.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
@@ -59,17 +63,12 @@ echo "sweep: $name ($prec) $system, $total runs -> $csv" >&2
 for rep in $(seq 1 "$repeat"); do
 for p in "${points[@]}"; do
     k=$((k + 1))
-    # tag: prefix-variant-precision-system-flag=value-...[-rN]; tags hold 63 characters, so a
-    # long one keeps its readable head and ends with a checksum of the whole (still unique).
-    tag="$prefix-$name-$prec-$system$(echo "$p" | sed -E 's/ --([^ ]+) ([^ ]+)/-\1=\2/g')"
-    [ "$rep" -gt 1 ] && tag="$tag-r$rep"
-    if [ ${#tag} -gt 63 ]; then
-        sum=$(printf '%s' "$tag" | cksum | cut -d' ' -f1)
-        tag="${tag:0:$((62 - ${#sum}))}~$sum"
-    fi
+    loop=paper
+    case "$name" in gpu-*) loop=$(gpu_loop_of $p) ;; esac
+    tag=$(point_tag "$prefix" "$name" "$prec" "$system" "$loop" "$p" "$rep")
     printf '[%d/%d] ' "$k" "$total" >&2
-    # shellcheck disable=SC2086  # $p is a list of flags and values without spaces
-    run_point "$csv" "$tag" -- "$prog" --system "$system" $p || failed=$((failed + 1))
+    # shellcheck disable=SC2086  # $p and the loop's flags are lists of flags and values without spaces
+    run_point "$csv" "$tag" -- "$prog" --system "$system" $p $(gpu_loop_flags "$loop" $p) || failed=$((failed + 1))
 done
 done
 [ $failed -eq 0 ] || echo "sweep: $failed of $total runs failed" >&2

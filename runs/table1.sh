@@ -4,9 +4,9 @@
 # (Ne 96) and LJ N = 2.6e5 (Ne 64), the 512 MB of its GPU; the H200 goes further.
 # Also the paper's observables per size (N_p/N_a, N_l, N_u, time fractions, bytes/atom) are
 # in each row. A few points are timed whole by hyperfine (start-up and set-up included) into
-# table1_hyperfine.csv beside the in-program timers.
+# table1_hyperfine.csv beside the in-program timers. The GPU step loop: GPU_LOOP (runs/tables_lib.sh).
 #   env: SP_NE LJ_NE (sizes) STEPS (6000, the paper's) EQUIL (500) BIG (Ne from which BIG_STEPS, 100)
-#        BIG_STEPS (3000) PRECISIONS (float) HYPER_RUNS (3; 0 = no hyperfine) QUICK REDO OUT_DIR
+#        BIG_STEPS (3000) PRECISIONS (float) HYPER_RUNS (3; 0 = no hyperfine) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
@@ -33,9 +33,11 @@ for prec in $PRECISIONS; do
     if [ "$HYPER_RUNS" -gt 0 ]; then
         for pt in "sp 48" "lj 32"; do
             set -- $pt
-            hyperfine_point "$OUT_DIR/table1_hyperfine.csv" "t1-gpu-layer-$prec-$1-ne=$2-steps=$STEPS-equil=$EQUIL" "$HYPER_RUNS" \
-                "$(($2 * $2 * $2))" "$STEPS" -- "$BUILD/$prec/gpu-layer" --system "$1" --ne "$2" \
-                --steps "$STEPS" --equil "$EQUIL" || failed=1
+            # the sweep's point of the same size: its tag, its loop, so the report sets them side by side
+            flags="--ne $2 --steps $STEPS --equil $EQUIL"
+            hyperfine_point "$OUT_DIR/table1_hyperfine.csv" "$(point_tag t1 gpu-layer "$prec" "$1" "$GPU_LOOP" "$flags")" \
+                "$HYPER_RUNS" "$(($2 * $2 * $2))" "$STEPS" -- "$BUILD/$prec/gpu-layer" --system "$1" $flags \
+                $(gpu_loop_flags "$GPU_LOOP" $flags) || failed=1
         done
     fi
 done

@@ -11,49 +11,60 @@
 # the LJ preset, truncated without a shift as in the paper. The shift changes energies only,
 # not forces or timings.
 # Two settings per point: the paper's (host layer assignment, reductions and reordering) and
-# all-device; float, 128 threads, texture, reorder 100, 6000 steps (500 equilibration).
+# all-device; float, 128 threads, texture, reorder 100, 6000 steps (500 equilibration). The step
+# loop is GPU_LOOP's (runs/tables_lib.sh): with the device loop (the default) the all-device
+# setting runs it (tag ...-device-loop=device-...) and the paper's setting, whose host layer
+# assignment the device loop cannot run, keeps the paper's loop. The verdict is the list build's
+# kernel time t_list_us (each stage replayed alone after the run), the whole step beside it.
 # Appends to results/<machine>/table3.csv and prints the table.
-#   env: NE (64), OUT_DIR (results/<machine>), STEPS, EQUIL, REDO
+#   env: NE (64), OUT_DIR (results/<machine>), STEPS, EQUIL, GPU_LOOP, REDO
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
-out=${OUT_DIR:-results/$(machine_name)}
-mkdir -p "$out"
-csv=$out/table3.csv
+. runs/tables_lib.sh
+csv=$OUT_DIR/table3.csv
 NE=${NE:-64} STEPS=${STEPS:-6000} EQUIL=${EQUIL:-500}
 cases=("sp 1.122462048309373 1" "sp 1.5 0.3203365943" "sp 2.0 0.0615234375" "lj 2.5 0.0163168911" "lj 3.0 0")
-settings=("paper:" "device:--layers device --reduce device --reorder-at device")
+settings=("paper:--layers host --reduce host --reorder-at host" "device:--layers device --reduce device --reorder-at device")
 
-tag_of() { echo "t3-$1-rc$2-$3-ne$NE-s$STEPS"; }   # VARIANT RC SETTING (steps: a QUICK run is another point)
+# VARIANT RC SETTING LOOP (steps: a QUICK run is another point; the loop: none for the paper's)
+tag_of() { echo "t3-$1-rc$2-$3$(gpu_loop_tag "$4")-ne$NE-s$STEPS"; }
 
 for c in "${cases[@]}"; do
     set -- $c
     sys=$1 rc=$2 shift=$3
     for st in "${settings[@]}"; do
         name=${st%%:*} knobs=${st#*:}
+        loop=$(gpu_loop_of $knobs)
         for v in gpu-layer gpu-old; do
             bin=$BUILD/float/$v
             [ -x "$bin" ] || { echo "  no $bin" >&2; continue; }
-            run_point "$csv" "$(tag_of "$v" "$rc" "$name")" -- "$bin" --system "$sys" --rc "$rc" --shift "$shift" \
-                --ne "$NE" --steps "$STEPS" --equil "$EQUIL" $knobs || echo "  FAILED: $v rc $rc $name" >&2
+            run_point "$csv" "$(tag_of "$v" "$rc" "$name" "$loop")" -- "$bin" --system "$sys" --rc "$rc" --shift "$shift" \
+                --ne "$NE" --steps "$STEPS" --equil "$EQUIL" $knobs $(gpu_loop_flags "$loop" $knobs) ||
+                echo "  FAILED: $v rc $rc $name" >&2
         done
     done
 done
 
-printf '\nTable 3 (%s, ne %s, float): ns per atom-step, fraction of time in the list build\n' "$(machine_name)" "$NE"
-printf '%-8s %-4s %-7s %10s %10s %8s %9s %9s %5s %8s\n' r_c state setting new old old/new list_new list_old N_l N_p/N_a
+printf '\nTable 3 (%s, ne %s, float): production ns per atom-step; the list build kernel (us per build); its fraction of the time\n' \
+    "$(machine_name)" "$NE"
+printf '%-8s %-4s %-7s %-6s %9s %9s %7s %9s %9s %7s %8s %8s %5s %8s\n' r_c state setting loop new old old/new \
+    list_new list_old old/new frac_new frac_old N_l N_p/N_a
 for c in "${cases[@]}"; do
     set -- $c
     for st in "${settings[@]}"; do
-        name=${st%%:*}
-        tn=$(tag_of gpu-layer "$2" "$name") to=$(tag_of gpu-old "$2" "$name")
-        un=$(csv_val "$csv" "$tn" us_per_atom_step) uo=$(csv_val "$csv" "$to" us_per_atom_step)
-        awk -v rc="$2" -v s="$1" -v st="$name" -v un="$un" -v uo="$uo" -v fn="$(csv_val "$csv" "$tn" frac_list)" \
-            -v fo="$(csv_val "$csv" "$to" frac_list)" -v nl="$(csv_val "$csv" "$tn" layers)" \
-            -v np="$(csv_val "$csv" "$tn" nbr_per_atom)" 'BEGIN {
+        name=${st%%:*} loop=$(gpu_loop_of ${st#*:})
+        tn=$(tag_of gpu-layer "$2" "$name" "$loop") to=$(tag_of gpu-old "$2" "$name" "$loop")
+        v() { csv_val "$csv" "$1" "$2"; }
+        awk -v rc="$2" -v s="$1" -v st="$name" -v lp="$loop" -v un="$(v "$tn" us_per_atom_step)" -v uo="$(v "$to" us_per_atom_step)" \
+            -v ln="$(v "$tn" t_list_us)" -v lo="$(v "$to" t_list_us)" -v fn="$(v "$tn" frac_list)" -v fo="$(v "$to" frac_list)" \
+            -v nl="$(v "$tn" layers)" -v np="$(v "$tn" nbr_per_atom)" '
+            function num(x, f) { return x > 0 ? sprintf(f, x) : "-" }
+            function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.2f", a / b) : "-" }
+            BEGIN {
             # every ?: in parentheses: a bare ">" in a printf argument list is an output redirection
-            printf "%-8.4g %-4s %-7s %10s %10s %8s %9s %9s %5s %8s\n", rc, s, st, (un > 0 ? sprintf("%.4f", un * 1000) : "-"),
-                   (uo > 0 ? sprintf("%.4f", uo * 1000) : "-"), ((un > 0 && uo > 0) ? sprintf("%.2f", uo / un) : "-"), fn, fo, nl, np }'
+            printf "%-8.4g %-4s %-7s %-6s %9s %9s %7s %9s %9s %7s %8s %8s %5s %8s\n", rc, s, st, lp, num(un * 1000, "%.4f"),
+                   num(uo * 1000, "%.4f"), ratio(uo, un), num(ln, "%.4g"), num(lo, "%.4g"), ratio(lo, ln), fn, fo, nl, np }'
     done
 done
 echo "paper (FX770M, float): old/new ~1 at r_c = 3, ~2.5 for SP; list fraction SP 0.34 (new), 0.74 (old)"

@@ -4,8 +4,10 @@
 # rescaling": --equil 1000 (rescaled every 20 steps, as the paper) then 10^5 timed steps.
 # e_start/e_end in the CSV are means over the first/last 1000 timed steps; the programs write
 # one row per 1000-step block (--blocks-csv) into table4_blocks.csv for the E(t) figure.
-# float is the paper's; double shows what the precision costs in drift.
-#   env: NE (48) STEPS (101000) EQUIL (1000) PRECISIONS (float double) QUICK REDO OUT_DIR
+# float is the paper's; double shows what the precision costs in drift. The device loop
+# (GPU_LOOP=device, the default) records the energy every 100 steps (--sample-every), so each
+# 1000-step mean is of 10 samples; the trajectory is the same (rebuilds at the same steps).
+#   env: NE (48) STEPS (101000) EQUIL (1000) PRECISIONS (float double) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh

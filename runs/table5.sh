@@ -2,7 +2,7 @@
 # runs/table5.sh - Rapaport 2011 Table 5: shell thickness delta on system S (SP, Ne = 48),
 # GPU. A thicker shell means fewer, larger cells (more layers N_l), rarer rebuilds (N_u up)
 # and more pairs to test in the force loop; the paper finds the minimum time near 0.6.
-#   env: DELTAS (0.2,...,1.0) NE (48) STEPS (6000) EQUIL (500) PREC (float) REPEAT (3; QUICK 1) QUICK REDO OUT_DIR
+#   env: DELTAS (0.2,...,1.0) NE (48) STEPS (6000) EQUIL (500) PREC (float) REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # runs/table6.sh - Rapaport 2011 Table 6: threads per block N_T on system S, GPU. The paper's
 # GPU had 32 cores and 512 threads per block at most; the H200 allows 1024.
-#   env: THREADS (32,...,1024) NE (48) STEPS (6000) EQUIL (500) PREC (float) REPEAT (3; QUICK 1) QUICK REDO OUT_DIR
+#   env: THREADS (32,...,1024) NE (48) STEPS (6000) EQUIL (500) PREC (float) REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh

@@ -2,7 +2,7 @@
 # runs/table7.sh - Rapaport 2011 Table 7: nominal steps N_R between reorderings (done at the
 # next rebuild after N_R steps) on system S, GPU; 0 = never. The paper's 6000-step runs:
 # the effect of reordering grows with time, so the run length is part of the measurement.
-#   env: REORDERS (0,10,...,5000) NE (48) STEPS (6000) EQUIL (500) PREC (float) REPEAT (3; QUICK 1) QUICK REDO OUT_DIR
+#   env: REORDERS (0,10,...,5000) NE (48) STEPS (6000) EQUIL (500) PREC (float) REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh

@@ -7,7 +7,7 @@
 # (positions of Ne = 160 are 65 MB of float4), where scattered reads cost the most; system S
 # (1.8 MB of positions) fits in L2.
 #   env: NE (48) STEPS (50000) EQUIL (500) BIG_NE (160; "" = none) BIG_STEPS (16000)
-#        PREC (float) QUICK REDO OUT_DIR
+#        PREC (float) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh

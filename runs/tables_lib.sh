@@ -6,6 +6,25 @@
 #   QUICK=1            the drivers pick fewer points and fewer steps (a smoke run that still
 #                      writes real rows: their tags carry the step count, so they never
 #                      replace the full runs' rows)
+#   GPU_LOOP=device    the step loop of the GPU programs (gpu-*): device (the default) runs the
+#                      device-resident loop, GPU_LOOP_DEVICE below: the device decides rebuilds and
+#                      reorders and runs ahead, the host reads it every 100 steps, each 100-step chunk
+#                      a CUDA graph whose rebuild kernels sit under a conditional node; paper passes
+#                      nothing, so the programs' defaults run: the paper's host-driven loop (every
+#                      step back to the host), the loop of every row measured before this setting.
+#                      A device-loop row's tag says "loop=device"; a tag without a loop part is a
+#                      paper-loop row (so GPU_LOOP=paper writes the same tags as before). Stage
+#                      timing stays at the programs' default (--stage-reps 20: t_<stage>_us, gbs_*).
+#   gpu_loop_of ARGS...     the loop a GPU run with ARGS gets: GPU_LOOP, but paper where ARGS ask for
+#                      host layer assignment or host reordering (knobs a driver sweeps itself), which
+#                      the device loop cannot run (the programs refuse it), and where ARGS set --decide
+#                      themselves (a driver of loops, runs/device_loop.sh: nothing added, tag unchanged)
+#   gpu_loop_flags LOOP ARGS...   the flags LOOP adds to ARGS: a knob ARGS set keeps ARGS' value
+#   gpu_loop_tag LOOP       the loop's part of a tag: "-loop=device", or nothing for paper
+#   point_tag PREFIX PROGRAM PREC SYSTEM LOOP FLAGS [REP]
+#                      the tag of a point: PREFIX-PROGRAM-PREC-SYSTEM[-loop=L]-flag=value-...[-rREP]
+#                      (63 characters at most: a longer one keeps its head, the loop included, and
+#                      ends with a checksum of the whole)
 #   need_bin PATH      exit with one clear line when a program is not built
 #   hyperfine_point CSV KEY RUNS N STEPS -- CMD...
 #                      whole-program wall time of CMD by hyperfine (RUNS runs after one
@@ -17,7 +36,49 @@
 
 : "${OUT_DIR:=results/$(machine_name)}"
 : "${QUICK:=0}"
+: "${GPU_LOOP:=device}"
+case "$GPU_LOOP" in
+    device|paper) ;;
+    *) echo "$(basename "$0"): GPU_LOOP=$GPU_LOOP: expected device or paper" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT_DIR"
+# every flag is one the GPU programs (gpu-layer, gpu-old) have: `<program> --help`
+GPU_LOOP_DEVICE="--layers device --reorder-at device --reduce device --decide device --graph cond --sample-every 100"
+
+gpu_loop_of() {
+    local args=" $* "
+    case "$args" in
+        *" --layers host "*|*" --reorder-at host "*|*" --decide "*) echo paper ;;
+        *) echo "$GPU_LOOP" ;;
+    esac
+}
+
+gpu_loop_flags() {
+    local loop=$1 flag out=()
+    shift
+    [ "$loop" = device ] || return 0
+    local args=" $* "
+    set -- $GPU_LOOP_DEVICE
+    while [ $# -ge 2 ]; do
+        flag=$1
+        case "$args" in *" $flag "*) ;; *) out+=("$flag" "$2") ;; esac
+        shift 2
+    done
+    echo "${out[*]}"
+}
+
+gpu_loop_tag() { [ "$1" = paper ] || echo "-loop=$1"; }
+
+point_tag() {
+    local tag sum
+    tag="$1-$2-$3-$4$(gpu_loop_tag "$5")$(printf ' %s' $6 | sed -E 's/ --([^ ]+) ([^ ]+)/-\1=\2/g; s/ +$//')"
+    [ "${7:-1}" -gt 1 ] && tag="$tag-r$7"
+    if [ ${#tag} -gt 63 ]; then
+        sum=$(printf '%s' "$tag" | cksum | cut -d' ' -f1)
+        tag="${tag:0:$((62 - ${#sum}))}~$sum"
+    fi
+    echo "$tag"
+}
 
 need_bin() {
     [ -x "$1" ] && return 0

@@ -3,7 +3,7 @@
 # texture (the paper), ldg (the read-only data cache), plain (no cache hint: the paper's
 # "texture cache off", 1.85x slower on its GPU). Since 2014-era GPUs, plain global loads
 # are cached in L1 too, so the three are expected to be much closer on the H200.
-#   env: READS (texture,ldg,plain) SP_NE (48) LJ_NE (48) STEPS (6000) EQUIL (500) PREC REPEAT (3; QUICK 1) QUICK REDO OUT_DIR
+#   env: READS (texture,ldg,plain) SP_NE (48) LJ_NE (48) STEPS (6000) EQUIL (500) PREC REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh

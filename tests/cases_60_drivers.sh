@@ -121,39 +121,97 @@ _t60_blocks() (
 
 # Every GPU table driver end to end (QUICK), with tests/fake_gpu.sh standing in for the GPU
 # programs: arguments, tags, revisions, CSV rows, block rows, the printed summaries (table3's
-# has one line per cutoff and setting, old/new filled in); then the figure data of each table.
-_t60_gpu_drivers() (
-    local fb=$T60/fakebuild real=$BUILD d
+# has one line per cutoff and setting, old/new filled in); the step loop (GPU_LOOP=device, the
+# default: every row's flags and tag are the device loop's, but table3's paper setting); then
+# the figure data of each table, and the report's loop lines.
+_t60_fake_build() {
+    local fb=$T60/fakebuild d
     for d in float double; do
         mkdir -p "$fb/$d"
         ln -sf "$PWD/tests/fake_gpu.sh" "$fb/$d/gpu-layer"
         ln -sf "$PWD/tests/fake_gpu.sh" "$fb/$d/gpu-old"
     done
+}
+# _t60_loop_rows DIR LOOP CSV-NAMES...: every row of DIR/NAME.csv ran LOOP, flags and tag alike;
+# table3's paper setting runs the paper loop in any case (its host layer assignment)
+_t60_loop_rows() {
+    python3 - "$@" <<'EOF'
+import csv, sys
+d, loop, *names = sys.argv[1:]
+DEVICE = dict(decide="device", graph="cond", sample_every="100", layer_assign="device", reduce="device",
+              reorder_at="device")
+bad, n = [], 0
+for name in names:
+    for r in csv.DictReader(open(f"{d}/{name}.csv")):
+        n += 1
+        want = "paper" if loop == "paper" or (name == "table3" and "-paper" in r["tag"]) else "device"
+        flags = "device" if all(r[k] == v for k, v in DEVICE.items()) else \
+                "paper" if r["decide"] != "device" and r["graph"] != "cond" else "mixed"
+        tag = "device" if "-loop=device" in r["tag"] else "paper" if "loop=" not in r["tag"] else "other"
+        if (flags, tag) != (want, want):
+            bad.append(f"{name}: {r['tag']}: flags {flags}, tag {tag}, expected {want} (decide {r['decide']} "
+                       f"graph {r['graph']} sample_every {r['sample_every']} layers {r['layer_assign']})")
+print("\n".join(bad[:5]) if bad else f"{n} rows, each of its loop")
+sys.exit(1 if bad or not n else 0)
+EOF
+}
+_t60_gpu_drivers() (
+    local real=$BUILD   # the programs the stand-in runs
+    _t60_fake_build
     mkdir -p "$T60/fake"
-    BUILD=$fb NBR_REAL_BUILD=$real OUT_DIR=$T60/fake/h200 QUICK=1 HYPER_RUNS=0 \
-        ONLY="table1 table3 table4 table5 table6 table7 table8 texture layout" runs/gpu_tables.sh \
+    BUILD=$T60/fakebuild NBR_REAL_BUILD=$real OUT_DIR=$T60/fake/h200 QUICK=1 HYPER_RUNS=0 \
+        ONLY="table1 table3 table4 table5 table6 table7 table8 texture layout gpu_layer" runs/gpu_tables.sh \
         >"$T60/fake/gpu_tables.log" 2>&1 || { tail -5 "$T60/fake/gpu_tables.log"; return 1; }
-    # table3's summary: 5 cutoffs x 2 settings, each with both times and their ratio
-    local t3
-    t3=$(grep -cE '^[0-9.]+ +(sp|lj) +(paper|device) +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$T60/fake/gpu_tables.log") || true
+    # table3's summary: 5 cutoffs x 2 settings (the paper's in the paper loop, all on the device
+    # in the device loop), each with both times, both list builds and their ratios
+    local t3 nums='+[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ '
+    t3=$(grep -cE "^[0-9.]+ +(sp|lj) +(paper +paper|device +device) $nums" "$T60/fake/gpu_tables.log") || true
     [ "$t3" = 10 ] || { echo "table3 summary: $t3 complete lines, expected 10"; grep -A12 '^Table 3' "$T60/fake/gpu_tables.log"; return 1; }
-    for f in table1:7 table3:20 table4:1 table5:3 table6:3 table7:4 table8:2 texture:6 layout:4; do
+    for f in table1:7 table3:20 table4:1 table5:3 table6:3 table7:4 table8:2 texture:6 layout:4 gpu_layer:5; do
         [ "$(_t60_rows "$T60/fake/h200/${f%:*}.csv")" = "${f#*:}" ] ||
             { echo "${f%:*}.csv: $(_t60_rows "$T60/fake/h200/${f%:*}.csv") rows, expected ${f#*:}"; return 1; }
     done
+    _t60_loop_rows "$T60/fake/h200" device table1 table3 table4 table5 table6 table7 table8 texture layout gpu_layer ||
+        return 1
     [ "$(_t60_rows "$T60/fake/h200/table4_blocks.csv")" -ge 10 ] || { echo "table4_blocks.csv: too few blocks"; return 1; }
     [ "$(_t60_rows "$T60/fake/h200/table8_blocks.csv")" -ge 10 ] || { echo "table8_blocks.csv: too few blocks"; return 1; }
     _t60_csvq has "$T60/fake/h200/table8_blocks.csv" variant=gpu-layer step=10000 || { echo "block steps not scaled"; return 1; }
     [ -z "$T60_PY" ] && { echo "layout ok (figure data not checked: no pandas)"; return 0; }
+    # every series of the device loop has points, but those QUICK leaves out (table4's double,
+    # table8's Ne=160)
     NBR_RESULTS=$T60/fake "$T60_PY" -c '
 import sys; sys.path.insert(0, "plots"); import figdata, tables
-# table3 is not here: its series select layer_assign=host, the paper setting'"'"'s default,
-# which the stand-in writes only where a real gpu-layer is built to state it
-for t in ("table1", "table4", "table5", "table6", "table7", "table8", "texture", "layout"):
-    td = figdata.table_data(tables.BY_ID[t])
-    empty = [s["label"] for p in td["panels"] for s in p["series"] if not s["points"] and not s["spec"].get("optional")]
-    assert not empty, (t, empty)
-    print(t, "ok")'
+for t in tables.TABLES:
+    if t["machine"] != "gpu":
+        continue
+    td = figdata.table_data(t)
+    empty = [s["label"] for p in td["panels"] for s in p["series"]
+             if s["label"].endswith(tables.DEVICE_SUFFIX) and not s["points"] and not s["label"].startswith(("double", "Ne=160"))]
+    assert not empty, (t["id"], empty)
+    print(t["id"], "ok")' || return 1
+    NBR_RESULTS=$T60/fake NBR_PLOTS_OUT=$T60/noplots "$T60_PY" plots/report.py "$T60/fake/REPORT.md" >/dev/null || return 1
+    grep -q '^\*\*Step loops\.\*\* device loop: .*GPU_LOOP=device): [0-9]* rows, revision' "$T60/fake/REPORT.md" ||
+        { echo "report: no device-loop rows named"; grep -m3 'Step loops' "$T60/fake/REPORT.md"; return 1; }
+    echo "layout ok"
+)
+
+# GPU_LOOP=paper: the programs' defaults (no loop flag), the tags of before the device loop
+_t60_gpu_paper_loop() (
+    local real=$BUILD
+    _t60_fake_build
+    BUILD=$T60/fakebuild NBR_REAL_BUILD=$real OUT_DIR=$T60/paper/h200 QUICK=1 GPU_LOOP=paper ONLY=table5 \
+        runs/gpu_tables.sh >"$T60/paper.log" 2>&1 || { tail -5 "$T60/paper.log"; return 1; }
+    ! grep -E -- '--(decide|graph|sample-every) ' "$T60/paper.log" || { echo "a loop flag was passed"; return 1; }
+    _t60_csvq has "$T60/paper/h200/table5.csv" tag=t5-gpu-layer-float-sp-ne=48-delta=0.3-steps=2000-equil=500 ||
+        { echo "not the tag of before the device loop"; _t60_csvq values "$T60/paper/h200/table5.csv" tag; return 1; }
+    _t60_loop_rows "$T60/paper/h200" paper table5 || return 1
+    [ -z "$T60_PY" ] && return 0
+    NBR_RESULTS=$T60/paper "$T60_PY" -c '
+import sys; sys.path.insert(0, "plots"); import figdata, tables
+td = figdata.table_data(tables.BY_ID["table5"])
+got = {s["label"]: len(s["points"]) for s in td["panels"][0]["series"]}
+assert got == {"S": 3, "S" + tables.DEVICE_SUFFIX: 0}, got
+print("paper-loop series only:", got)'
 )
 
 # The LAMMPS cross-check's pressure: runs/lammps_row.py turns the committed small log
@@ -205,6 +263,8 @@ if [ -x "$BUILD/double/cpu-grouped" ]; then
     t_ok drivers_block_rows _t60_blocks
     if [ -x "$BUILD/float/cpu-layer" ] && [ -x "$BUILD/double/cpu-layer" ]; then
         t_grep drivers_gpu_tables_fake 'layout ok' _t60_gpu_drivers
+        t_grep drivers_gpu_tables_paper_loop '^3 rows, each of its loop' _t60_gpu_paper_loop
+        t_error drivers_gpu_loop_bad 2 'GPU_LOOP=host: expected device or paper' env GPU_LOOP=host OUT_DIR="$T60/badloop" runs/table5.sh
     else
         t_skip drivers_gpu_tables_fake "cpu-layer (the GPU programs' stand-in) not built"
     fi

@@ -5,8 +5,9 @@
 # Install as BUILD_DIR/<prec>/gpu-layer (a symlink); it runs the real cpu-layer of the same
 # precision on a tiny system (Ne 8, LJ 12, a tenth of the steps, 100-step blocks), then writes
 # the row into --csv and the block rows into --blocks-csv with the variant, size, steps and GPU
-# knobs the driver asked for, so the rows look like the ones the GPU program would write (the
-# measured numbers are cpu-layer's; block steps are scaled back by 10).
+# knobs the driver asked for (the step loop's --decide and --graph included; --sample-every is
+# cpu-layer's own), so the rows look like the ones the GPU program would write (the measured
+# numbers are cpu-layer's; block steps are scaled back by 10).
 # The knobs' defaults are not written here: they come from the real GPU program's
 # --print-config where it is built (nvcc), else the knob columns the driver did not set say
 # "-" (the row of a program without that knob). --print-config answers as the GPU program
@@ -17,7 +18,7 @@ self=$(basename "$0") prec=$(basename "$(dirname "$0")")
 real=${NBR_REAL_BUILD:-build}/$prec/cpu-layer
 gpu=${NBR_REAL_BUILD:-build}/$prec/$self
 [ -x "$real" ] || { echo "fake_gpu: $real not built" >&2; exit 2; }
-flags=(threads read reorder reorder-at wlayout layers reduce)
+flags=(threads read reorder reorder-at wlayout layers reduce decide graph)
 declare -A knob=()
 if [ -x "$gpu" ] && conf=$("$gpu" --print-config 2>/dev/null); then
     for f in "${flags[@]}"; do
@@ -28,7 +29,7 @@ fi
 args=() ne=16 steps=6000 equil=500 csv="" blocks="" quiet=0 print=0
 while [ $# -gt 0 ]; do
     case "$1" in
-        --threads|--read|--reorder|--reorder-at|--wlayout|--layers|--reduce) knob[${1#--}]=$2; shift 2 ;;
+        --threads|--read|--reorder|--reorder-at|--wlayout|--layers|--reduce|--decide|--graph) knob[${1#--}]=$2; shift 2 ;;
         --ne) ne=$2; shift 2 ;;
         --steps) steps=$2; shift 2 ;;
         --equil) equil=$2; shift 2 ;;
@@ -65,7 +66,7 @@ awk 'match($0, /^# step [0-9]+:/) { $0 = "# step " substr($0, 8, RLENGTH - 8) * 
 [ -n "$csv" ] || [ -n "$blocks" ] || exit 0
 python3 - "$tmp" "$csv" "$blocks" "$self" "$ne" "$steps" "$equil" \
     "${knob[threads]:-}" "${knob[read]:-}" "${knob[reorder]:-}" "${knob[reorder-at]:-}" "${knob[wlayout]:-}" \
-    "${knob[layers]:-}" "${knob[reduce]:-}" <<'EOF'
+    "${knob[layers]:-}" "${knob[reduce]:-}" "${knob[decide]:-}" "${knob[graph]:-}" <<'EOF'
 import csv, os, sys, zlib
 tmp, dst, bdst, variant, ne, steps, equil, *k = sys.argv[1:]
 
@@ -94,7 +95,7 @@ def append(path, head, out):
 
 head, (row,) = rows(os.path.join(tmp, "row.csv"))
 row.update(variant=variant, ne=ne, n=str(int(ne) ** 3), steps=steps, equil=equil)
-for col, v in zip(["threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign", "reduce"], k):
+for col, v in zip(["threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign", "reduce", "decide", "graph"], k):
     if v:   # else cpu-layer's own value ("-" for a knob it does not have)
         row[col] = v
 # a made-up, repeatable spread so that the figures are not flat lines
