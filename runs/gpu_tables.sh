@@ -13,9 +13,10 @@
 # sweeps one of those knobs keeps its own value (table3's and gpu_layer's host settings run the
 # paper loop). Production timing (us_per_atom_step: whole 1000-step blocks) and stage timing
 # (--stage-reps 20, the default: t_<stage>_us and gbs_* of each kernel replayed alone) in every row.
-# Time on an H200: the paper loop took 289 s (2026-11-29, without gpu_layer), QUICK=1 about
-# 1.5 min; with the device loop expect about 5 min (4.5-6: the small systems' steps get faster,
-# gpu_layer's 25 points add about a minute) and QUICK=1 about 1.5-2 min. Points already in the
+# Time on an H200: the paper loop took 289 s (2026-11-30, without gpu_layer), QUICK=1 about
+# 1.5 min; with the device loop expect about 5.5 min (the ~150 runs on S save ~0.3 s each, table4
+# ~8 s; gpu_layer's 24 points add ~75 s, mostly LJ at 1M atoms) and QUICK=1 about 1.75 min,
+# both under a device call's 10 minutes. Points already in the
 # CSVs at this revision are skipped, so a rerun takes seconds, and a second call finishes what a
 # first one (cut short) left. Prints each driver's duration. Afterwards, here: make plots && make report.
 # On a machine without hyperfine, HYPERFINE=path/to/hyperfine (a copy of /usr/bin/hyperfine
