@@ -28,7 +28,8 @@
 #                  device decision rebuilds at exactly the steps of the host decision over the
 #                  first 500 steps from the same start (the summary hashes the rebuild steps),
 #                  --check PASS after migrations (overlap too, and 2x2x1 on 4 ranks but nccl), and a
-#                  rank failing at a rebuild stops every rank (the others wait in the device vote)
+#                  rank failing at a rebuild stops every rank (the others wait in the device vote);
+#                  the same steps with the stopped device's forces ungated (NBR_DD_FORCE_GATE=0)
 # Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
 # groups SKIP.
 # the pulse rules themselves, on a CPU model (tests/dd_pulse_model.py): every pair within r_n
@@ -199,6 +200,10 @@ for comm in $dd_dev_comms; do
         --steps 500 --equil 0 --stage-reps 0 --quiet
     t_ok "dd-device-same-rebuilds-2ranks-sp-overlap-$comm" dd_same_rebuilds -np 2 $dd --comm $comm --dd-overlap on \
         --ne 20 --steps 500 --equil 0 --sample-every 13 --stage-reps 0 --quiet
+    # the forces of a stopped device ungated (NBR_DD_FORCE_GATE=0: the path where the driver
+    # refuses conditional nodes): slower, the same steps
+    [ $comm = p2p ] && t_ok "dd-device-same-rebuilds-2ranks-sp-p2p-ungated" env NBR_DD_FORCE_GATE=0 \
+        bash -c "$(declare -f dd_mpirun dd_same_rebuilds); dd_same_rebuilds -np 2 $dd --comm p2p --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet"
     for prec in double float; do
         t_ok "dd-device-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $BUILD/$prec/gpu-dd --comm $comm \
             --decide device --ne 20 --steps 400 --equil 100 --check

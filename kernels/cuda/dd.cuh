@@ -126,6 +126,10 @@ struct Dd {
     unsigned long long *vv_local, *vv_all;
     int *halt_host, *halt_dev;   /* mapped: the halted step, polled by the host without waiting */
     int rebuild_at;         /* the step the host rebuilds at (the device found it due) */
+    /* the force launches (whole, or inner and border with --dd-overlap) under a conditional
+     * node on the gate, captured at each rebuild: a stopped device skips them (NULL: ungated) */
+    cudaGraphExec_t force_exec[2];
+    cudaStream_t run_body;
 };
 
 static inline Dd *dd_of(Sim *s) { return (Dd *)s->ctx; }
@@ -201,6 +205,10 @@ int dd_run_sample(Sim *s);
 void dd_run_kick_drift(Dd *d);
 void dd_run_kick(Dd *d);
 int dd_run_halted_seen(const Dd *d);   /* the host saw the device stop (a mapped read, no wait) */
+void dd_run_capture_forces(Dd *d);     /* after each build while running ahead */
+/* forces of blocks [first, first + nblocks) on st: part 0 whole or inner, part 1 border */
+void dd_run_forces(Dd *d, int part, int first, int nblocks, cudaStream_t st);
+void dd_run_free(Dd *d);
 /* Called after a rank failure where MPI can still be reached. */
 void dd_abort_all(int code);
 

@@ -606,6 +606,7 @@ void dd_rebuild(Sim *s, Dd *d)
     gather_ghosts(s, d);
     build_lists(s, d);
     if (d->graph) capture_halo(d);
+    if (d->run_ahead) dd_run_capture_forces(d);
     g->v_parts_valid = 0;
     g->built = 1;
     /* the whole system's statistics (at rebuilds only) */
@@ -656,17 +657,17 @@ void dd_forces_step(Dd *d)
     const int forces = !dd_run_halted_seen(d);
     if (!d->overlap) {
         dd_halo(d);
-        if (forces) gpu_forces(&d->dom);
+        if (forces) dd_run_forces(d, 0, 0, g->blocks, g->stream);
         return;
     }
     cudaStream_t local = g->stream;
     for (int k = 0; k < d->self_pulses; k++) dd_pulse_exchange(d, k);
     CUDA_CHECK(cudaEventRecord(d->ev_self, local));
-    if (forces) gpu_forces_blocks(&d->dom, 0, d->inner_blocks, local);
+    if (forces) dd_run_forces(d, 0, 0, d->inner_blocks, local);
     CUDA_CHECK(cudaStreamWaitEvent(d->nonlocal, d->ev_self, 0));
     g->stream = d->nonlocal;
     for (int k = d->self_pulses; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
-    if (forces) gpu_forces_blocks(&d->dom, d->inner_blocks, g->blocks - d->inner_blocks, d->nonlocal);
+    if (forces) dd_run_forces(d, 1, d->inner_blocks, g->blocks - d->inner_blocks, d->nonlocal);
     CUDA_CHECK(cudaEventRecord(d->ev_nonlocal, d->nonlocal));
     g->stream = local;
     CUDA_CHECK(cudaStreamWaitEvent(local, d->ev_nonlocal, 0));
@@ -798,6 +799,7 @@ void dd_free(Dd *d)
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     if (g->tex_r) CUDA_CHECK(cudaDestroyTextureObject(g->tex_r));
     dd_drop_halo_graph(d);
+    dd_run_free(d);
     void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->keys,
                    d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev, d->ctrl,
                    d->cell_count,

@@ -18,10 +18,19 @@
  * this time step h + 1 rebuilds on the host (it may wait: it is a rebuild step). A step that
  * does not rebuild never waits. The whole system's properties are reduced over ranks (MPI) at
  * sample points only. The rebuild bookkeeping (counts, hash of the steps) is the host's, as in
- * md_loop.c's rebuild(), since the host does the rebuilds. */
+ * md_loop.c's rebuild(), since the host does the rebuilds.
+ *
+ * The force kernel (force.cu, shared) has no gate: its launches go through a small CUDA graph per
+ * build, a kernel that reads the gate and a conditional (IF) node around the force launch, so
+ * the steps a stopped device still has queued (up to a sample interval of them when the GPU is
+ * the bottleneck) cost a node each, not a force evaluation. Where the driver refuses the node,
+ * or with NBR_DD_FORCE_GATE=0, the forces run ungated: correct (nothing moved, the same forces
+ * again), only slower. */
 #include "dd.cuh"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 namespace {
@@ -78,7 +87,97 @@ __global__ void run_decide_kernel(DdCtrl *c, unsigned long long *vv_local, const
     }
 }
 
+__global__ void run_gate_cond_kernel(cudaGraphConditionalHandle h, const int *gate)
+{
+    cudaGraphSetConditional(h, *gate ? 0u : 1u);
+}
+
 }   // namespace
+
+/* The force launch of blocks [first, first + nblocks) as a graph: the gate kernel, then an IF
+ * node whose body is the launch (captured from gpu_forces_blocks). NULL where the driver
+ * refuses a step (a note, once). */
+static cudaGraphExec_t gated_forces(Dd *d, int first, int nblocks)
+{
+    static int refused;
+    if (nblocks <= 0 || refused) return NULL;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec = NULL;
+    cudaGraphConditionalHandle h;
+    CUDA_CHECK(cudaGraphCreate(&graph, 0));
+    cudaError_t err = cudaGraphConditionalHandleCreate(&h, graph, 0, cudaGraphCondAssignDefault);
+    cudaGraphNode_t gate_node, if_node;
+    cudaGraphNodeParams kp = {}, cp = {};
+    const int *gate = d->gate;
+    void *args[2] = {&h, &gate};
+    kp.type = cudaGraphNodeTypeKernel;
+    kp.kernel.func = (void *)run_gate_cond_kernel;
+    kp.kernel.gridDim = dim3(1);
+    kp.kernel.blockDim = dim3(1);
+    kp.kernel.kernelParams = args;
+    cp.type = cudaGraphNodeTypeConditional;
+    cp.conditional.handle = h;
+    cp.conditional.type = cudaGraphCondTypeIf;
+    cp.conditional.size = 1;
+    if (err == cudaSuccess) err = cudaGraphAddNode(&gate_node, graph, nullptr, nullptr, 0, &kp);
+    if (err == cudaSuccess) err = cudaGraphAddNode(&if_node, graph, &gate_node, nullptr, 1, &cp);
+    if (err == cudaSuccess)
+        err = cudaStreamBeginCaptureToGraph(d->run_body, cp.conditional.phGraph_out[0], nullptr, nullptr, 0,
+                                            cudaStreamCaptureModeThreadLocal);
+    if (err == cudaSuccess) {
+        gpu_forces_blocks(&d->dom, first, nblocks, d->run_body);
+        CUDA_CHECK(cudaStreamEndCapture(d->run_body, nullptr));
+        err = cudaGraphInstantiate(&exec, graph, 0);
+    }
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        refused = 1;
+        printf("# dd: the forces of a stopped device run ungated: this driver refuses the conditional node (%s)\n",
+               cudaGetErrorString(err));
+        return NULL;
+    }
+    return exec;
+}
+
+static void drop_force_graphs(Dd *d)
+{
+    for (int k = 0; k < 2; k++)
+        if (d->force_exec[k]) {
+            CUDA_CHECK(cudaGraphExecDestroy(d->force_exec[k]));
+            d->force_exec[k] = NULL;
+        }
+}
+
+void dd_run_capture_forces(Dd *d)
+{
+    GpuSim *g = d->g;
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));   /* a rebuild: the old graphs may still run */
+    if (d->overlap) CUDA_CHECK(cudaStreamSynchronize(d->nonlocal));
+    drop_force_graphs(d);
+    const char *env = getenv("NBR_DD_FORCE_GATE");
+    if (env && !strcmp(env, "0")) return;
+    if (!d->run_body) CUDA_CHECK(cudaStreamCreateWithFlags(&d->run_body, cudaStreamNonBlocking));
+    if (d->overlap) {
+        d->force_exec[0] = gated_forces(d, 0, d->inner_blocks);
+        d->force_exec[1] = gated_forces(d, d->inner_blocks, g->blocks - d->inner_blocks);
+    } else {
+        d->force_exec[0] = gated_forces(d, 0, g->blocks);
+    }
+}
+
+void dd_run_forces(Dd *d, int part, int first, int nblocks, cudaStream_t st)
+{
+    if (d->run_ahead && d->force_exec[part]) CUDA_CHECK(cudaGraphLaunch(d->force_exec[part], st));
+    else gpu_forces_blocks(&d->dom, first, nblocks, st);
+}
+
+void dd_run_free(Dd *d)
+{
+    drop_force_graphs(d);
+    if (d->run_body) CUDA_CHECK(cudaStreamDestroy(d->run_body));
+    d->run_body = NULL;
+}
 
 int dd_run_halted_seen(const Dd *d) { return d->halt_host && *(volatile const int *)d->halt_host; }
 
@@ -108,6 +207,7 @@ void dd_run_begin(Sim *s)
     d->gate = &d->ctrl->halted;
     d->run_ahead = 1;
     dd_comm_vote_open(d);
+    dd_run_capture_forces(d);   /* step 0's build was the host's, before the gate existed */
     /* a halo graph of step 0 holds ungated packs and waits: consistent on every rank (both run
      * in a stopped step, writing the same ghosts again); the next rebuild captures gated ones */
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
