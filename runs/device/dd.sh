@@ -5,7 +5,8 @@
 # single-rank checks, 2/4/8-rank checks with migration, planted faults), dd_scaling.csv and
 # dd_scaling_halo.csv (runs/dd_scaling.sh's rows), timing.log; prints a short summary. Wall:
 # what DD_WALL allows (540 s: the timing starts no run after it; alone, DD_PART=timing, the
-# QUICK subset takes ~300 s, an estimate).
+# QUICK subset takes ~300 s, an estimate). Under an outer timeout (runs/device/all.sh's DD_S), set
+# DD_WALL to it, so that the budget ends before the timeout does.
 # Every part runs even if one before it failed; what failed is printed at the end.
 # DD_PART: build, tests, timing or a comma list of them (default all; the probe always runs)
 set -u
@@ -67,7 +68,9 @@ build/double/gpu-dd --help | grep 'compiled backends'
 
 # ---- tests -----------------------------------------------------------------------------
 if want tests; then
-timeout 200 tests/run.sh 90 >"$OUT/tests-90.log" 2>&1 || failed+=("tests-90")
+# ~6 min with the --decide device cases (2 ranks per backend: same rebuilds as the host's, --check,
+# overlap, 4 ranks, a failing rank): DD_PART=build,tests is one call, DD_PART=build,timing another
+timeout "${DD_TESTS_S:-480}" tests/run.sh 90 >"$OUT/tests-90.log" 2>&1 || failed+=("tests-90")
 tail -1 "$OUT/tests-90.log"
 grep -E '^FAIL' "$OUT/tests-90.log" | head -10
 fi
