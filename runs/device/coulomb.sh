@@ -19,7 +19,7 @@
 #      32 and 64; float / kahan / pairwise on the boxes of 239 922 and 43 239), median of 5
 #      after a warm-up, relative error against the device's exact reference; nvidia-smi clocks
 #      sampled while it runs; at most PERF_S (150) s (about 70 s on an H200)
-#                                                  -> perf.csv, perf.txt, clocks*.txt|csv, resources.txt
+#                                                  -> perf.csv, perf.txt, clocks.txt, clocks.csv, resources.txt
 #   env: COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
 #        COULOMB_PARTS=tests, then COULOMB_PARTS="opencl tables": the opencl part sets up and
 #        tests NVIDIA OpenCL, which the tables then use; COULOMB_PARTS=perf: part 4 alone)
@@ -126,14 +126,15 @@ fi
 # ipt 1 at 128), and float / kahan / pairwise on the 239 922 and 43 239 boxes; the reference of each system computed once on the device
 # (--acc exact --ref device: double terms, compensated sums; tests hold it to the C reference)
 # and passed on with --e-ref. Rows through coulomb-cuda's own --csv (revision, device, every
-# knob) into perf.csv; the clocks sampled by nvidia-smi every 200 ms while it runs (clocks.csv),
+# knob) into perf.csv; the clocks before and after (clocks.txt) and sampled by nvidia-smi every
+# 200 ms while it runs (clocks.csv),
 # and the kernels' registers and spills (cuobjdump, resources.txt). Capped at PERF_S (150) s.
 if want perf; then
     perf_s=${PERF_S:-150}
     perf_csv=$OUT/perf.csv
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu,clocks_throttle_reasons.active,pstate \
-        --format=csv >"$OUT/clocks-before.txt" 2>&1
-    nvidia-smi -q -d CLOCK,PERFORMANCE >>"$OUT/clocks-before.txt" 2>&1
+        --format=csv >"$OUT/clocks.txt" 2>&1
+    nvidia-smi -q -d CLOCK,PERFORMANCE >>"$OUT/clocks.txt" 2>&1
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
         --format=csv -lms 200 >"$OUT/clocks.csv" 2>&1 &
     smi_pid=$!
@@ -146,9 +147,9 @@ if want perf; then
         shift
         if [ "$(date +%s)" -ge "$perf_deadline" ]; then echo "$tag: skipped (cap ${perf_s} s reached)"; return 0; fi
         timeout $((perf_deadline - $(date +%s) + 1)) build/double/coulomb-cuda "$@" --csv "$perf_csv" --tag "$tag" \
-            --quiet >"$OUT/perf-last.txt" 2>&1 || { failed+=("perf $tag (exit $?)"); tail -1 "$OUT/perf-last.txt"; }
+            --quiet >/tmp/coulomb-perf-last.txt 2>&1 || { failed+=("perf $tag (exit $?)"); tail -1 /tmp/coulomb-perf-last.txt; }
         awk -v t="$tag" '/rel_error/ { for (k = 1; k < NF; k++) if ($k == "rel_error") e = $(k + 1) }
-            /t_eval/ { printf "%-30s %9.3f ms  rel_error %s\n", t, $2 * 1e3, e }' "$OUT/perf-last.txt"
+            /t_eval/ { printf "%-30s %9.3f ms  rel_error %s\n", t, $2 * 1e3, e }' /tmp/coulomb-perf-last.txt
     }
     perf_part() {
         local s args e acc u ipt b
@@ -189,13 +190,13 @@ if want perf; then
     perf_part >"$OUT/perf.txt"
     cat "$OUT/perf.txt"
     kill "$smi_pid" 2>/dev/null
-    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
-        --format=csv >"$OUT/clocks-after.txt" 2>&1
+    { echo "== after"; nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+        --format=csv; } >>"$OUT/clocks.txt" 2>&1
     stamp "perf: $(($(grep -c '' "$perf_csv" 2>/dev/null || echo 1) - 1)) rows in perf.csv"
     awk -F', *' 'NR > 1 && $2 + 0 > 0 { n++; s += $2; if ($2 < lo || !lo) lo = $2; if ($2 > hi) hi = $2 }
         END { if (n) printf "SM clock while timing: %d samples, %d..%d MHz, mean %.0f\n", n, lo, hi, s / n }' \
         "$OUT/clocks.csv"
-    head -3 "$OUT/clocks-before.txt"
+    head -2 "$OUT/clocks.txt"
     grep -c REG "$OUT/resources.txt" | sed 's/^/energy kernels in resources.txt: /'
 fi
 
