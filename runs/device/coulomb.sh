@@ -193,9 +193,11 @@ if want perf; then
     { echo "== after"; nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
         --format=csv; } >>"$OUT/clocks.txt" 2>&1
     stamp "perf: $(($(grep -c '' "$perf_csv" 2>/dev/null || echo 1) - 1)) rows in perf.csv"
-    awk -F', *' 'NR > 1 && $2 + 0 > 0 { n++; s += $2; if ($2 < lo || !lo) lo = $2; if ($2 > hi) hi = $2 }
-        END { if (n) printf "SM clock while timing: %d samples, %d..%d MHz, mean %.0f\n", n, lo, hi, s / n }' \
-        "$OUT/clocks.csv"
+    # the samples of a busy GPU (event reason 0x1 is "idle": between two runs)
+    awk -F', *' 'NR > 1 && $2 + 0 > 0 { if ($6 ~ /0x0*1$/) { idle++; next } v = $2 + 0; n++; s += v
+                                         if (!lo || v < lo) lo = v; if (v > hi) hi = v }
+        END { if (n) printf "SM clock while busy: %d samples, %d..%d MHz, mean %.0f (%d idle samples)\n", n, lo, hi,
+                            s / n, idle }' "$OUT/clocks.csv"
     head -2 "$OUT/clocks.txt"
     grep -c REG "$OUT/resources.txt" | sed 's/^/energy kernels in resources.txt: /'
 fi
