@@ -2,7 +2,8 @@
  * CPU, by emulating the tiled kernel's float arithmetic against the exact energy (double
  * positions, double terms). Built and run by runs/coulomb_error.sh; reads x y z q lines (what
  * `coulomb --write` writes). Each float source is switched on one at a time, every other step
- * done in double and every sum compensated, so each figure is that source's part alone:
+ * done in double and every sum compensated; the sources are switched on cumulatively, so each
+ * row's change from the one above is that source's part:
  *   input    the positions and charges rounded to float, everything else exact
  *   dx, r^2  + the differences and r^2 in float (FMA chain, as nvcc contracts it)
  *   rsqrt    + the reciprocal square root correctly rounded to float (the GPU's MUFU.RSQ is
@@ -12,10 +13,13 @@
  *   kahan    + the kernel's kahan summation: a float sum per tile of BLOCK terms (j in order,
  *            t = fmaf(q_j, rsqrt, t)), the tile sums Kahan-compensated, hi * q_i split exactly
  *   float    + the same plain float sum over the whole row (--acc float), row sums added exactly
- * each with the positions as given (origin of the input) and relative to the centre of their
- * bounding box (--centre: what the kernels do since this analysis). Output: one line per
- * source, relative error (E_emulated - E_exact) / |E_exact|.
- *   usage: coulomb_error FILE [BLOCK (128) [E_EXACT (kcal/mol; else computed here)]] */
+ * in up to three columns: g, the positions as given; c, relative to the centre of their bounding
+ * box (smaller numbers, but differences across 0 are no longer exact: worse); s, as given with
+ * row i scaled by its own s_i in [1, 2), dx = fmaf(-s_i, x_j, s_i x_i) (what the kahan and
+ * pairwise kernels do: rows of equal r^2 no longer share one rounding error). Output: one line
+ * per source, relative error (E_emulated - E_exact) / |E_exact|. The charges' sum q_i * row is
+ * taken in double for all but the kahan and float rows.
+ *   usage: coulomb_error FILE [BLOCK (128) [E_EXACT (kcal/mol; nan: computed here) [COLUMNS (gcs)]]] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
