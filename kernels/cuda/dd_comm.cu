@@ -214,8 +214,9 @@ struct DdComm {
     unsigned long long *signals;          /* this rank's arrival counters, one per pulse (IPC-exported) */
     real4 *exported_r;                    /* the r whose handle the peers hold */
     int r_generation;
-    /* p2p --decide device: [0] counts the peers' votes arrived, [1 + parity * P + q] holds rank
-     * q's vote of a round of that parity (two rows: a peer may be one round ahead) */
+    /* p2p --decide device: [q] the last round whose vote rank q has delivered here, [P + parity * P + q]
+     * its vote of a round of that parity (two rows: a peer may be one round ahead, never two: it
+     * needs this rank's vote of the round between) */
     unsigned long long *votes;
     unsigned long long **peer_votes_dev;  /* device: every rank's votes as mapped here */
     struct Peer {
@@ -266,7 +267,7 @@ static void p2p_open(Dd *d)
     DdComm *c = d->comm;
     c->signals = (unsigned long long *)gpu_alloc(d->g, sizeof(unsigned long long) * DD_PULSES, "p2p signals");
     CUDA_CHECK(cudaMemset(c->signals, 0, sizeof(unsigned long long) * DD_PULSES));
-    const size_t vb = sizeof(unsigned long long) * (1 + 2 * g_size);
+    const size_t vb = sizeof(unsigned long long) * 3 * g_size;
     c->votes = (unsigned long long *)gpu_alloc(d->g, vb, "p2p vote slots");
     CUDA_CHECK(cudaMemset(c->votes, 0, vb));
     c->peers = (DdComm::Peer *)calloc(g_size, sizeof *c->peers);
@@ -517,35 +518,35 @@ void dd_comm_poll(Dd *d)
             d->pulse[k].recv_rank);
 }
 
-/* p2p --decide device: this rank's largest v^2 into every peer's slot of this round, then,
- * once every peer's has arrived here, the largest of all. One thread, gated; a wait that gives
- * up leaves DD_PULSES + 1 in *timed_out. */
+/* p2p --decide device: this rank's largest v^2 into every peer's slot of this round, then its
+ * round number beside it; once every peer's round number here has reached this round, the
+ * largest of all. One thread, gated; a wait that gives up leaves DD_PULSES + 1 in *timed_out. */
 static __global__ void p2p_vote_kernel(DdCtrl *c, const unsigned long long *vv_local, unsigned long long *vv_all,
                                        unsigned long long *const *votes, int rank, int size, long long timeout_ns,
                                        int *timed_out)
 {
     if (c->halted) return;
-    const int row = 1 + (c->votes & 1) * size;
+    const unsigned long long round = (unsigned long long)++c->votes;
+    const int row = size + (int)(round & 1) * size;
     const unsigned long long mine = *vv_local;
     for (int q = 0; q < size; q++)
         if (q != rank) *(volatile unsigned long long *)&votes[q][row + rank] = mine;
-    __threadfence_system();   /* the values land before the counts that announce them */
+    __threadfence_system();   /* the values land before the round numbers that announce them */
     for (int q = 0; q < size; q++)
-        if (q != rank) atomicAdd_system(&votes[q][0], 1ull);
-    c->votes++;
-    const unsigned long long want = (unsigned long long)c->votes * (unsigned long long)(size - 1);
+        if (q != rank) atomicExch_system(&votes[q][rank], round);
     const volatile unsigned long long *arrived = votes[rank];
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (arrived[0] < want) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if ((long long)(now - start) > timeout_ns) {
-            *(volatile int *)timed_out = DD_PULSES + 1;
-            *vv_all = mine;
-            return;
+    for (int q = 0; q < size; q++)
+        while (q != rank && arrived[q] < round) {
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+            if ((long long)(now - start) > timeout_ns) {
+                *(volatile int *)timed_out = DD_PULSES + 1;
+                *vv_all = mine;
+                return;
+            }
+            __nanosleep(100);
         }
-        __nanosleep(100);
-    }
     __threadfence_system();
     unsigned long long most = mine;
     for (int q = 0; q < size; q++)
