@@ -130,8 +130,11 @@ int check_run(Sim *s, int unstable)
     for (int i = 0; i < n; i++) {
         f2 += ref.f[i][0] * ref.f[i][0] + ref.f[i][1] * ref.f[i][1] + ref.f[i][2] * ref.f[i][2];
         m2 += ref.fmag[i] * ref.fmag[i];
-        u2 += ref.u[i] * ref.u[i];
+        u2 += ref.umag[i] * ref.umag[i];
     }
+    /* per-atom errors are relative to the atom's value, but never to less than 1% of the
+     * typical sum of pair magnitudes (rounding works on the terms, not on their sum: with
+     * charges, F_i and U_i of an atom can be near 0 while its ~400 terms are not) */
     double f_floor = 0.01 * sqrt(m2 / n), u_floor = 0.01 * sqrt(u2 / n);
     if (f_floor == 0) f_floor = 1e-300;
     if (u_floor == 0) u_floor = 1e-300;

@@ -22,6 +22,7 @@ typedef struct {
     double virial_abs;   /* sum over pairs of |r_ij . f_ij|: the scale of its rounding */
     double virial_band;  /* |r.f| of the pairs within `band` of r_c (may be counted or not) */
     double *fmag;        /* sum over pairs of |f_ij|: the scale rounding errors work on */
+    double *umag;        /* likewise half of |u_ij|: U_i can be near 0 where terms cancel (charges) */
     double *fband;       /* sum of |f_ij| over pairs within `band` of r_c (may be in or out) */
     double *uband;       /* likewise half of |u_ij| */
     double uband_total;

@@ -18,9 +18,10 @@ void reference_compute(const Sim *s, double band, Reference *ref)
     ref->f = calloc((size_t)n, sizeof *ref->f);
     ref->u = calloc((size_t)n, sizeof *ref->u);
     ref->fmag = calloc((size_t)n, sizeof *ref->fmag);
+    ref->umag = calloc((size_t)n, sizeof *ref->umag);
     ref->fband = calloc((size_t)n, sizeof *ref->fband);
     ref->uband = calloc((size_t)n, sizeof *ref->uband);
-    if (!f || !u || !ref->f || !ref->u || !ref->fmag || !ref->fband || !ref->uband)
+    if (!f || !u || !ref->f || !ref->u || !ref->fmag || !ref->umag || !ref->fband || !ref->uband)
         nbr_fail(3, "reference: cannot allocate the per-atom arrays for N = %d", n);
     ref->border_pairs = 0;
     ref->uband_total = 0;
@@ -45,6 +46,8 @@ void reference_compute(const Sim *s, double band, Reference *ref)
             for (int k = 0; k < 3; k++) { f[i][k] += fr * d[k]; f[j][k] -= fr * d[k]; }
             ref->fmag[i] += fabs(fr) * r;
             ref->fmag[j] += fabs(fr) * r;
+            ref->umag[i] += 0.5 * fabs(uij);
+            ref->umag[j] += 0.5 * fabs(uij);
             u[i] += 0.5L * uij;
             u[j] += 0.5L * uij;
             total += uij;
@@ -65,6 +68,6 @@ void reference_compute(const Sim *s, double band, Reference *ref)
 
 void reference_free(Reference *ref)
 {
-    free(ref->f); free(ref->u); free(ref->fmag); free(ref->fband); free(ref->uband);
+    free(ref->f); free(ref->u); free(ref->fmag); free(ref->umag); free(ref->fband); free(ref->uband);
     memset(ref, 0, sizeof *ref);
 }

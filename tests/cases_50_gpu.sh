@@ -200,7 +200,7 @@ for v in $gpu_variants; do
         bound_var=DRIFT_BOUND_$prec
         t_ok "drift-$v-$prec-sp-ne16" gpu_drift_within "${!bound_var}" $b --ne 16 --steps 10000 --equil 500 --quiet
         # the device running ahead
-        if gpu_has $b decide; then
+        if gpu_has $b decide && [ "$v" != gpu-dd ]; then   # gpu-dd's device decision: cases_90 (its backends)
             # the companions the device decision needs, where the program has them (gpu-rumd has
             # no layers and sorts instead of reordering: --sort-every stands for --reorder)
             dev="--decide device"
