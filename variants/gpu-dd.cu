@@ -43,7 +43,13 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
     if (err != cudaSuccess || ndev == 0)
         dd_fail(EXIT_INTERNAL, "no usable CUDA device on this host (%s)",
                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
-    d->local_device = dd_local_rank() % ndev;
+    int local_size = 1;
+    d->local_device = dd_local_rank(&local_size) % ndev;
+    /* NVSHMEM's on-stream reductions (the vote) refuse limited MPG runs, several processes per GPU */
+    if (s->p.decide == DECIDE_DEVICE && s->p.comm == COMM_NVSHMEM && local_size > ndev)
+        dd_fail(EXIT_INPUT, "--comm nvshmem --decide device needs one rank per GPU (NVSHMEM's on-stream max-reduce is not "
+                            "supported with several processes per GPU): %d ranks on %d GPU(s) of this host; use --comm p2p",
+                local_size, ndev);
     CUDA_CHECK(cudaSetDevice(d->local_device));
     CUDA_CHECK(cudaGetDeviceProperties(&g->prop, d->local_device));
     snprintf(g->device_name, sizeof g->device_name, "%s", g->prop.name);

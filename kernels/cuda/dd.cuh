@@ -154,7 +154,7 @@ unsigned long long dd_mix_id(unsigned long long id);
 void dd_mpi_init(int *argc, char ***argv, int *rank, int *size);
 void dd_mpi_finalize(void);
 void dd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-int dd_local_rank(void);   /* rank among the processes of this host (which GPU) */
+int dd_local_rank(int *local_size);   /* rank among the processes of this host (which GPU), and their number */
 void dd_comm_init(Dd *d);
 void dd_comm_free(Dd *d);
 /* Host-side collectives and neighbour exchanges (counts, offsets; never per step). */

@@ -583,13 +583,15 @@ void dd_comm_vote(Dd *d)
     LAUNCH_CHECK("p2p_vote_kernel");
 }
 
-int dd_local_rank(void)
+int dd_local_rank(int *local_size)
 {
     MPI_Comm local;
-    int r = 0;
+    int r = 0, size = 1;
     mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &local),
               "MPI_Comm_split_type");
     MPI_Comm_rank(local, &r);
+    MPI_Comm_size(local, &size);
     MPI_Comm_free(&local);
+    if (local_size) *local_size = size;
     return r;
 }
