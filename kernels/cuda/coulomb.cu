@@ -4,7 +4,8 @@
  * the own tile (j > i) and the last, partial tile (j < n) are handled apart so the loop over the
  * full tiles between them has no condition; the inner loop is unrolled UNROLL times with the
  * outer loop kept rolled (#pragma unroll 1), as the thesis's macro unrolling does. FULL sweeps
- * every j != i instead (each pair twice; the host halves the sum). Pass 1 leaves one sum per
+ * every j != i instead (each pair twice; the host halves the sum). The half sweep's block b takes
+ * row tiles b and rows - 1 - b (equal work per block). Pass 1 leaves one sum per
  * block (tree in shared memory), pass 2 (one block) sums those. The arrays are padded to whole
  * blocks (padding: charge 0, far away; never read unconditionally). IPT (--ipt) atoms per thread:
  * a block's tile is then blockDim * IPT atoms and each position read from shared memory serves
@@ -201,18 +202,18 @@ __device__ __forceinline__ void tile_loop(const V4 *tile, const V4 (&me)[IPT], c
 
 extern __shared__ __align__(32) unsigned char coulomb_smem[];
 
-/* A block of bsize threads owns bsize * IPT atoms (a tile): thread lid the atoms
- * k * bsize + lid of it, k < IPT, so that the staging loads stay coalesced. */
+/* Row tile g (bsize * IPT atoms; thread lid holds the atoms k * bsize + lid of it, k < IPT, so
+ * that the staging loads stay coalesced) against the tiles it sums over; its rows' energies
+ * added to the thread's (h, l). rows: the number of row tiles. */
 template <int UNROLL, int IPT, int MODE, bool FULL>
-__global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict__ pos, unsigned n,
-                                      typename ModeT<MODE>::R *out_hi, typename ModeT<MODE>::R *out_lo)
+__device__ __forceinline__ void row_tile(const typename ModeT<MODE>::V4 *__restrict__ pos, unsigned n, unsigned g,
+                                         unsigned rows, typename ModeT<MODE>::V4 *tile, typename ModeT<MODE>::R &h,
+                                         typename ModeT<MODE>::R &l)
 {
     typedef typename ModeT<MODE>::R R;
     typedef typename ModeT<MODE>::V4 V4;
-    const unsigned lid = threadIdx.x, bsize = blockDim.x, g = blockIdx.x, groups = gridDim.x;
-    const unsigned ts = bsize * IPT, own = g * ts, last = (groups - 1) * ts;
-    V4 *tile = reinterpret_cast<V4 *>(coulomb_smem);
-    R *rh = reinterpret_cast<R *>(tile + ts), *rl = rh + bsize;
+    const unsigned lid = threadIdx.x, bsize = blockDim.x;
+    const unsigned ts = bsize * IPT, own = g * ts, last = (rows - 1) * ts;
     constexpr bool SC = Scaled<MODE>::on;
     V4 me[IPT];
     R sc[IPT];
@@ -233,7 +234,7 @@ __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict
     };
 
     if (FULL) {
-        for (unsigned t = 0; t + 1 < groups; t++) {
+        for (unsigned t = 0; t + 1 < rows; t++) {
             stage(t * ts);
             __syncthreads();
             if (active) {
@@ -245,7 +246,7 @@ __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict
         stage(last);
         __syncthreads();
         if (active) {
-            if (g == groups - 1) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, NotSelf{lid, bsize, last, n});
+            if (g == rows - 1) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, NotSelf{lid, bsize, last, n});
             else tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, InRange{last, n});
         }
     } else {
@@ -255,14 +256,14 @@ __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict
         if (active) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, Above{lid, bsize, own, n});
         __syncthreads();
         /* the full tiles after it, but the last: no condition */
-        for (unsigned t = g + 1; t + 1 < groups; t++) {
+        for (unsigned t = g + 1; t + 1 < rows; t++) {
             stage(t * ts);
             __syncthreads();
             if (active) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, Always{});
             __syncthreads();
         }
         /* the last tile, unless it is the own one */
-        if (g != groups - 1) {
+        if (g != rows - 1) {
             stage(last);
             __syncthreads();
             if (active) tile_loop<UNROLL, IPT, SC>(tile, me, sc, ts, acc, InRange{last, n});
@@ -270,7 +271,6 @@ __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict
     }
     /* each row's sum sum_j q_j / r_ij times q_i; for a (hi, lo) pair hi q_i exactly as
      * hi' + e (FMA), e carried into lo; the thread's IPT rows added as (hi, lo) pairs */
-    R h = 0, l = 0;
     if (active) {
 #pragma unroll
         for (int k = 0; k < IPT; k++) {
@@ -283,13 +283,34 @@ __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict
             }
         }
     }
+}
+
+/* The half sweep folds the triangle: block b takes row tiles b and rows - 1 - b, rows + 1 tiles
+ * of work for every block (one row tile per block, the thesis's layout, left the block of row 0
+ * running alone at the end: SMs idle a quarter of the time at 240k atoms, ncu). The full sweep
+ * is uniform already: one row tile per block. */
+template <int UNROLL, int IPT, int MODE, bool FULL>
+__global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict__ pos, unsigned n, unsigned rows,
+                                      typename ModeT<MODE>::R *out_hi, typename ModeT<MODE>::R *out_lo)
+{
+    typedef typename ModeT<MODE>::R R;
+    typedef typename ModeT<MODE>::V4 V4;
+    const unsigned lid = threadIdx.x, bsize = blockDim.x, b = blockIdx.x;
+    V4 *tile = reinterpret_cast<V4 *>(coulomb_smem);
+    R *rh = reinterpret_cast<R *>(tile + bsize * IPT), *rl = rh + bsize;
+    R h = 0, l = 0;
+    row_tile<UNROLL, IPT, MODE, FULL>(pos, n, b, rows, tile, h, l);
+    if (!FULL && rows - 1 - b > b) {   /* the same for the whole block */
+        __syncthreads();
+        row_tile<UNROLL, IPT, MODE, FULL>(pos, n, rows - 1 - b, rows, tile, h, l);
+    }
     rh[lid] = h;
     rl[lid] = l;
     __syncthreads();
     reduce_tile<MODE>(rh, rl, lid, bsize);
     if (lid == 0) {
-        out_hi[g] = rh[0];
-        out_lo[g] = rl[0];
+        out_hi[b] = rh[0];
+        out_lo[b] = rl[0];
     }
 }
 
@@ -316,16 +337,17 @@ __global__ void coulomb_sum_kernel(const typename ModeT<MODE>::R *in_hi, const t
     }
 }
 
-typedef void (*EnergyLaunch)(const void *pos, unsigned n, void *hi, void *lo, unsigned groups, unsigned block,
-                             size_t smem);
+typedef void (*EnergyLaunch)(const void *pos, unsigned n, unsigned rows, void *hi, void *lo, unsigned groups,
+                             unsigned block, size_t smem);
 typedef void (*SumLaunch)(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem);
 
 template <int U, int I, int M, bool F>
-void launch_energy(const void *pos, unsigned n, void *hi, void *lo, unsigned groups, unsigned block, size_t smem)
+void launch_energy(const void *pos, unsigned n, unsigned rows, void *hi, void *lo, unsigned groups, unsigned block,
+                   size_t smem)
 {
     typedef typename ModeT<M>::R R;
     typedef typename ModeT<M>::V4 V4;
-    coulomb_energy_kernel<U, I, M, F><<<groups, block, smem>>>((const V4 *)pos, n, (R *)hi, (R *)lo);
+    coulomb_energy_kernel<U, I, M, F><<<groups, block, smem>>>((const V4 *)pos, n, rows, (R *)hi, (R *)lo);
 }
 
 template <int M> void launch_sum(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem)
@@ -374,7 +396,7 @@ SumLaunch pick_sum(int m)
 
 struct CuCtx {
     void *pos, *hi, *lo, *result;
-    unsigned groups, block, block2;
+    unsigned rows, groups, block, block2;   /* row tiles; blocks launched (half sweep: folded) */
     size_t real_size, smem, smem2;
     EnergyLaunch energy;
     SumLaunch sum;
@@ -412,8 +434,9 @@ void cu_setup(CoulombRun *r)
     c->sum = pick_sum(mode);
 
     const long n = r->sys->n;
-    c->groups = (unsigned)((n + ts - 1) / ts);
-    const size_t npad = (size_t)c->groups * ts;
+    c->rows = (unsigned)((n + ts - 1) / ts);
+    c->groups = p->sweep == SWEEP_FULL ? c->rows : (c->rows + 1) / 2;
+    const size_t npad = (size_t)c->rows * ts;
     void *host = nbr_alloc(npad * 4 * c->real_size, "CUDA positions");
     for (size_t i = 0; i < npad; i++) {
         const bool in = (long)i < n;
@@ -438,7 +461,7 @@ double cu_energy(CoulombRun *r, double *seconds)
 {
     CuCtx *c = (CuCtx *)r->ctx;
     CUDA_CHECK(cudaEventRecord(c->start));
-    c->energy(c->pos, (unsigned)r->sys->n, c->hi, c->lo, c->groups, c->block, c->smem);
+    c->energy(c->pos, (unsigned)r->sys->n, c->rows, c->hi, c->lo, c->groups, c->block, c->smem);
     LAUNCH_CHECK("coulomb_energy_kernel");
     c->sum(c->hi, c->lo, c->groups, c->result, c->block2, c->smem2);
     LAUNCH_CHECK("coulomb_sum_kernel");

@@ -13,6 +13,7 @@
  * One work-item per atom; positions and charges (x, y, z, q) of one work-group at a time are
  * staged through local memory; the own tile and the last (partial) tile are handled apart so
  * that the loop over full tiles has no condition. The arrays are padded to whole work-groups.
+ * The half sweep's work-group b takes row tiles b and rows - 1 - b (equal work per work-group).
  * Pass 1 leaves one partial sum per work-group (tree in local memory); pass 2 (one work-group)
  * sums those: the thesis's two-pass reduction. The mirror in CUDA is kernels/cuda/coulomb.cu. */
 #if MODE == 1 || MODE == 4
@@ -141,12 +142,12 @@ void reduce_tile(__local real_t *rh, __local real_t *rl, uint lid, uint size)
  * k * bsize + lid of it, k < IPT (coalesced staging loads). */
 #define STAGE(b) FOR_K tile[k * bsize + lid] = pos[(b) + k * bsize + lid]
 
-__kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_t *tile,
-                             __local real_t *rh, __local real_t *rl, __global real_t *out_hi,
-                             __global real_t *out_lo)
+/* Row tile g of `groups` against the tiles it sums over, its rows' energies added to (*h_out,
+ * *l_out); every work-item of the work-group calls it (barriers inside). */
+void row_tile(__global const real4_t *pos, uint n, uint g, uint groups, __local real4_t *tile, real_t *h_out,
+              real_t *l_out)
 {
-    const uint lid = get_local_id(0), bsize = get_local_size(0), g = get_group_id(0);
-    const uint groups = get_num_groups(0), ts = bsize * IPT, own = g * ts;
+    const uint lid = get_local_id(0), bsize = get_local_size(0), ts = bsize * IPT, own = g * ts;
     real4_t me[IPT];
     real_t sc[IPT];
     FOR_K {
@@ -207,7 +208,7 @@ __kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_
     /* each row's sum sum_j q_j / r_ij times q_i (once, not per pair as the thesis does); for a
      * (hi, lo) pair hi q_i exactly as hi' + e (FMA), e carried into lo; the work-item's IPT
      * rows added as (hi, lo) pairs */
-    real_t h = 0, l = 0;
+    real_t h = *h_out, l = *l_out;
     if (active) {
         FOR_K {
             real_t hi = ACC_HI(k), rh_k = hi * me[k].w, rl_k = ACC_LO(k) * me[k].w;
@@ -219,13 +220,32 @@ __kernel void coulomb_energy(__global const real4_t *pos, uint n, __local real4_
 #endif
         }
     }
+    *h_out = h;
+    *l_out = l;
+}
+
+/* The half sweep folds the triangle: work-group b takes row tiles b and rows - 1 - b, rows + 1
+ * tiles of work each (coulomb.cu); the full sweep one row tile per work-group. */
+__kernel void coulomb_energy(__global const real4_t *pos, uint n, uint rows, __local real4_t *tile,
+                             __local real_t *rh, __local real_t *rl, __global real_t *out_hi,
+                             __global real_t *out_lo)
+{
+    const uint lid = get_local_id(0), bsize = get_local_size(0), b = get_group_id(0);
+    real_t h = 0, l = 0;
+    row_tile(pos, n, b, rows, tile, &h, &l);
+#if !FULL
+    if (rows - 1 - b > b) {   /* the same for the whole work-group */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        row_tile(pos, n, rows - 1 - b, rows, tile, &h, &l);
+    }
+#endif
     rh[lid] = h;
     rl[lid] = l;
     barrier(CLK_LOCAL_MEM_FENCE);
     reduce_tile(rh, rl, lid, bsize);
     if (lid == 0) {
-        out_hi[g] = rh[0];
-        out_lo[g] = rl[0];
+        out_hi[b] = rh[0];
+        out_lo[b] = rl[0];
     }
 }
 

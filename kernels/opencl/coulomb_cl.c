@@ -1,7 +1,8 @@
 /* coulomb_cl.c - host side of the OpenCL Coulomb energy (see coulomb_cl.h, coulomb.cl).
  * Setup (not timed, as in the thesis): platform and device, the program built for --unroll,
  * --ipt, --acc and --sweep, positions uploaded as (x, y, z, q) padded to whole work-groups. One
- * evaluation: pass 1 over all atoms, pass 2 over the work-groups' sums, timed by the OpenCL
+ * evaluation: pass 1 over all atoms (the half sweep's work-group b: row tiles b and
+ * rows - 1 - b), pass 2 over the work-groups' sums, timed by the OpenCL
  * profiling events from the start of pass 1 to the end of pass 2. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include "coulomb_cl.h"
@@ -18,7 +19,7 @@ typedef struct {
     cl_program prog;
     cl_kernel k_energy, k_sum;
     cl_mem pos, hi, lo, result;
-    cl_uint groups;
+    cl_uint rows, groups;   /* row tiles; work-groups launched (half sweep: folded) */
     size_t block, block2, real_size;
     char device[200];
 } ClCtx;
@@ -92,8 +93,9 @@ static void cl_setup(CoulombRun *r)
 
     long n = r->sys->n;
     const size_t ts = c->block * (size_t)p->ipt;   /* a work-group's tile: block * ipt atoms */
-    c->groups = (cl_uint)((n + (long)ts - 1) / (long)ts);
-    size_t npad = (size_t)c->groups * ts;
+    c->rows = (cl_uint)((n + (long)ts - 1) / (long)ts);
+    c->groups = p->sweep == SWEEP_FULL ? c->rows : (c->rows + 1) / 2;
+    size_t npad = (size_t)c->rows * ts;
     c->real_size = dbl ? sizeof(double) : sizeof(float);
     void *host = nbr_alloc(npad * 4 * c->real_size, "OpenCL positions");
     for (size_t i = 0; i < npad; i++) {
@@ -116,11 +118,12 @@ static void cl_setup(CoulombRun *r)
     cl_uint nn = (cl_uint)n;
     ck(clSetKernelArg(c->k_energy, 0, sizeof(cl_mem), &c->pos), "clSetKernelArg");
     ck(clSetKernelArg(c->k_energy, 1, sizeof nn, &nn), "clSetKernelArg");
-    ck(clSetKernelArg(c->k_energy, 2, ts * 4 * c->real_size, NULL), "clSetKernelArg (local tile)");
-    ck(clSetKernelArg(c->k_energy, 3, c->block * c->real_size, NULL), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 2, sizeof c->rows, &c->rows), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 3, ts * 4 * c->real_size, NULL), "clSetKernelArg (local tile)");
     ck(clSetKernelArg(c->k_energy, 4, c->block * c->real_size, NULL), "clSetKernelArg");
-    ck(clSetKernelArg(c->k_energy, 5, sizeof(cl_mem), &c->hi), "clSetKernelArg");
-    ck(clSetKernelArg(c->k_energy, 6, sizeof(cl_mem), &c->lo), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 5, c->block * c->real_size, NULL), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 6, sizeof(cl_mem), &c->hi), "clSetKernelArg");
+    ck(clSetKernelArg(c->k_energy, 7, sizeof(cl_mem), &c->lo), "clSetKernelArg");
     ck(clSetKernelArg(c->k_sum, 0, sizeof(cl_mem), &c->hi), "clSetKernelArg");
     ck(clSetKernelArg(c->k_sum, 1, sizeof(cl_mem), &c->lo), "clSetKernelArg");
     ck(clSetKernelArg(c->k_sum, 2, sizeof c->groups, &c->groups), "clSetKernelArg");
