@@ -260,6 +260,12 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             s->production = 1;
             v.timer_mark(s, mark);
         }
+        /* a look ahead of the sample point where the device will stop for a host rebuild */
+        int look = 0;
+        if (device && v.run_horizon) {
+            const int h = v.run_horizon(s);
+            if (h >= 1 && h <= end - step) { end = step + h - 1; look = 1; }
+        }
         if (device) {
             const int nsteps = end - step + 1;
             if (!(p->graph && v.chunk_replay && v.chunk_replay(s, nsteps))) {
@@ -281,6 +287,10 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                 continue;
             }
             stop_if_not_finite(s, &res);
+            if (look) {   /* not a sample point: no statistics */
+                step = end + 1;
+                continue;
+            }
             if (!s->production) { rescale_acc += s->props.ukin_sum; rescale_n++; }
         } else {
             for (int k = step; k <= end; k++) {

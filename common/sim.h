@@ -126,6 +126,11 @@ typedef struct Variant {
     void (*device_decide)(Sim *s);
     int  (*sample)(Sim *s);             /* props and stats to the host: -1, or, when a capacity had
                                            to grow, the step to replay from (state restored) */
+    /* For a variant whose rebuilds need the host (gpu-dd: migration): how many steps from the
+     * next one the device can run before a rebuild may be due (0: no estimate). The host then
+     * looks there (sample, no statistics) instead of queuing gated steps up to the sample
+     * point. Must give the same answer on every rank (it sets where collectives happen). */
+    int  (*run_horizon)(Sim *s);
     /* --graph on: the steps between two sample points captured once as a CUDA graph */
     int  (*chunk_replay)(Sim *s, int nsteps); /* 1 = a graph of nsteps steps was launched */
     void (*chunk_begin)(Sim *s, int nsteps);  /* starts capturing */

@@ -273,6 +273,7 @@ int main(int argc, char **argv)
     variant.device_rebuild = dd_run_rebuild;
     variant.device_decide = dd_run_decide;
     variant.sample = dd_run_sample;
+    variant.run_horizon = dd_run_horizon;
     const int rc = nbr_main(n, argv, &variant);
     fflush(stdout);
     dd_mpi_finalize();

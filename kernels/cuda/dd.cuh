@@ -202,6 +202,7 @@ void dd_run_begin(Sim *s);
 void dd_run_rebuild(Sim *s);
 void dd_run_decide(Sim *s);
 int dd_run_sample(Sim *s);
+int dd_run_horizon(Sim *s);   /* steps until the device may stop for a rebuild (Variant.run_horizon) */
 void dd_run_kick_drift(Dd *d);
 void dd_run_kick(Dd *d);
 int dd_run_halted_seen(const Dd *d);   /* the host saw the device stop (a mapped read, no wait) */
