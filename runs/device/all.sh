@@ -53,7 +53,7 @@ if want suite; then
     pack
 fi
 if want dd; then
-    OUT=$R/dd DD_PART=timing timeout "${DD_S:-90}" runs/device/dd.sh >"$R/dd-timing.out" 2>&1
+    OUT=$R/dd DD_PART=timing DD_WALL=$(( ${DD_S:-90} - 10 )) timeout "${DD_S:-90}" runs/device/dd.sh >"$R/dd-timing.out" 2>&1
     say "gpu-dd timing: $(tail -1 "$R/dd-timing.out")"
     pack
 fi
