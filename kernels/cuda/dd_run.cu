@@ -35,44 +35,6 @@
 
 namespace {
 
-/* integrate.cu's kick_drift_kernel and kick_props_kernel<true> (the same arithmetic, so the
- * same trajectory as --decide host) with a gate: nothing while the device is stopped. The wrap
- * of a rebuild is the host's (dd_wrap), so none here. */
-__global__ void run_kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt, const int *gate)
-{
-    if (*gate) return;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    real4 ri = r[i], vi = v[i];
-    const real4 ai = a[i];
-    vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
-    ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
-    r[i] = ri;
-    v[i] = vi;
-}
-
-__global__ void run_kick_kernel(real4 *v, const real4 *a, int n, real half_dt, double *part_ukin, double *part_vvmax,
-                                unsigned long long *vvmax_bits, const int *gate)
-{
-    if (*gate) return;   /* uniform: no block splits before the reductions */
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    double vv = 0;
-    if (i < n) {
-        real4 vi = v[i];
-        const real4 ai = a[i];
-        vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
-        v[i] = vi;
-        vv = (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
-    }
-    const double sum = block_reduce(vv, SumOp(), 0.0);
-    const double most = block_reduce(vv, MaxOp(), 0.0);
-    if (threadIdx.x == 0) {
-        part_ukin[blockIdx.x] = sum;
-        part_vvmax[blockIdx.x] = most;
-        atomicMax(vvmax_bits, (unsigned long long)__double_as_longlong(most));
-    }
-}
-
 /* md_loop.c's rebuild test on the combined largest v^2; a rebuild due stops the device. */
 __global__ void run_decide_kernel(DdCtrl *c, unsigned long long *vv_local, const unsigned long long *vv_all, int step,
                                   double dt, double threshold, int *halt_host)
@@ -213,26 +175,12 @@ void dd_run_begin(Sim *s)
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
 }
 
-void dd_run_kick_drift(Dd *d)
-{
-    GpuSim *g = d->g;
-    const Sim *s = &d->dom;
-    run_kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
-                                                                   (real)s->p.dt, d->gate);
-    LAUNCH_CHECK("run_kick_drift_kernel");
-    g->v_parts_valid = 0;
-}
+/* integrate.cu's kick-drift and kick (the same arithmetic, so the same trajectory as --decide
+ * host), gated: nothing while the device is stopped. The wrap of a rebuild is the host's
+ * (dd_wrap), so none here. */
+void dd_run_kick_drift(Dd *d) { gpu_kick_drift_halted(&d->dom, d->gate); }
 
-void dd_run_kick(Dd *d)
-{
-    GpuSim *g = d->g;
-    const Sim *s = &d->dom;
-    run_kick_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->v, g->a, s->n, (real)(0.5 * s->p.dt),
-                                                             g->parts + PART_UKIN * g->blocks,
-                                                             g->parts + PART_VVMAX * g->blocks, d->vv_local, d->gate);
-    LAUNCH_CHECK("run_kick_kernel");
-    g->v_parts_valid = 1;
-}
+void dd_run_kick(Dd *d) { gpu_kick_halted(&d->dom, d->vv_local, d->gate); }
 
 /* The step the device found due rebuilds here, on the host (md_loop.c's rebuild, wrap first). */
 void dd_run_rebuild(Sim *s)

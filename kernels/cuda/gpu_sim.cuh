@@ -320,6 +320,10 @@ void gpu_forces(Sim *s);
  * domains while the halo is in flight, then the rest. */
 void gpu_forces_blocks(Sim *s, int first_block, int nblocks, cudaStream_t stream);
 void gpu_kick(Sim *s);
+/* the same stages for a device that may be stopped (*halt: nothing), no wrap; vvmax_bits: the step's
+ * largest v^2 (as bits) for a device-side rebuild test, or NULL (gpu-dd running ahead) */
+void gpu_kick_drift_halted(Sim *s, const int *halt);
+void gpu_kick_halted(Sim *s, unsigned long long *vvmax_bits, const int *halt);
 void gpu_props(Sim *s);
 void gpu_rescale(Sim *s, double factor);
 void gpu_download(Sim *s);

@@ -18,10 +18,13 @@
 
 /* wrap_gate (device decision): where *wrap_gate, the step rebuilds, and the periodic wrap
  * that opens a rebuild is done here, on the positions in registers. set_cond (--graph cond):
- * the graph's rebuild IF node takes the same decision (device_loop.cu). */
+ * the graph's rebuild IF node takes the same decision (device_loop.cu). halt (gpu-dd running
+ * ahead): nothing while the device is stopped for a host rebuild (dd_run.cu). */
 __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt,
-                                  const int *wrap_gate, real L, int set_cond, cudaGraphConditionalHandle cond)
+                                  const int *wrap_gate, real L, int set_cond, cudaGraphConditionalHandle cond,
+                                  const int *halt)
 {
+    if (halt && *halt) return;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (set_cond && i == 0) cudaGraphSetConditional(cond, *wrap_gate);
     if (i >= n) return;
@@ -40,8 +43,9 @@ __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, rea
  * of v^2 in part_ukin / part_vvmax. */
 template <bool Kick>
 __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt, double *part_ukin,
-                                  double *part_vvmax, unsigned long long *vvmax_bits)
+                                  double *part_vvmax, unsigned long long *vvmax_bits, const int *halt)
 {
+    if (halt && *halt) return;   /* uniform: no block splits before the reductions */
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     double vv = 0;
     if (i < n) {
@@ -156,19 +160,34 @@ void gpu_kick_drift(Sim *s)
     }
     kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
                                                                (real)s->p.dt, g->device_mode ? &g->ctrl->due : nullptr,
-                                                               s->L, g->cond_capture, g->rebuild_cond);
+                                                               s->L, g->cond_capture, g->rebuild_cond, nullptr);
     LAUNCH_CHECK("kick_drift_kernel");
     g->v_parts_valid = 0;
+}
+
+void gpu_kick_drift_halted(Sim *s, const int *halt)
+{
+    GpuSim *g = gpu_of(s);
+    kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
+                                                               (real)s->p.dt, nullptr, s->L, 0, 0, halt);
+    LAUNCH_CHECK("kick_drift_kernel");
+    g->v_parts_valid = 0;
+}
+
+void gpu_kick_halted(Sim *s, unsigned long long *vvmax_bits, const int *halt)
+{
+    GpuSim *g = gpu_of(s);
+    kick_props_kernel<true><<<g->blocks, g->threads, 0, g->stream>>>(
+        g->v, g->a, s->n, (real)(0.5 * s->p.dt), g->parts + PART_UKIN * g->blocks, g->parts + PART_VVMAX * g->blocks,
+        vvmax_bits, halt);
+    LAUNCH_CHECK("kick_props_kernel");
+    g->v_parts_valid = 1;
 }
 
 void gpu_kick(Sim *s)
 {
     GpuSim *g = gpu_of(s);
-    kick_props_kernel<true><<<g->blocks, g->threads, 0, g->stream>>>(
-        g->v, g->a, s->n, (real)(0.5 * s->p.dt), g->parts + PART_UKIN * g->blocks, g->parts + PART_VVMAX * g->blocks,
-        g->device_mode ? &g->ctrl->vvmax_bits : nullptr);
-    LAUNCH_CHECK("kick_props_kernel");
-    g->v_parts_valid = 1;
+    gpu_kick_halted(s, g->device_mode ? &g->ctrl->vvmax_bits : nullptr, nullptr);
 }
 
 void gpu_wrap(Sim *s)
@@ -198,7 +217,7 @@ void gpu_props(Sim *s)
     const int nb = g->blocks;
     if (!g->v_parts_valid) {
         kick_props_kernel<false><<<nb, g->threads, 0, g->stream>>>(g->v, g->a, s->n, 0, g->parts + PART_UKIN * nb,
-                                                                   g->parts + PART_VVMAX * nb, nullptr);
+                                                                   g->parts + PART_VVMAX * nb, nullptr, nullptr);
         LAUNCH_CHECK("kick_props_kernel");
         g->v_parts_valid = 1;
     }
