@@ -90,7 +90,7 @@ prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
 
 CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)))
 GPU_BINS := $(if $(NVCC),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
-TEST_BINS := $(BUILD)/double/test-core $(BUILD)/float/test-core
+TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop)
 
 .PHONY: all cpu gpu run test info clean plots report
 all: cpu gpu $(TEST_BINS)
@@ -134,6 +134,8 @@ $(BUILD)/$(1)/gen/coulomb_cl_src.o: $(OPENCL_GEN)
 $(BUILD)/$(1)/coulomb: $(BUILD)/$(1)/variants/coulomb.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C) $(OPENCL_C)) $(if $(OPENCL_FOUND),$(BUILD)/$(1)/gen/coulomb_cl_src.o)
 	$(CC) $(CFLAGS) -fopenmp $$^ -o $$@ $(LDLIBS) $(if $(OPENCL_FOUND),-lOpenCL)
 $(BUILD)/$(1)/test-core: $(BUILD)/$(1)/tests/test_core.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/$(1)/test-loop: $(BUILD)/$(1)/tests/loop_emulator.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 # CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
 $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)

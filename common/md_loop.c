@@ -54,6 +54,12 @@ static void rebuild(Sim *s, LoopState *ls)
         if (s->production) s->stats.reorders++;
     }
     if (v->build) v->build(s);
+    loop_rebuild_done(s);
+    ls->built_at = s->step;
+}
+
+void loop_rebuild_done(Sim *s)
+{
     s->stats.builds_total++;
     if (s->step > 0) s->stats.rebuild_hash = s->stats.rebuild_hash * 1000003u + (unsigned long long)s->step;
     if (s->production) {
@@ -63,7 +69,16 @@ static void rebuild(Sim *s, LoopState *ls)
     if (s->stats.layers > s->stats.layers_max) s->stats.layers_max = s->stats.layers;
     s->rebuild_due = 0;
     s->disp_acc = 0;
-    ls->built_at = s->step;
+}
+
+int loop_horizon_estimate(const Sim *s)
+{
+    const double per_step = sqrt(s->props.vv_max) * s->p.dt;
+    if (!(per_step > 0)) return 0;
+    /* a stop found at the last look rebuilds at the next step, from a displacement of 0 */
+    const double left = s->p.rebuild_frac * s->p.delta - (s->rebuild_due ? 0.0 : s->disp_acc);
+    const double k = ceil(left / per_step);
+    return k < 1 ? 1 : k > 1e9 ? 1000000000 : (int)k;
 }
 
 static double total_energy(const Sim *s)

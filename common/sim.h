@@ -153,6 +153,13 @@ typedef struct Variant {
  * loop, validate if asked, print the summary and append the CSV row. Returns the exit code. */
 int nbr_main(int argc, char **argv, const Variant *v);
 
+/* A rebuild's bookkeeping (counts, the hash of the rebuild steps, the displacement reset), for
+ * the loop and for a variant whose host rebuilds run inside a chunk of device steps (gpu-dd). */
+void loop_rebuild_done(Sim *s);
+/* The steps from the next one until the displacement test would fire if every step moved the
+ * fastest atom as far as the last one did (props.vv_max); 0 = no estimate. A run_horizon. */
+int loop_horizon_estimate(const Sim *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,3 +2,27 @@
 for prec in double float; do
     t_grep "core-unit-$prec" ' 0 failed' "$BUILD/$prec/test-core"
 done
+
+# The running-ahead loop (md_loop.c, --decide device) on the CPU, with a stand-in device whose
+# rebuilds need the host (tests/loop_emulator.c, as gpu-dd): from the same start, with no
+# equilibration (rescaling reads the host's every-step sums, the device path its samples), the
+# device path with and without run_horizon rebuilds at the host decision's steps and ends in
+# the same state to every printed digit; the horizon hands the device fewer than half the steps.
+loop_emulator_same() {
+    local b=$1 args="--ne 8 --steps 600 --equil 0 --sample-every 100 --stage-reps 0" host dev0 dev
+    host=$($b $args --decide host) && dev0=$(NBR_EMU_HORIZON=0 $b $args --decide device) &&
+        dev=$($b $args --decide device) || { echo "a run failed"; return 1; }
+    local pick='rebuilds after|energy E/N'
+    for out in "$dev0" "$dev"; do
+        [ "$(grep -E "$pick" <<<"$out")" = "$(grep -E "$pick" <<<"$host")" ] ||
+            { echo "differs from the host decision:"; grep -E "$pick" <<<"$host"; grep -E "$pick" <<<"$out"; return 1; }
+    done
+    local n0 n1
+    n0=$(grep -oE '[0-9]+ device steps launched' <<<"$dev0" | cut -d' ' -f1)
+    n1=$(grep -oE '[0-9]+ device steps launched' <<<"$dev" | cut -d' ' -f1)
+    echo "same rebuild steps and energies; device steps launched: $n0 without the horizon, $n1 with it"
+    [ "$n1" -gt 0 ] && [ $((2 * n1)) -lt "$n0" ] || { echo "the horizon saved too little"; return 1; }
+}
+for prec in double float; do
+    t_grep "loop-emulator-device-same-as-host-$prec" 'same rebuild steps' loop_emulator_same "$BUILD/$prec/test-loop"
+done

@@ -190,16 +190,7 @@ void dd_run_rebuild(Sim *s)
     d->rebuild_at = -1;
     dd_wrap(d);
     dd_rebuild(s, d);
-    Stats *st = &s->stats;
-    st->builds_total++;
-    st->rebuild_hash = st->rebuild_hash * 1000003u + (unsigned long long)s->step;
-    if (s->production) {
-        st->builds++;
-        st->nbr_sum += st->nbr_entries;
-    }
-    if (st->layers > st->layers_max) st->layers_max = st->layers;
-    s->rebuild_due = 0;
-    s->disp_acc = 0;
+    loop_rebuild_done(s);
     CUDA_CHECK(cudaMemsetAsync(&d->ctrl->disp, 0, sizeof(double), d->g->stream));
 }
 
@@ -227,12 +218,7 @@ int dd_run_horizon(Sim *s)
         const char *env = getenv("NBR_DD_HORIZON");
         off = env && !strcmp(env, "0");
     }
-    const double per_step = sqrt(s->props.vv_max) * s->p.dt;
-    if (off || !(per_step > 0)) return 0;
-    /* a stop found at the last look rebuilds at the next step, from a displacement of 0 */
-    const double left = s->p.rebuild_frac * s->p.delta - (s->rebuild_due ? 0.0 : s->disp_acc);
-    const double k = ceil(left / per_step);
-    return k < 1 ? 1 : k > 1e9 ? 1000000000 : (int)k;
+    return off ? 0 : loop_horizon_estimate(s);
 }
 
 /* A sample point: the one wait of the chunk. A stop before its end sends the loop back to the

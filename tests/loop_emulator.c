@@ -1,0 +1,111 @@
+/* tests/loop_emulator.c - md_loop.c's running-ahead path (--decide device) on the CPU, with a
+ * stand-in "device" whose rebuilds need the host, as gpu-dd's do: the displacement test runs
+ * in device_decide and, when a rebuild is due at step h, stops the device (later steps change
+ * nothing, as gpu-dd's gated kernels); the host finds the stop at a sample point or a look
+ * (Variant.run_horizon), the loop replays from h + 1 and that step rebuilds on the host.
+ * The forces are cpu-allpairs' own (included below, its main renamed), so the trajectory does
+ * not depend on the rebuild schedule: a replay that ran a step twice or skipped one changes the
+ * final energy, a rebuild at the wrong step changes the hash of the rebuild steps.
+ * Tested by tests/cases_10_core.sh against --decide host on the same start:
+ *   NBR_EMU_HORIZON=0   sample points only (gpu-dd before run_horizon)
+ *   otherwise           looks at loop_horizon_estimate's steps
+ * and prints, after the run, how many steps the device was given per step of the run. */
+#define main cpu_allpairs_main
+#include "../variants/cpu-allpairs.c"
+#undef main
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct {
+    double disp;       /* the device's displacement sum */
+    int halted;        /* the step at which it stopped for a rebuild (0: running) */
+    int rebuild_at;    /* the step the host rebuilds at */
+    long launched;     /* steps handed to the device, stopped ones included */
+    int horizon;
+} emu;
+
+static void emu_begin(Sim *s)
+{
+    emu.disp = s->disp_acc;
+    emu.halted = 0;
+    emu.rebuild_at = s->rebuild_due ? s->step + 1 : -1;
+}
+
+static void emu_kick_drift(Sim *s)
+{
+    emu.launched++;
+    if (!emu.halted) cpu_kick_drift(s);
+}
+
+static void emu_rebuild(Sim *s)
+{
+    if (s->step != emu.rebuild_at) return;
+    emu.rebuild_at = -1;
+    cpu_wrap(s);
+    loop_rebuild_done(s);
+    emu.disp = 0;
+}
+
+static void emu_forces(Sim *s)
+{
+    if (!emu.halted) forces(s);
+}
+
+static void emu_kick(Sim *s)
+{
+    if (emu.halted) return;
+    cpu_kick(s);
+    cpu_props(s);   /* the step's largest v^2, as the device's kick leaves it */
+}
+
+/* md_loop.c's test, on the "device" */
+static void emu_decide(Sim *s)
+{
+    if (emu.halted) return;
+    emu.disp += sqrt(s->props.vv_max) * s->p.dt;
+    if (emu.disp >= s->p.rebuild_frac * s->p.delta) emu.halted = s->step;
+}
+
+static int emu_sample(Sim *s)
+{
+    const int h = emu.halted;
+    if (h) {
+        if (h > s->step) {
+            fprintf(stderr, "loop_emulator: stopped at step %d, after the sample point %d\n", h, s->step);
+            exit(4);
+        }
+        emu.rebuild_at = h + 1;
+        s->rebuild_due = 1;
+        emu.halted = 0;
+        if (h < s->step) {
+            s->step = h;
+            return h;
+        }
+    }
+    s->disp_acc = emu.disp;
+    return -1;
+}
+
+static int emu_horizon(Sim *s) { return emu.horizon ? loop_horizon_estimate(s) : 0; }
+
+int main(int argc, char **argv)
+{
+    const char *env = getenv("NBR_EMU_HORIZON");
+    emu.horizon = !(env && !strcmp(env, "0"));
+    Variant v = variant;
+    v.name = "loop-emulator";
+    v.summary = "md_loop's running-ahead path on the CPU (cpu-allpairs' forces, a stand-in device)";
+    v.knobs |= KNOB_DECIDE;
+    v.device_begin = emu_begin;
+    v.kick_drift = emu_kick_drift;
+    v.device_rebuild = emu_rebuild;
+    v.forces = emu_forces;
+    v.kick = emu_kick;
+    v.device_decide = emu_decide;
+    v.sample = emu_sample;
+    v.run_horizon = emu_horizon;
+    const int rc = nbr_main(argc, argv, &v);
+    if (emu.launched) printf("loop-emulator: %ld device steps launched\n", emu.launched);
+    return rc;
+}
