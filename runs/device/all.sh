@@ -5,9 +5,14 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (220)  DD_S (90)  COULOMB_S (80)  SALT_S (24)  GAMDPY_S (65)  PARTS (all:
-#        build suite dd coulomb salt gamdpy, space-separated). Carry .cl (the OpenCL .debs,
+#   env: SUITE_S (220)  DD_S (90)  COULOMB_S (80)  SALT_S (24)  GAMDPY_S (65)  TABLES_S (360)
+#        PERF_S (150)  PARTS (default: build suite dd coulomb salt gamdpy, space-separated; also
+#        ddprobe: gpu-dd at 1M atoms on 2 GPUs, host against device decisions with and without
+#        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
+#        COULOMB_PARTS=perf runs/device/coulomb.sh). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
+# Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
+#   runs/device/snap.sh --run runs/device/all.sh   carrying .snap.tar, .git-rev, .cl (and .whl)
 set -u
 export PATH=$PATH:/usr/local/cuda/bin NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 # no PyPI there: plots/venv.sh fails at once instead of retrying, its tests SKIP
@@ -63,6 +68,35 @@ if want coulomb && [ -x runs/device/coulomb.sh ]; then
     OUT=$R/coulomb COULOMB_PARTS="opencl tables" WATER_SIZES="43239 239922 630828" \
         timeout "${COULOMB_S:-80}" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
     say "coulomb: $(tail -1 "$R/coulomb.out")"
+    pack
+fi
+if want ddprobe; then
+    # the same 1M-atom SP run (float, 2 ranks) under each decision, two rounds interleaved
+    for round in 1 2; do
+        for c in "p2p --decide host" "p2p --decide device" "nvshmem --decide host" "nvshmem --decide device" \
+                 "nccl --decide host" "nccl --decide device"; do
+            for hz in 1 0; do
+                case $c in *device*) ;; *) [ $hz = 0 ] && continue ;; esac
+                line=$(NBR_DD_HORIZON=$hz timeout 40 mpirun --allow-run-as-root --bind-to none -np 2 build/float/gpu-dd \
+                    --comm $c --ne 100 --steps 1100 --equil 100 --reduce device --sample-every 100 --stage-reps 0 \
+                    --csv "$R/dd_decide.csv" --tag "ddprobe-r$round-${c// /_}-horizon$hz" 2>&1 | grep 'us/atom-step')
+                echo "round $round, $c, horizon $hz: ${line:-failed}" | tee -a "$R/dd_decide.txt"
+            done
+        done
+    done
+    say "ddprobe: $(wc -l <"$R/dd_decide.txt") runs"
+    pack
+fi
+if want tables; then
+    # appended to the committed results/h200 CSVs of the snapshot (paper-loop rows beside), copied back whole
+    GPU_LOOP=device timeout "${TABLES_S:-360}" runs/gpu_tables.sh >"$R/gpu_tables.log" 2>&1
+    say "tables (rc $?): $(tail -1 "$R/gpu_tables.log")"
+    rm -rf "$R/results-h200" && cp -r results/h200 "$R/results-h200"
+    pack
+fi
+if want perf && [ -x runs/device/coulomb.sh ]; then
+    OUT=$R/coulomb-perf COULOMB_PARTS=perf timeout "${PERF_S:-150}" runs/device/coulomb.sh >"$R/coulomb-perf.out" 2>&1
+    say "coulomb perf: $(tail -1 "$R/coulomb-perf.out")"
     pack
 fi
 if want salt; then
