@@ -1,0 +1,21 @@
+# README against the code: every --flag README.md names is a flag some program's --help lists
+# (generated from the option tables that parse them), or one a script under runs/ or plots/
+# reads (its text names it), or mpirun's. A flag renamed or removed in the code but left in
+# the README fails here.
+readme_flags_known() {
+    local known unknown=() f b
+    known=$(for b in "$BUILD"/double/* "$BUILD"/float/*; do
+                case ${b##*/} in test-*) continue ;; esac
+                [ -f "$b" ] && [ -x "$b" ] && "$b" --help 2>&1
+            done | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
+    [ -n "$known" ] || { echo "no program's --help read (nothing built?)"; return 1; }
+    for f in $(grep -oE -- '--[a-z][a-z0-9-]+' README.md | sort -u); do
+        grep -qxF -- "$f" <<<"$known" && continue
+        case $f in --help | --allow-run-as-root | --bind-to | --oversubscribe) continue ;; esac
+        grep -qF -- "$f" runs/*.sh runs/*.py runs/device/*.sh plots/*.py && continue
+        unknown+=("$f")
+    done
+    [ ${#unknown[@]} -eq 0 ] || { echo "README names flags no program or script has: ${unknown[*]}"; return 1; }
+    echo "every README flag is known ($(wc -w <<<"$known") program flags)"
+}
+t_grep readme-flags-known 'every README flag is known' readme_flags_known
