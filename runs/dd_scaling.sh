@@ -170,9 +170,10 @@ halo_row() {   # TAG
         { IFS= read -r vals; [[ $vals =~ ^[^,]+,[^,]+,[^,]+,[^,]+,[0-9]+$ ]] && echo "$tag,$rev,$host,$vals" >>"$halo"; } || true
 }
 
-k=0 failed=0 t_start=$(date +%s)
+# in milliseconds: whole seconds could tick over between the start and the first point's check
+k=0 failed=0 t_start=$(date +%s%3N)
 for p in "${points[@]}"; do
-    if [ "$DD_BUDGET" != 0 ] && [ $(($(date +%s) - t_start)) -ge "$DD_BUDGET" ]; then
+    if [ "$DD_BUDGET" != 0 ] && [ $(($(date +%s%3N) - t_start)) -ge $((DD_BUDGET * 1000)) ]; then
         echo "dd_scaling: the budget of $DD_BUDGET s is spent after $k of ${#points[@]} points; the next call goes on" \
             "from there (the points done are skipped)" >&2
         break
