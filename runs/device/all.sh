@@ -5,7 +5,7 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (220)  DD_S (90)  COULOMB_S (80)  SALT_S (24)  GAMDPY_S (65)  TABLES_S (360)
+#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80)  SALT_S (24)  GAMDPY_S (65)  TABLES_S (360)
 #        PERF_S (150)  PARTS (default: build suite dd coulomb salt gamdpy, space-separated; also
 #        ddprobe: gpu-dd at 1M atoms on 2 GPUs, host against device decisions with and without
 #        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
@@ -48,7 +48,7 @@ nvcc -std=c++17 -arch=sm_90 runs/device/probe_graph_cond.cu -o /tmp/probe_cond >
 pack
 
 if want suite; then
-    TEST_JOBS=16 timeout "${SUITE_S:-220}" tests/run.sh >"$R/make-test.log" 2>&1
+    TEST_JOBS=16 timeout "${SUITE_S:-480}" tests/run.sh >"$R/make-test.log" 2>&1
     say "suite (rc $?): $(tail -1 "$R/make-test.log")"
     grep -E '^FAIL' "$R/make-test.log" | head -20 | tee -a "$R/summary.txt"
     # each failed test's whole log (the suite prints its last 8 lines only)
