@@ -23,10 +23,14 @@ static struct {
     int rebuild_at;    /* the step the host rebuilds at */
     long launched;     /* steps handed to the device, stopped ones included */
     int horizon;
+    Props device;      /* the device's properties of its last step */
+    Props seen;        /* what the host read at the last sample or look: s->props between them,
+                          as gpu-dd's (so the horizon works from them) */
 } emu;
 
 static void emu_begin(Sim *s)
 {
+    emu.device = emu.seen = s->props;
     emu.disp = s->disp_acc;
     emu.halted = 0;
     emu.rebuild_at = s->rebuild_due ? s->step + 1 : -1;
@@ -59,11 +63,14 @@ static void emu_kick(Sim *s)
     cpu_props(s);   /* the step's largest v^2, as the device's kick leaves it */
 }
 
-/* md_loop.c's test, on the "device" */
+/* md_loop.c's test, on the "device"; the step's properties stay there (forces and kick wrote
+ * them into s->props, which goes back to what the host last read) */
 static void emu_decide(Sim *s)
 {
     if (emu.halted) return;
-    emu.disp += sqrt(s->props.vv_max) * s->p.dt;
+    emu.device = s->props;
+    s->props = emu.seen;
+    emu.disp += sqrt(emu.device.vv_max) * s->p.dt;
     if (emu.disp >= s->p.rebuild_frac * s->p.delta) emu.halted = s->step;
 }
 
@@ -84,6 +91,7 @@ static int emu_sample(Sim *s)
         }
     }
     s->disp_acc = emu.disp;
+    s->props = emu.seen = emu.device;
     return -1;
 }
 
