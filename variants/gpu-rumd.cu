@@ -327,26 +327,11 @@ __global__ void __launch_bounds__(1024) build_sort_kernel(PosSource pos, const i
         const int cx = cell_coord(ri.x, L, grid.inv_w, G), cy = cell_coord(ri.y, L, grid.inv_w, G),
                   cz = cell_coord(ri.z, L, grid.inv_w, G);
         int *w = W + w_index<WLAYOUT_ROW>(0, i, n, nbr_cap);
-        real4 rs = ri;
-        for (int dz = -2; dz <= 2; dz++) {
-            real sz;
-            const int nz = wrap_cell(cz, dz, G, L, sz);
-            rs.z = ri.z - sz;
-            for (int dy = -2; dy <= 2; dy++) {
-                real sy;
-                const int ny = wrap_cell(cy, dy, G, L, sy);
-                rs.y = ri.y - sy;
-                for (int dx = -2; dx <= 2; dx++) {
-                    real sx;
-                    const int nx = wrap_cell(cx, dx, G, L, sx);
-                    rs.x = ri.x - sx;
-                    const int c = cell_index(nx, ny, nz, G);
-                    const int j_end = end[c];
-                    for (int j = start[c]; j < j_end; j++)
-                        record_candidate(i, j, fetch_pos<Mode>(pos, j), rs, rn2, w, (size_t)n, m, nbr_cap);
-                }
-            }
-        }
+        walk_cells<2>(cx, cy, cz, G, L, ri, [&](int c, const real4 &rs) {
+            const int j_end = end[c];
+            for (int j = start[c]; j < j_end; j++)
+                record_candidate(i, j, fetch_pos<Mode>(pos, j), rs, rn2, w, (size_t)n, m, nbr_cap);
+        });
         nbr_count[i] = m;
     }
     record_nbr_stats(m, status);

@@ -229,27 +229,27 @@ __device__ __forceinline__ int wrap_cell(int c, int d, int G, real L, real &shif
     return c < 0 ? c + G : (c >= G ? c - G : c);
 }
 
-/* The 27-cell walk of every list build, written once: calls visit(cell, rs) for each of the
- * 27 cells around cell c (c itself included), z outermost, each offset from -1 to +1, with
- * rs = r_i shifted next to that periodic image of the cell (rs = r_i - shift, wrap_cell),
- * so a candidate j of the cell is tested as rs - r_j without minimum-image code. The
- * shifts are formed per axis in the loop that owns the axis (three per cell at most).
- * Threads that walk the same c (gpu-old's block) visit the same cells in the same order,
- * so the visitor may synchronise the block. */
-template <class Visit>
-__device__ __forceinline__ void walk_27_cells(int c, int G, real L, const real4 &ri, Visit &&visit)
+/* The cell walk of every list build, written once: calls visit(cell, rs) for each of the
+ * (2 Reach + 1)^3 cells around cell (cx, cy, cz) (itself included), z outermost, each offset
+ * from -Reach to +Reach, with rs = r_i shifted next to that periodic image of the cell
+ * (rs = r_i - shift, wrap_cell), so a candidate j of the cell is tested as rs - r_j without
+ * minimum-image code. The shifts are formed per axis in the loop that owns the axis (three
+ * per cell at most). Reach 1: 27 cells of edge >= r_n (gpu-layer, gpu-old); Reach 2: 125 cells
+ * of edge >= r_n / 2 (gpu-rumd's sort). Threads that walk the same cell (gpu-old's block)
+ * visit the same cells in the same order, so the visitor may synchronise the block. */
+template <int Reach, class Visit>
+__device__ __forceinline__ void walk_cells(int cx, int cy, int cz, int G, real L, const real4 &ri, Visit &&visit)
 {
-    const int cx = c % G, cy = (c / G) % G, cz = c / (G * G);
     real4 rs = ri;
-    for (int dz = -1; dz <= 1; dz++) {
+    for (int dz = -Reach; dz <= Reach; dz++) {
         real sz;
         const int nz = wrap_cell(cz, dz, G, L, sz);
         rs.z = ri.z - sz;
-        for (int dy = -1; dy <= 1; dy++) {
+        for (int dy = -Reach; dy <= Reach; dy++) {
             real sy;
             const int ny = wrap_cell(cy, dy, G, L, sy);
             rs.y = ri.y - sy;
-            for (int dx = -1; dx <= 1; dx++) {
+            for (int dx = -Reach; dx <= Reach; dx++) {
                 real sx;
                 const int nx = wrap_cell(cx, dx, G, L, sx);
                 rs.x = ri.x - sx;
@@ -257,6 +257,12 @@ __device__ __forceinline__ void walk_27_cells(int c, int G, real L, const real4 
             }
         }
     }
+}
+
+template <class Visit>
+__device__ __forceinline__ void walk_27_cells(int c, int G, real L, const real4 &ri, Visit &&visit)
+{
+    walk_cells<1>(c % G, (c / G) % G, c / (G * G), G, L, ri, visit);
 }
 
 /* One candidate j of atom i in a list build: recorded in W (through the running pointer w,
