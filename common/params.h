@@ -102,6 +102,7 @@ typedef struct Params {
     char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */
     int dd_overlap;      /* 1: inner atoms' forces while the remote halo is in flight */
     int dd_graph;        /* 1: the halo of a step as one CUDA graph */
+    int dd_newton;       /* 1: half-shell ghosts, each pair across a boundary on one domain, forces sent back */
     int ranks;           /* not a flag: the ranks that ran (the program sets it; CSV column ranks) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
