@@ -18,7 +18,7 @@
 const char *const cimpl_names[] = {"ref", "opencl", "cuda", NULL};
 const char *const acc_names[] = {"float", "double", "kahan", "pairwise", "exact", NULL};
 const char *const ref_names[] = {"cpu", "device", NULL};
-const char *const sweep_names[] = {"half", "full", NULL};
+const char *const sweep_names[] = {"half", "full", "folded", NULL};
 
 #define F(field) offsetof(CoulombParams, field)
 static const Option options[] = {
@@ -41,8 +41,9 @@ static const Option options[] = {
     {"wg", T_INT, F(block), 1, 1024, NULL, CKNOB_OPENCL, NULL,
      "OpenCL's name for --block: work-items per work-group (the same setting, recorded in the block column)"},
     {"sweep", T_ENUM, F(sweep), 0, 0, sweep_names, CKNOB_TILED, "sweep",
-     "half: each work-item sums j > i (own tile and last tile apart, the thesis); full: all j != i, every pair twice, "
-     "halved"},
+     "half: each work-item sums j > i (own tile and last tile apart), work-group b the row tile b (the thesis); "
+     "folded: the same sums, work-group b the row tiles b and rows-1-b (equal work per group, half the groups); "
+     "full: all j != i, every pair twice, halved (group b: row tile b)"},
     {"threads", T_INT, F(threads), 0, 4096, NULL, CKNOB_REF, "omp_threads", "OpenMP threads (0 = every core)"},
     {"cl-platform", T_INT, F(cl_platform), 0, 64, NULL, CKNOB_OPENCL, "cl_platform", "OpenCL platform index"},
     {"cl-device", T_INT, F(cl_device), 0, 64, NULL, CKNOB_OPENCL, "cl_device", "OpenCL device index on that platform"},
@@ -161,14 +162,15 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
     p.unroll = 4;
     p.ipt = 1;
     p.block = 128;
+    p.sweep = SWEEP_FOLDED;
     p.reps = 5;
     p.warmup = 1;
     p.seed = 12345;
     p.e_ref = NAN;
     OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary,
                   "Exactly one of --input, --water, --random. Energies in kcal/mol (332.0636 q_i q_j / r_ij, "
-                  "r in Angstrom, q in e), no cutoff, no periodic images. Defaults are the thesis's: unroll 4, "
-                  "128 per work-group, the half sweep."};
+                  "r in Angstrom, q in e), no cutoff, no periodic images. Defaults: the thesis's unroll 4 and "
+                  "128 per work-group, its half sweep folded (--sweep half: one row tile per group, as the thesis)."};
     opt_parse(&t, &p, argc, argv);
 
     const CoulombImpl *impl = prog->impl[p.impl];

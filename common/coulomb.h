@@ -22,7 +22,9 @@ typedef enum { CIMPL_REF, CIMPL_OPENCL, CIMPL_CUDA, NCIMPL } CoulombImplKind;
  * which a GPU implementation can compute for sizes where the CPU reference takes minutes. */
 typedef enum { ACC_FLOAT, ACC_DOUBLE, ACC_KAHAN, ACC_PAIRWISE, ACC_EXACT } AccMode;
 typedef enum { REF_CPU, REF_DEVICE } RefWhere;
-typedef enum { SWEEP_HALF, SWEEP_FULL } SweepKind;
+/* HALF: block / work-group b sums row tile b over j > i (the thesis); FOLDED: the same sums,
+ * block b taking row tiles b and rows - 1 - b (equal work per block); FULL: all j != i. */
+typedef enum { SWEEP_HALF, SWEEP_FULL, SWEEP_FOLDED } SweepKind;
 extern const char *const cimpl_names[], *const acc_names[], *const sweep_names[], *const ref_names[];
 
 /* Knobs: which implementation an option belongs to (a program has the union of its

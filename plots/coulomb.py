@@ -102,7 +102,9 @@ def pick(df, machine, impl, prec, system="water", n=None, unroll="4", tag_re=Non
         return None
     sel = (df.machine == machine) & (text(df, "impl") == impl) & (text(df, "precision") == prec) & (df.system == system)
     if impl != "ref":
-        sel &= (text(df, "unroll") == str(unroll)) & (text(df, "sweep") == "half") & (ipt_of(df) == str(ipt))
+        # the half sweep, one row tile per group (half) or two (folded, the default since d74fd5f)
+        sel &= (text(df, "unroll") == str(unroll)) & text(df, "sweep").isin(["half", "folded"])
+        sel &= ipt_of(df) == str(ipt)
     if n is not None:
         sel &= df.nn == n
     if tag_re:

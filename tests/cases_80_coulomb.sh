@@ -4,7 +4,8 @@
 #    energies computed by hand, from x y z q and PQR input;
 #  - every implementation and accumulation mode agrees with the reference within the tolerance
 #    it states (--check: exact 1e-13, double 1e-12, kahan and pairwise 1e-6, float 1e-4) on random and water
-#    inputs, for every unroll factor, atoms per thread (--ipt) and both sweeps; --acc exact (double terms, compensated
+#    inputs, for every unroll factor, atoms per thread (--ipt) and every sweep (half, folded, full: odd and
+#    even row-tile counts, partial last tiles, --ipt 2 and 4); --acc exact (double terms, compensated
 #    sums) within 1e-13, and a reference computed that way on the device (--ref device) equals
 #    the C reference to 1e-13;
 #  - the real input (reference/adk_oplsaa: solvated adenylate kinase, 47 681 atoms, gzipped):
@@ -103,21 +104,37 @@ if ! $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2
     t_skip coulomb-opencl "no OpenCL here: $(tail -1 "$tmp/probe.log")"
 else
     t_ok coulomb-opencl-builds $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet
+    # the default sweep is folded (the half sweep, work-group b: row tiles b and rows-1-b); --sweep
+    # half (the thesis's one row tile per group) is named so in the summary line and the CSV
+    t_grep coulomb-sweep-default '^sweep=folded$' $c --impl opencl --random 10 --print-config
+    rm -f "$tmp/sweep.csv"
+    t_ok coulomb-sweep-half-csv $c --impl opencl --sweep half --random 300 --reps 1 --quiet --csv "$tmp/sweep.csv"
+    t_grep coulomb-sweep-half-column '^half$' awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "sweep") c = k }
+        NR == 2 { print $c }' "$tmp/sweep.csv"
     for acc in float double kahan pairwise exact; do
         for input in "--random 1000" "--water 1500"; do
             t_ok "coulomb-opencl-$acc-${input#--}" $c --impl opencl --acc $acc $input --check --reps 1 --quiet
         done
     done
-    for sweep in half full; do
+    for sweep in half folded full; do
         for u in 1 2 4 8; do
-            # 1000 atoms in blocks of 64: an own tile, full tiles and a partial last tile
+            # 1000 atoms in blocks of 64: an own tile, full tiles and a partial last tile (16 row
+            # tiles: folded pairs them all)
             t_ok "coulomb-opencl-$sweep-u$u" $c --impl opencl --acc double --sweep $sweep --unroll $u --block 64 \
                 --random 1000 --check --reps 1 --quiet
         done
+        # 1031 atoms: 17 row tiles of 64 (odd: folded's middle group takes one row tile alone)
+        t_ok "coulomb-opencl-$sweep-odd-rows" $c --impl opencl --acc double --sweep $sweep --unroll 4 --block 64 \
+            --random 1031 --check --reps 1 --quiet
+        # 1000 atoms in tiles of 128 (--ipt 2): 8 row tiles, even, the last partial
+        t_ok "coulomb-opencl-$sweep-ipt2-even-rows" $c --impl opencl --acc double --sweep $sweep --ipt 2 --unroll 2 \
+            --block 64 --random 1000 --check --reps 1 --quiet
+        t_ok "coulomb-opencl-$sweep-kahan-water" $c --impl opencl --acc kahan --sweep $sweep --unroll 8 --water 1500 \
+            --check --reps 1 --quiet
         t_ok "coulomb-opencl-$sweep-one-block" $c --impl opencl --acc double --sweep $sweep --block 128 --random 100 \
             --check --reps 1 --quiet
-        # --ipt: 1031 atoms in tiles of 64 * ipt: own, full and partial last tiles whose work-items
-        # hold real atoms and padding together; 100 atoms: one tile
+        # --ipt: 1031 atoms in tiles of 64 * ipt (9 and 5 row tiles: odd): own, full and partial last
+        # tiles whose work-items hold real atoms and padding together; 100 atoms: one tile
         for ipt in 2 4; do
             t_ok "coulomb-opencl-$sweep-ipt$ipt" $c --impl opencl --acc double --sweep $sweep --ipt $ipt --unroll 8 \
                 --block 64 --random 1031 --check --reps 1 --quiet
@@ -154,16 +171,26 @@ if [ -x "$cu" ] && have_gpu; then
             t_ok "coulomb-cuda-$acc-${input#--}" $cu --acc $acc $input --check --reps 1 --quiet
         done
     done
-    for sweep in half full; do
+    for sweep in half folded full; do
         for u in 1 2 4 8; do
             t_ok "coulomb-cuda-$sweep-u$u" $cu --acc double --sweep $sweep --unroll $u --block 64 --random 1000 \
                 --check --reps 1 --quiet
         done
+        # 17 row tiles (odd); 8 row tiles of 128 (--ipt 2, even) with a partial last one
+        t_ok "coulomb-cuda-$sweep-odd-rows" $cu --acc double --sweep $sweep --unroll 4 --block 64 --random 1031 \
+            --check --reps 1 --quiet
+        t_ok "coulomb-cuda-$sweep-ipt2-even-rows" $cu --acc double --sweep $sweep --ipt 2 --unroll 2 --block 64 \
+            --random 1000 --check --reps 1 --quiet
+        for acc in kahan float; do
+            t_ok "coulomb-cuda-$sweep-$acc-water" $cu --acc $acc --sweep $sweep --unroll 8 --water 1500 --check --reps 1 \
+                --quiet
+        done
     done
     t_ok coulomb-cuda-exact-full $cu --acc exact --sweep full --unroll 8 --block 64 --random 1000 --check --reps 1 --quiet
-    # --ipt (atoms per thread): every mode, both sweeps, boundary tiles mixing atoms and padding
+    # --ipt (atoms per thread): every mode, every sweep, boundary tiles mixing atoms and padding
+    # (1031 atoms: 9 and 5 row tiles, odd, the last partial)
     for ipt in 2 4; do
-        for sweep in half full; do
+        for sweep in half folded full; do
             for u in 1 8; do
                 t_ok "coulomb-cuda-$sweep-u$u-ipt$ipt" $cu --acc double --sweep $sweep --unroll $u --ipt $ipt --block 64 \
                     --random 1031 --check --reps 1 --quiet
@@ -234,6 +261,8 @@ t_error coulomb-err-pairwise-ref 2 'pairwise is a mode of the tiled kernels' $c 
 t_error coulomb-err-impl 2 '--impl must be one of ref\|opencl\|cuda' $c --impl metal --random 10
 t_error coulomb-err-cuda-here 2 'coulomb-cuda' $c --impl cuda --random 10
 t_grep coulomb-help '--unroll' $c --help
+t_error coulomb-err-sweep 2 '--sweep must be one of half\|full\|folded' $c --impl opencl --sweep thesis --random 10
+t_error coulomb-err-sweep-ref 2 '--sweep does not apply to --impl ref' $c --impl ref --sweep half --random 10
 
 # the CSV: its own schema, appended; another header refused before computing
 csv=$tmp/coulomb.csv

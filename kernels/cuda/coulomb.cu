@@ -4,8 +4,10 @@
  * the own tile (j > i) and the last, partial tile (j < n) are handled apart so the loop over the
  * full tiles between them has no condition; the inner loop is unrolled UNROLL times with the
  * outer loop kept rolled (#pragma unroll 1), as the thesis's macro unrolling does. FULL sweeps
- * every j != i instead (each pair twice; the host halves the sum). The half sweep's block b takes
- * row tiles b and rows - 1 - b (equal work per block). Pass 1 leaves one sum per
+ * every j != i instead (each pair twice; the host halves the sum). --sweep picks how row tiles
+ * map to blocks (a kernel argument, not a template parameter: it decides only which row tiles a
+ * block takes): half, block b takes row tile b (the thesis); folded, the half sweep with block b
+ * taking row tiles b and rows - 1 - b (equal work per block); full, row tile b. Pass 1 leaves one sum per
  * block (tree in shared memory), pass 2 (one block) sums those. The arrays are padded to whole
  * blocks (padding: charge 0, far away; never read unconditionally). IPT (--ipt) atoms per thread:
  * a block's tile is then blockDim * IPT atoms and each position read from shared memory serves
@@ -176,11 +178,15 @@ template <int UNROLL, int IPT, bool SCALED, typename V4, typename R, typename Ac
 __device__ __forceinline__ void tile_loop(const V4 *tile, const V4 (&me)[IPT], const R (&sc)[IPT], unsigned size,
                                           Acc (&acc)[IPT], Cond cond)
 {
+    /* a pointer loop: its increment, compare and branch are the loop's whole overhead (an index
+     * loop adds the address computation: one instruction more per iteration in the SASS) */
+    const V4 *const end = tile + size;
 #pragma unroll 1
-    for (unsigned j = 0; j < size; j += UNROLL) {
+    for (const V4 *t = tile; t < end; t += UNROLL) {
+        const unsigned j = (unsigned)(t - tile);   /* the conditions' index; dead in Always */
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
-            const V4 p = tile[j + u];
+            const V4 p = t[u];
 #pragma unroll
             for (int k = 0; k < IPT; k++) {
                 if (cond(k, j + u)) {
@@ -285,13 +291,14 @@ __device__ __forceinline__ void row_tile(const typename ModeT<MODE>::V4 *__restr
     }
 }
 
-/* The half sweep folds the triangle: block b takes row tiles b and rows - 1 - b, rows + 1 tiles
- * of work for every block (one row tile per block, the thesis's layout, left the block of row 0
- * running alone at the end: SMs idle a quarter of the time at 240k atoms, ncu). The full sweep
- * is uniform already: one row tile per block. */
+/* Row tiles to blocks. half (fold 0, the thesis): block b takes row tile b, rows blocks of
+ * decreasing work (block 0 the longest; it ran alone at the end: SMs idle a quarter of the time
+ * at 240k atoms, ncu). folded (fold 1): block b takes row tiles b and then rows - 1 - b, rows + 1
+ * tiles of work for every block, (rows + 1) / 2 blocks; the thread's (h, l) carries over from
+ * the first row tile to the second. The full sweep is uniform already: row tile b (fold 0). */
 template <int UNROLL, int IPT, int MODE, bool FULL>
 __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict__ pos, unsigned n, unsigned rows,
-                                      typename ModeT<MODE>::R *out_hi, typename ModeT<MODE>::R *out_lo)
+                                      unsigned fold, typename ModeT<MODE>::R *out_hi, typename ModeT<MODE>::R *out_lo)
 {
     typedef typename ModeT<MODE>::R R;
     typedef typename ModeT<MODE>::V4 V4;
@@ -300,7 +307,7 @@ __global__ void coulomb_energy_kernel(const typename ModeT<MODE>::V4 *__restrict
     R *rh = reinterpret_cast<R *>(tile + bsize * IPT), *rl = rh + bsize;
     R h = 0, l = 0;
     row_tile<UNROLL, IPT, MODE, FULL>(pos, n, b, rows, tile, h, l);
-    if (!FULL && rows - 1 - b > b) {   /* the same for the whole block */
+    if (!FULL && fold && rows - 1 - b > b) {   /* the same for the whole block */
         __syncthreads();
         row_tile<UNROLL, IPT, MODE, FULL>(pos, n, rows - 1 - b, rows, tile, h, l);
     }
@@ -337,17 +344,17 @@ __global__ void coulomb_sum_kernel(const typename ModeT<MODE>::R *in_hi, const t
     }
 }
 
-typedef void (*EnergyLaunch)(const void *pos, unsigned n, unsigned rows, void *hi, void *lo, unsigned groups,
-                             unsigned block, size_t smem);
+typedef void (*EnergyLaunch)(const void *pos, unsigned n, unsigned rows, unsigned fold, void *hi, void *lo,
+                             unsigned groups, unsigned block, size_t smem);
 typedef void (*SumLaunch)(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem);
 
 template <int U, int I, int M, bool F>
-void launch_energy(const void *pos, unsigned n, unsigned rows, void *hi, void *lo, unsigned groups, unsigned block,
-                   size_t smem)
+void launch_energy(const void *pos, unsigned n, unsigned rows, unsigned fold, void *hi, void *lo, unsigned groups,
+                   unsigned block, size_t smem)
 {
     typedef typename ModeT<M>::R R;
     typedef typename ModeT<M>::V4 V4;
-    coulomb_energy_kernel<U, I, M, F><<<groups, block, smem>>>((const V4 *)pos, n, rows, (R *)hi, (R *)lo);
+    coulomb_energy_kernel<U, I, M, F><<<groups, block, smem>>>((const V4 *)pos, n, rows, fold, (R *)hi, (R *)lo);
 }
 
 template <int M> void launch_sum(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem)
@@ -396,7 +403,8 @@ SumLaunch pick_sum(int m)
 
 struct CuCtx {
     void *pos, *hi, *lo, *result;
-    unsigned rows, groups, block, block2;   /* row tiles; blocks launched (half sweep: folded) */
+    unsigned rows, groups, block, block2;   /* row tiles; blocks launched (folded: (rows + 1) / 2) */
+    unsigned fold;                          /* --sweep folded */
     size_t real_size, smem, smem2;
     EnergyLaunch energy;
     SumLaunch sum;
@@ -435,7 +443,8 @@ void cu_setup(CoulombRun *r)
 
     const long n = r->sys->n;
     c->rows = (unsigned)((n + ts - 1) / ts);
-    c->groups = p->sweep == SWEEP_FULL ? c->rows : (c->rows + 1) / 2;
+    c->fold = p->sweep == SWEEP_FOLDED;
+    c->groups = c->fold ? (c->rows + 1) / 2 : c->rows;
     const size_t npad = (size_t)c->rows * ts;
     void *host = nbr_alloc(npad * 4 * c->real_size, "CUDA positions");
     for (size_t i = 0; i < npad; i++) {
@@ -461,7 +470,7 @@ double cu_energy(CoulombRun *r, double *seconds)
 {
     CuCtx *c = (CuCtx *)r->ctx;
     CUDA_CHECK(cudaEventRecord(c->start));
-    c->energy(c->pos, (unsigned)r->sys->n, c->rows, c->hi, c->lo, c->groups, c->block, c->smem);
+    c->energy(c->pos, (unsigned)r->sys->n, c->rows, c->fold, c->hi, c->lo, c->groups, c->block, c->smem);
     LAUNCH_CHECK("coulomb_energy_kernel");
     c->sum(c->hi, c->lo, c->groups, c->result, c->block2, c->smem2);
     LAUNCH_CHECK("coulomb_sum_kernel");

@@ -10,10 +10,12 @@
  *                      reference's arithmetic)
  *   -cl-denorms-are-zero (float modes) rsqrt without the subnormal fix-up (r^2 never is one)
  *   -DFULL=0|1         0: work-item i sums j > i (the thesis); 1: all j != i (halved on the host)
+ *   -DFOLD=0|1         (FULL=0 only) 0: work-group b takes row tile b (--sweep half, the thesis);
+ *                      1: row tiles b and rows - 1 - b, equal work per group (--sweep folded)
  * One work-item per atom; positions and charges (x, y, z, q) of one work-group at a time are
  * staged through local memory; the own tile and the last (partial) tile are handled apart so
  * that the loop over full tiles has no condition. The arrays are padded to whole work-groups.
- * The half sweep's work-group b takes row tiles b and rows - 1 - b (equal work per work-group).
+ * --sweep folded: work-group b takes row tiles b and rows - 1 - b (equal work per work-group).
  * Pass 1 leaves one partial sum per work-group (tree in local memory); pass 2 (one work-group)
  * sums those: the thesis's two-pass reduction. The mirror in CUDA is kernels/cuda/coulomb.cu. */
 #if MODE == 1 || MODE == 4
@@ -224,8 +226,9 @@ void row_tile(__global const real4_t *pos, uint n, uint g, uint groups, __local 
     *l_out = l;
 }
 
-/* The half sweep folds the triangle: work-group b takes row tiles b and rows - 1 - b, rows + 1
- * tiles of work each (coulomb.cu); the full sweep one row tile per work-group. */
+/* Row tiles to work-groups (coulomb.cu): half and full, work-group b takes row tile b; folded
+ * (FOLD), row tiles b and then rows - 1 - b, rows + 1 tiles of work each, the work-item's
+ * (h, l) carried from the first to the second. */
 __kernel void coulomb_energy(__global const real4_t *pos, uint n, uint rows, __local real4_t *tile,
                              __local real_t *rh, __local real_t *rl, __global real_t *out_hi,
                              __global real_t *out_lo)
@@ -233,7 +236,7 @@ __kernel void coulomb_energy(__global const real4_t *pos, uint n, uint rows, __l
     const uint lid = get_local_id(0), bsize = get_local_size(0), b = get_group_id(0);
     real_t h = 0, l = 0;
     row_tile(pos, n, b, rows, tile, &h, &l);
-#if !FULL
+#if FOLD && !FULL
     if (rows - 1 - b > b) {   /* the same for the whole work-group */
         barrier(CLK_LOCAL_MEM_FENCE);
         row_tile(pos, n, rows - 1 - b, rows, tile, &h, &l);

@@ -1,7 +1,7 @@
 /* coulomb_cl.c - host side of the OpenCL Coulomb energy (see coulomb_cl.h, coulomb.cl).
  * Setup (not timed, as in the thesis): platform and device, the program built for --unroll,
  * --ipt, --acc and --sweep, positions uploaded as (x, y, z, q) padded to whole work-groups. One
- * evaluation: pass 1 over all atoms (the half sweep's work-group b: row tiles b and
+ * evaluation: pass 1 over all atoms (work-group b: row tile b; --sweep folded: row tiles b and
  * rows - 1 - b), pass 2 over the work-groups' sums, timed by the OpenCL
  * profiling events from the start of pass 1 to the end of pass 2. */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -19,7 +19,7 @@ typedef struct {
     cl_program prog;
     cl_kernel k_energy, k_sum;
     cl_mem pos, hi, lo, result;
-    cl_uint rows, groups;   /* row tiles; work-groups launched (half sweep: folded) */
+    cl_uint rows, groups;   /* row tiles; work-groups launched (folded: (rows + 1) / 2) */
     size_t block, block2, real_size;
     char device[200];
 } ClCtx;
@@ -69,8 +69,8 @@ static void cl_setup(CoulombRun *r)
     c->prog = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &err);
     ck(err, "clCreateProgramWithSource");
     char opts[128];
-    snprintf(opts, sizeof opts, "-DUNROLL=%d -DIPT=%d -DMODE=%d -DFULL=%d%s", p->unroll, p->ipt, mode,
-             p->sweep == SWEEP_FULL, dbl ? "" : " -cl-denorms-are-zero");
+    snprintf(opts, sizeof opts, "-DUNROLL=%d -DIPT=%d -DMODE=%d -DFULL=%d -DFOLD=%d%s", p->unroll, p->ipt, mode,
+             p->sweep == SWEEP_FULL, p->sweep == SWEEP_FOLDED, dbl ? "" : " -cl-denorms-are-zero");
     if (clBuildProgram(c->prog, 1, &dev, opts, NULL, NULL) != CL_SUCCESS) {
         char log[4096] = "";
         clGetProgramBuildInfo(c->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
@@ -94,7 +94,7 @@ static void cl_setup(CoulombRun *r)
     long n = r->sys->n;
     const size_t ts = c->block * (size_t)p->ipt;   /* a work-group's tile: block * ipt atoms */
     c->rows = (cl_uint)((n + (long)ts - 1) / (long)ts);
-    c->groups = p->sweep == SWEEP_FULL ? c->rows : (c->rows + 1) / 2;
+    c->groups = p->sweep == SWEEP_FOLDED ? (c->rows + 1) / 2 : c->rows;
     size_t npad = (size_t)c->rows * ts;
     c->real_size = dbl ? sizeof(double) : sizeof(float);
     void *host = nbr_alloc(npad * 4 * c->real_size, "OpenCL positions");

@@ -14,12 +14,12 @@
 #      boxes 43 239 ... 630 828, the protein), REPS=3                    -> coulomb.csv, driver.log
 # Every part is time-capped (about 4 minutes in all, at most about 5) and the script goes on
 # past a failed one; the last lines say what failed. Output: $OUT (default /tmp/coulomb-out).
-#   4. perf (only when named): float / kahan / double at unroll 4 and 8 and --ipt 1, 2, 4 on
-#      the water boxes of 630 828 and 541 956 atoms and the protein (and ipt 2, 4 at blocks of
-#      32 and 64; float / kahan / pairwise on the boxes of 239 922 and 43 239), median of 5
-#      after a warm-up, relative error against the device's exact reference; nvidia-smi clocks
-#      sampled while it runs; at most PERF_S (150) s (about 70 s on an H200)
-#                                                  -> perf.csv, perf.txt, clocks.txt, clocks.csv, resources.txt
+#   4. perf (only when named): --sweep half against folded and float against kahan, side by
+#      side in interleaved rounds (630 828 atoms: unroll 4 and 8, ipt 1 and 4; 239 922, 43 239
+#      and the protein: float, kahan, pairwise at unroll 8, ipt 1 and 2), relative error against
+#      the device's exact reference; nvidia-smi clocks sampled while it runs; SASS instructions
+#      per pair of every kernel; at most PERF_S (90) s (about 70 s on an H200)
+#                                -> perf.csv, perf.txt, clocks.txt, clocks.csv, resources.txt, sass.txt
 #   env: COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
 #        COULOMB_PARTS=tests, then COULOMB_PARTS="opencl tables": the opencl part sets up and
 #        tests NVIDIA OpenCL, which the tables then use; COULOMB_PARTS=perf: part 4 alone)
@@ -120,17 +120,27 @@ sed -n '/^ *tag /,$p' "$OUT/driver.log" | awk '{ print $1, $2, $3, $4, $5, $6, $
 grep -E 'OVER|exceeds|^coulomb(-cuda)?: |run_point:' "$OUT/driver.log" | head -10
 fi
 
-# ---- 4. perf: the register blocking (--ipt) and the accumulation modes, timed --------------
-# float / kahan / double at unroll 4 and 8 and --ipt 1, 2, 4 on the water boxes of 630 828 and
-# 541 956 atoms and the protein (ipt 2 and 4 also at blocks of 32 and 64: as many tiles as
-# ipt 1 at 128), and float / kahan / pairwise on the 239 922 and 43 239 boxes; the reference of each system computed once on the device
-# (--acc exact --ref device: double terms, compensated sums; tests hold it to the C reference)
-# and passed on with --e-ref. Rows through coulomb-cuda's own --csv (revision, device, every
-# knob) into perf.csv; the clocks before and after (clocks.txt) and sampled by nvidia-smi every
-# 200 ms while it runs (clocks.csv),
-# and the kernels' registers and spills (cuobjdump, resources.txt). Capped at PERF_S (150) s.
+# ---- 4. perf: half against folded sweep, float against kahan, side by side ------------------
+# Interleaved rounds (PERF_ROUNDS, default 2; the small systems 3): every round runs each
+# configuration once (median of --reps after a warm-up), the second round in reverse order, so
+# a drift of the clock or the machine shows in both columns alike. Per system:
+#   630 828 atoms: float and kahan at unroll 4 / ipt 1 (the defaults) and unroll 8 / ipt 1 and 4,
+#     each with --sweep half (the thesis: block b, row tile b) and folded (block b: row tiles b
+#     and rows-1-b); double at unroll 8 / ipt 1 folded, round 1 only
+#   239 922, the protein (47 681), 43 239: float, kahan and pairwise at unroll 8 / ipt 1 (and
+#     ipt 2), half and folded
+# The reference of each system computed once on the device (--acc exact --ref device: double
+# terms, compensated sums; the tests hold it to the C reference) and passed on with --e-ref.
+# Rows through coulomb-cuda's own --csv (revision, device, every knob) into perf.csv, tags
+# perf-cuda-<acc>-u<unroll>-i<ipt>-<sweep>-<system>-r<round>; perf.txt one line per run (tag,
+# ms, rel_error), then the side-by-side table (median over the rounds: half, folded,
+# folded/half; kahan/float per sweep). The clocks before and after (clocks.txt) and sampled by
+# nvidia-smi every 200 ms (clocks.csv); the kernels' registers and spills (cuobjdump,
+# resources.txt) and their SASS instructions per pair (runs/coulomb_sass.py, sass.txt).
+# Capped at PERF_S (90) s; about 70 s on an H200.
 if want perf; then
-    perf_s=${PERF_S:-150}
+    perf_s=${PERF_S:-90}
+    rounds=${PERF_ROUNDS:-2}
     perf_csv=$OUT/perf.csv
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu,clocks_throttle_reasons.active,pstate \
         --format=csv >"$OUT/clocks.txt" 2>&1
@@ -138,9 +148,11 @@ if want perf; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
         --format=csv -lms 200 >"$OUT/clocks.csv" 2>&1 &
     smi_pid=$!
-    # registers and spills of each energy kernel (template <UNROLL, IPT, MODE, FULL>)
+    # registers and spills of each energy kernel (template <UNROLL, IPT, MODE, FULL>), and the
+    # instructions per pair of their unconditional tile loop
     cuobjdump --dump-resource-usage build/double/coulomb-cuda 2>&1 | grep -A1 coulomb_energy_kernel \
         >"$OUT/resources.txt" 2>&1
+    cuobjdump -sass build/double/coulomb-cuda 2>/dev/null | python3 runs/coulomb_sass.py >"$OUT/sass.txt" 2>&1
     perf_deadline=$(($(date +%s) + perf_s))
     perf_run() {   # TAG ARGS...: one row of perf.csv and its line (none once the cap is reached)
         local tag=$1
@@ -149,45 +161,82 @@ if want perf; then
         timeout $((perf_deadline - $(date +%s) + 1)) build/double/coulomb-cuda "$@" --csv "$perf_csv" --tag "$tag" \
             --quiet >/tmp/coulomb-perf-last.txt 2>&1 || { failed+=("perf $tag (exit $?)"); tail -1 /tmp/coulomb-perf-last.txt; }
         awk -v t="$tag" '/rel_error/ { for (k = 1; k < NF; k++) if ($k == "rel_error") e = $(k + 1) }
-            /t_eval/ { printf "%-30s %9.3f ms  rel_error %s\n", t, $2 * 1e3, e }' /tmp/coulomb-perf-last.txt
+            /t_eval/ { printf "%-40s %9.3f ms  rel_error %s\n", t, $2 * 1e3, e }' /tmp/coulomb-perf-last.txt
+    }
+    declare -A e_ref
+    perf_ref() {   # SYSTEM: its exact reference, computed once on the device
+        local s=$1
+        perf_run "perf-ref-exact-$s" --acc exact --ref device $(perf_args "$s") --reps 1 --warmup 0
+        e_ref[$s]=$(awk -F, -v t="perf-ref-exact-$s" 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k }
+            $c["tag"] == t { v = $c["e_ref"] } END { print v }' "$perf_csv")
+        [ -n "${e_ref[$s]}" ] || failed+=("perf: no reference for $s")
+    }
+    perf_args() { case $1 in bio) echo "--input reference/adk_oplsaa/adk_oplsaa.xyzq.gz" ;; *) echo "--water ${1#n}" ;; esac; }
+    # the configurations of one system, one per line: acc unroll ipt sweep [reps]
+    perf_configs() {
+        local acc sw
+        case $1 in
+        n630828)
+            for acc in float kahan; do
+                for sw in half folded; do
+                    printf '%s 4 1 %s 5\n%s 8 1 %s 5\n%s 8 4 %s 5\n' $acc $sw $acc $sw $acc $sw
+                done
+            done ;;
+        *)
+            for acc in float kahan pairwise; do
+                for sw in half folded; do printf '%s 8 1 %s 7\n' $acc $sw; done
+            done
+            for acc in float kahan; do
+                for sw in half folded; do printf '%s 8 2 %s 7\n' $acc $sw; done
+            done ;;
+        esac
+    }
+    perf_round() {   # SYSTEM ROUND: every configuration once, the even rounds in reverse order
+        local s=$1 r=$2 acc u ipt sw reps
+        [ -n "${e_ref[$s]:-}" ] || return 0
+        while read -r acc u ipt sw reps; do
+            perf_run "perf-cuda-$acc-u$u-i$ipt-$sw-$s-r$r" --acc "$acc" --unroll "$u" --ipt "$ipt" --sweep "$sw" \
+                $(perf_args "$s") --e-ref "${e_ref[$s]}" --reps "$reps" --warmup 1
+        done < <(if [ $((r % 2)) = 0 ]; then perf_configs "$s" | tac; else perf_configs "$s"; fi)
     }
     perf_part() {
-        local s args e acc u ipt b
-        for s in n630828 n541956 bio n239922 n43239; do
-            case $s in bio) args="--input reference/adk_oplsaa/adk_oplsaa.xyzq.gz" ;; *) args="--water ${s#n}" ;; esac
-            perf_run "perf-ref-exact-$s" --acc exact --ref device $args --reps 1 --warmup 0
-            e=$(awk -F, -v t="perf-ref-exact-$s" 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k }
-                $c["tag"] == t { v = $c["e_ref"] } END { print v }' "$perf_csv")
-            [ -n "$e" ] || { failed+=("perf: no reference for $s"); continue; }
-            case $s in
-            n239922 | n43239)   # the boxes where kahan and pairwise missed 1e-6 before the row scale
-                for acc in float kahan pairwise; do
-                    perf_run "perf-cuda-$acc-u8-i1-$s" --acc "$acc" --unroll 8 $args --e-ref "$e" --reps 5 --warmup 1
-                done
-                continue ;;
-            esac
-            for acc in float kahan double; do
-                for u in 4 8; do
-                    for ipt in 1 2 4; do
-                        perf_run "perf-cuda-$acc-u$u-i$ipt-$s" --acc "$acc" --unroll "$u" --ipt "$ipt" $args --e-ref "$e" \
-                            --reps 5 --warmup 1
-                    done
-                done
-            done
-            # smaller blocks for ipt > 1: the same number of tiles (block * ipt atoms) as ipt 1
-            [ "$s" = bio ] && continue
-            for acc in float kahan; do
-                for ipt in 2 4; do
-                    for b in 32 64; do
-                        perf_run "perf-cuda-$acc-u8-i$ipt-b$b-$s" --acc "$acc" --unroll 8 --ipt "$ipt" --block "$b" $args \
-                            --e-ref "$e" --reps 5 --warmup 1
-                    done
-                done
-            done
+        local s r
+        perf_ref n630828
+        for r in $(seq 1 "$rounds"); do perf_round n630828 "$r"; done
+        [ -n "${e_ref[n630828]:-}" ] && perf_run "perf-cuda-double-u8-i1-folded-n630828-r1" --acc double --unroll 8 \
+            --sweep folded --water 630828 --e-ref "${e_ref[n630828]}" --reps 3 --warmup 1
+        for s in n43239 bio n239922; do perf_ref "$s"; done
+        for r in $(seq 1 $((rounds + 1))); do
+            for s in n43239 bio; do perf_round "$s" "$r"; done
         done
+        for r in $(seq 1 "$rounds"); do perf_round n239922 "$r"; done
     }
-    stamp "perf (cap ${perf_s} s)"
+    # side by side: the median over the rounds of each configuration, half | folded | ratio, and
+    # kahan / float and pairwise / float per sweep
+    perf_table() {   # (POSIX awk: the rows sorted by sort, not asorti)
+        awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+            $c["tag"] ~ /^perf-cuda-/ {
+                key = $c["input"] " " $c["precision"] " u" $c["unroll"] " i" $c["ipt"] " b" $c["block"]
+                t[key, $c["sweep"]] = t[key, $c["sweep"]] " " $c["t_eval_s"] * 1e3; keys[key] = 1 }
+            function med(list,   a, n, i, j, x) { n = split(list, a, " "); if (!n) return "";
+                for (i = 2; i <= n; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+            function f3(x) { return x == "" ? "-" : sprintf("%.3f", x) }
+            END { printf "0 \n0 %-40s %10s %10s %9s  %s\n", "median over rounds (ms)", "half", "folded", "fold/half", "runs"
+                  for (k in keys) { H[k] = med(t[k, "half"]); F[k] = med(t[k, "folded"])
+                      printf "1 %-40s %10s %10s %9s  %d+%d\n", k, f3(H[k]), f3(F[k]),
+                             (H[k] != "" && F[k] != "") ? sprintf("%.3f", F[k] / H[k]) : "-",
+                             split(t[k, "half"], xh, " "), split(t[k, "folded"], xf, " ") }
+                  printf "2 \n2 %-40s %10s %10s\n", "ratio to float, same input/u/i/b", "half", "folded"
+                  for (k in keys) { split(k, w, " "); if (w[2] == "float") continue
+                      fk = w[1] " float " w[3] " " w[4] " " w[5]; if (!(fk in keys)) continue
+                      printf "3 %-40s %10s %10s\n", k, (H[k] != "" && H[fk] != "") ? sprintf("%.3f", H[k] / H[fk]) : "-",
+                             (F[k] != "" && F[fk] != "") ? sprintf("%.3f", F[k] / F[fk]) : "-" } }' "$perf_csv" |
+            sort -k1,1n -k2,2 -k3,3 -k4,4V -k5,5V | cut -c3-
+    }
+    stamp "perf (cap ${perf_s} s, $rounds rounds)"
     perf_part >"$OUT/perf.txt"
+    perf_table >>"$OUT/perf.txt" 2>&1
     cat "$OUT/perf.txt"
     kill "$smi_pid" 2>/dev/null
     { echo "== after"; nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
@@ -200,6 +249,7 @@ if want perf; then
                             s / n, idle }' "$OUT/clocks.csv"
     head -2 "$OUT/clocks.txt"
     grep -c REG "$OUT/resources.txt" | sed 's/^/energy kernels in resources.txt: /'
+    grep -E '^(float|kahan) +(half|folded) .* (4 +1|8 +1|8 +4) ' "$OUT/sass.txt" | head -12
 fi
 
 stamp "done"
