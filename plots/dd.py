@@ -118,6 +118,8 @@ def rows():
             df["comm"] = [c if c else p[2] for c, p in zip(comm, parsed)]
             ov, gr, dec = known(text(df, "dd_overlap")), known(text(df, "dd_graph")), known(text(df, "decide"))
             df["dmode"] = [mode_of(o, g, c, p[3]) for o, g, c, p in zip(ov, gr, dec, parsed)]
+            # --dd-newton on (no column yet: runs/dd_scaling.sh tags its rows "-newton"): a mode of its own
+            df["dmode"] = ["newton " + m if re.search(r"-newton(-|$)", t) else m for m, t in zip(df["dmode"], text(df, "tag"))]
             df.loc[df.ranks == 1, "comm"] = ""
             sysc = text(df, "system")
             df["sys"] = [s if s else "sp" for s in sysc]

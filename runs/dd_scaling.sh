@@ -12,7 +12,9 @@
 # revision-checked, benchmarks take turns. Tags name the case:
 #     dd-<sys>-layer-1gpu-ne<ne>-s<steps>           gpu-layer, the best single GPU
 #     dd-<sys>-1gpu[-dev]-ne<ne>-s<steps>           gpu-dd, one rank
-#     dd-<sys>-<P>gpu-<comm>[-overlap|-graph][-dev]-ne<ne>-s<steps>     (-dev: --decide device)
+#     dd-<sys>-<P>gpu-<comm>[-overlap|-graph|-newton][-dev]-ne<ne>-s<steps>     (-dev: --decide device)
+#     dd-<sys>-1gpu-newton[-dev]-ne<ne>-s<steps>    gpu-dd, one rank, --dd-newton on
+# (--dd-newton has no CSV column yet: its rows are known by the tag's -newton)
 #
 # One device call (10 min on nvidia-h200-x2): the full plan (2 systems x 8 sizes x 17 points with
 # the four backends) is ~270 runs of 3-8 s, more than one call holds; DD_BUDGET=S starts no run
@@ -35,6 +37,8 @@
 #        DD_BACKENDS (default: gpu-dd --help's "compiled backends")   DD_OVERLAP ("off on")
 #        DD_GRAPH ("off"; "off on" adds --dd-graph on, not with mpi nor with overlap)
 #        DD_DECIDE ("host device": device only for nccl, p2p, nvshmem)
+#        DD_NEWTON ("off"; "off on" adds --dd-newton on, half-shell ghosts and the force halo back,
+#        for mpi, nccl and p2p, --dd-overlap off; "on" alone: only those)
 #        QUICK (1: the ~300 s subset above, for the variables not set)   DD_BUDGET (0 = no limit; s)
 #        DD_LAYER (1: the gpu-layer rows; 0: none)   DD_STEPS (500)  DD_EQUIL (100)
 #        DD_HALO_REPS (100)   DD_TIMEOUT (300 s per run; 0 = none)   PREC (float)
@@ -64,7 +68,7 @@ if [ "$QUICK" = 1 ]; then
     : "${DD_NE_SP:=36 100 200}" "${DD_NE_LJ:=36 100 159}" "${DD_OVERLAP:=off}" "${DD_STEPS:=300}"
 fi
 : "${PREC:=float}" "${DD_SYSTEMS:=sp lj}" "${DD_NE:=36 46 58 74 100 126 159 200}" "${DD_RANKS:=1 2}"
-: "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_DECIDE:=host device}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
+: "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_NEWTON:=off}" "${DD_DECIDE:=host device}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
 : "${DD_HALO_REPS:=100}" "${DD_TIMEOUT:=300}" "${DD_FLAGS:=--reduce device}"
 : "${LAYER_FLAGS:=--decide device --layers device --reorder-at device --reduce device --graph on --sample-every 100}"
 : "${DD_MPIRUN:=mpirun --allow-run-as-root --bind-to none -np}"
@@ -84,6 +88,10 @@ done
 for v in $DD_OVERLAP $DD_GRAPH; do
     case $v in on | off) ;; *) echo "dd_scaling.sh: DD_OVERLAP/DD_GRAPH take on and off, not '$v'" >&2; exit 2 ;; esac
 done
+for v in $DD_NEWTON; do
+    case $v in on | off) ;; *) echo "dd_scaling.sh: DD_NEWTON takes on and off, not '$v'" >&2; exit 2 ;; esac
+done
+want_newton() { [[ " $DD_NEWTON " == *" $1 "* ]]; }
 for v in $DD_DECIDE; do
     case $v in host | device) ;; *) echo "dd_scaling.sh: DD_DECIDE takes host and device, not '$v'" >&2; exit 2 ;; esac
 done
@@ -109,12 +117,27 @@ for sys in $DD_SYSTEMS; do
         for np in $DD_RANKS; do
             if [ "$np" = 1 ]; then
                 [ "$DD_LAYER" = 1 ] && points+=("dd-$sys-layer-1gpu-$end|1|$LAYER_PROG $base $LAYER_FLAGS")
-                want_decide host && points+=("dd-$sys-1gpu-$end|1|$DD_PROG $base $DD_FLAGS")
-                want_decide device && [[ " $DD_BACKENDS " == *" p2p "* ]] &&
-                    points+=("dd-$sys-1gpu-dev-$end|1|$DD_PROG $base $DD_FLAGS --comm p2p --decide device")
+                if want_newton off; then
+                    want_decide host && points+=("dd-$sys-1gpu-$end|1|$DD_PROG $base $DD_FLAGS")
+                    want_decide device && [[ " $DD_BACKENDS " == *" p2p "* ]] &&
+                        points+=("dd-$sys-1gpu-dev-$end|1|$DD_PROG $base $DD_FLAGS --comm p2p --decide device")
+                fi
+                if want_newton on; then
+                    want_decide host && points+=("dd-$sys-1gpu-newton-$end|1|$DD_PROG $base $DD_FLAGS --dd-newton on")
+                    want_decide device && [[ " $DD_BACKENDS " == *" p2p "* ]] && points+=("dd-$sys-1gpu-newton-dev-$end|1|\
+$DD_PROG $base $DD_FLAGS --comm p2p --dd-newton on --decide device")
+                fi
                 continue
             fi
             for comm in $DD_BACKENDS; do
+                # --dd-newton on: the force halo back (mpi, nccl, p2p; not with --dd-overlap on)
+                if want_newton on && [ "$comm" != nvshmem ]; then
+                    want_decide host && points+=("dd-$sys-${np}gpu-$comm-newton-$end|$np|$DD_PROG $base $DD_FLAGS --comm \
+$comm --dd-newton on")
+                    want_decide device && [ "$comm" != mpi ] && points+=("dd-$sys-${np}gpu-$comm-newton-dev-$end|$np|\
+$DD_PROG $base $DD_FLAGS --comm $comm --dd-newton on --decide device")
+                fi
+                want_newton off || continue
                 for ov in $DD_OVERLAP; do
                     suffix=""; [ "$ov" = on ] && suffix=-overlap
                     want_decide host &&

@@ -30,6 +30,16 @@
 #                  --check PASS after migrations (overlap too, and 2x2x1 on 4 ranks but nccl), and a
 #                  rank failing at a rebuild stops every rank (the others wait in the device vote);
 #                  the same steps with the stopped device's forces ungated (NBR_DD_FORCE_GATE=0)
+#   dd-newton-*    --dd-newton on (half-shell ghosts, each pair across a boundary on one domain,
+#                  the force halo back in reverse pulse order; mpi, nccl, p2p): the CPU model
+#                  (every pair once, forces and energies equal to the full lists on 8 grids, 3
+#                  planted faults fail it); refused with nvshmem and with --dd-overlap on (CPU);
+#                  on a GPU, one rank per backend, SP/LJ/salt, float and double: --check PASS (W's
+#                  pairs: each on one domain, both rows: multiplicity 2); the same rebuild steps,
+#                  end energy (1e-6) and pressure (2e-5) as --dd-newton off (double); --decide
+#                  device; on 2+ GPUs (or NBR_DD_MULTI=1) 2 ranks per backend, 3x1x1 (distinct
+#                  neighbours below and above), 2x2x1 and 2x2x2: --check PASS after migrations,
+#                  on vs off the same steps and energies, --decide device, a failing rank
 # Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
 # groups SKIP.
 # the pulse rules themselves, on a CPU model (tests/dd_pulse_model.py): every pair within r_n
@@ -40,8 +50,15 @@ if command -v python3 >/dev/null 2>&1; then
     for plant in wrong-shift same-axis-candidates; do
         t_grep "dd-model-catches-$plant" 'model: FAIL' bash -c "python3 tests/dd_pulse_model.py 1 --plant $plant; [ \$? -eq 1 ]"
     done
+    # --dd-newton on: half shell, eighth-shell zone rule, the force halo in reverse pulse order
+    t_grep "dd-newton-model" 'model: ok' python3 tests/dd_pulse_model.py 1 --newton
+    for plant in skip-force-forward-y no-zone-rule local-ghost-only; do
+        t_grep "dd-newton-model-catches-$plant" 'model: FAIL' \
+            bash -c "python3 tests/dd_pulse_model.py 1 --newton --plant $plant; [ \$? -eq 1 ]"
+    done
 else
     t_skip "dd-model" "python3 not found"
+    t_skip "dd-newton-model" "python3 not found"
 fi
 dd_groups="refuse fault check lose multi"
 dd=$BUILD/double/gpu-dd
@@ -96,10 +113,15 @@ t_error "dd-refuse-graph-mpi" 2 'dd-graph on needs a backend without host steps'
 t_error "dd-device-refuse-mpi" 2 'decide device needs a backend without host steps' "$dd" --decide device --comm mpi --ne 8
 t_ok "dd-device-refuse-mpi-2ranks" dd_refused 2 'decide device needs a backend without host steps' \
     "$dd" --decide device --comm mpi --ne 8 --steps 0 --equil 0 --quiet
+t_error "dd-newton-refuse-nvshmem" 2 'dd-newton on: the force halo is not written for --comm nvshmem' \
+    "$dd" --dd-newton on --comm nvshmem --ne 8
+t_error "dd-newton-refuse-overlap" 2 'dd-newton on with --dd-overlap on: not supported' \
+    "$dd" --dd-newton on --dd-overlap on --ne 8
+t_error "dd-newton-refuse-bad-value" 2 "dd-newton must be one of off\|on \(got 'yes'\)" "$dd" --dd-newton yes --ne 8
 t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
-    for grp in check lose multi device-check device-multi; do t_skip "dd-$grp" "no GPU found"; done
+    for grp in check lose multi device-check device-multi newton-check newton-multi; do t_skip "dd-$grp" "no GPU found"; done
     t_skip "dd-fault-gpu" "no GPU found"
     return 0 2>/dev/null || exit 0
 fi
@@ -142,8 +164,60 @@ t_ok "dd-grow-nbr" dd_grows_and_passes "$dd" --grow-from 5 --ne 14 --steps 200 -
 t_error "dd-lose-one-atom" 1 'rank 0: step [0-9]+: atoms not conserved at the rebuild: 4095 atoms' \
     env NBR_DD_LOSE_STEP=50 "$dd" --ne 16 --steps 300 --equil 100 --quiet
 
+# --dd-newton on, one rank (every axis exchanges with itself: the half shell, the ghosts' rows
+# and the force halo all run): --check, every backend with the force halo, both precisions
+dd_newton_comms=$(echo $dd_comms | tr ' ' '\n' | grep -vx nvshmem | tr '\n' ' ')
+# dd_newton_same CMD...: --dd-newton off and on from the same start: the same rebuild steps,
+# end energy within 1e-6 relative and pressure within 2e-5 (printed to 6 digits; the sums differ in
+# order only: a pair or a virial counted twice or lost shows far above)
+dd_newton_same() {
+    local off on
+    off=$("$@" --dd-newton off 2>&1) || { echo "$off" | tail -20; return 1; }
+    on=$("$@" --dd-newton on 2>&1) || { echo "$on" | tail -20; return 1; }
+    local r_off r_on e_off e_on p_off p_on
+    r_off=$(echo "$off" | grep 'rebuilds after step 0'); r_on=$(echo "$on" | grep 'rebuilds after step 0')
+    e_off=$(echo "$off" | sed -n 's/.*energy E\/N: start [^ ]* end \([^ ]*\) .*/\1/p' | tail -1)
+    e_on=$(echo "$on" | sed -n 's/.*energy E\/N: start [^ ]* end \([^ ]*\) .*/\1/p' | tail -1)
+    p_off=$(echo "$off" | sed -n 's/.*pressure \([^ ]*\).*/\1/p' | tail -1)
+    p_on=$(echo "$on" | sed -n 's/.*pressure \([^ ]*\).*/\1/p' | tail -1)
+    echo "off: $r_off; E/N end $e_off; pressure $p_off"
+    echo "on:  $r_on; E/N end $e_on; pressure $p_on"
+    [ -n "$r_off" ] && [ "$r_off" = "$r_on" ] || { echo "different rebuild steps"; return 1; }
+    [ -n "$e_off" ] && [ -n "$p_off" ] || { echo "no energy or pressure in the summary"; return 1; }
+    awk -v a="$e_off" -v b="$e_on" -v c="$p_off" -v d="$p_on" 'function rel(x, y) { return (x > y ? x - y : y - x) / ((x < 0 ? -x : x) + 1e-300) }
+        BEGIN { if (rel(a, b) > 1e-6 || rel(c, d) > 2e-5) { print "energy or pressure differ beyond 1e-6 / 2e-5"; exit 1 } }'
+}
+for prec in double float; do
+    b=$BUILD/$prec/gpu-dd
+    for comm in $dd_newton_comms; do
+        t_grep "dd-newton-check-$prec-sp-$comm" "$pass" $b --dd-newton on --comm $comm --ne 16 --steps 300 --equil 100 \
+            --check --quiet
+    done
+    t_grep "dd-newton-check-$prec-lj" "$pass" $b --dd-newton on --system lj --ne 12 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-newton-check-$prec-salt" "$pass" $b --dd-newton on --system salt --ne 12 --steps 200 --equil 100 --check \
+        --quiet
+    t_grep "dd-newton-check-$prec-sp-random" "$pass" $b --dd-newton on --ne 10 --config random --steps 0 --equil 0 \
+        --check --quiet
+    t_grep "dd-newton-check-$prec-sp-ldg-col" "$pass" $b --dd-newton on --ne 14 --read ldg --wlayout col --steps 200 \
+        --equil 50 --check --quiet
+done
+t_grep "dd-newton-check-double-sp-graph-p2p" "$pass" $dd --dd-newton on --dd-graph on --comm p2p --ne 16 --steps 300 \
+    --equil 100 --check --quiet
+t_ok "dd-newton-check-double-grow-nbr" dd_grows_and_passes "$dd" --dd-newton on --grow-from 5 --ne 14 --steps 200 \
+    --equil 50 --check --quiet
+t_ok "dd-newton-check-same-as-off-sp" dd_newton_same "$dd" --ne 16 --steps 500 --equil 0 --stage-reps 0
+t_ok "dd-newton-check-same-as-off-lj" dd_newton_same "$dd" --system lj --ne 12 --steps 500 --equil 0 --stage-reps 0
+for comm in $dd_dev_comms; do
+    [ $comm = nvshmem ] && continue
+    for prec in double float; do
+        t_grep "dd-newton-check-device-$prec-sp-$comm" "$pass" $BUILD/$prec/gpu-dd --dd-newton on --comm $comm \
+            --decide device --ne 16 --steps 300 --equil 100 --check --quiet
+    done
+done
+
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c GPU)
 if [ "$ngpu" -lt 2 ] && [ "${NBR_DD_MULTI:-0}" != 1 ]; then
+    t_skip "dd-newton-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
     t_skip "dd-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1 for several ranks per GPU)"
     t_skip "dd-fault-gpu" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
     t_skip "dd-device-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
@@ -220,6 +294,57 @@ for comm in $dd_dev_comms; do
     fi
     t_ok "dd-device-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
         bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --decide device --ne 20 --steps 400 --equil 100 --quiet"
+done
+# --dd-newton on over several ranks: --check after migrations (the program checks the count and
+# id checksum at every rebuild); 2 ranks per backend in both precisions; 3x1x1 (the lower and
+# upper neighbours differ: the force halo goes to one, comes from the other); 2x2x1 and 2x2x2
+# (edge and corner ghosts, their forces home through the domain that forwarded them); nccl
+# refuses two ranks on one GPU, so its multi-rank cases are the 2-rank ones
+for prec in double float; do
+    b=$BUILD/$prec/gpu-dd
+    for comm in $dd_newton_comms; do
+        t_ok "dd-newton-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $b --dd-newton on --comm $comm --ne 20 \
+            --steps 400 --equil 100 --check
+    done
+done
+t_ok "dd-newton-multi-double-2ranks-lj-p2p" dd_multi_pass -np 2 $dd --dd-newton on --comm p2p --system lj --ne 14 \
+    --steps 400 --equil 100 --check
+t_ok "dd-newton-multi-double-2ranks-salt-mpi" dd_multi_pass -np 2 $dd --dd-newton on --comm mpi --system salt --ne 16 \
+    --steps 300 --equil 100 --check
+for comm in $dd_newton_comms; do
+    [ $comm = nccl ] && continue
+    t_ok "dd-newton-multi-double-3ranks-3x1x1-$comm" dd_multi_pass -np 3 $dd --dd-newton on --comm $comm --dd-grid 3x1x1 \
+        --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-newton-multi-double-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $dd --dd-newton on --comm $comm --dd-grid 2x2x1 \
+        --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-newton-multi-float-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $ddf --dd-newton on --comm $comm \
+        --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
+done
+t_ok "dd-newton-multi-double-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $dd --dd-newton on --dd-grid 2x2x2 --ne 20 --steps 300 \
+    --equil 100 --check
+t_ok "dd-newton-multi-double-2ranks-sp-graph-p2p" dd_multi_pass -np 2 $dd --dd-newton on --dd-graph on --comm p2p \
+    --ne 20 --steps 400 --equil 100 --check
+# on vs off over ranks: the same rebuild steps, energy (1e-6) and pressure (2e-5), double
+for comm in $dd_newton_comms; do
+    t_ok "dd-newton-multi-same-as-off-2ranks-sp-$comm" bash -c "$(declare -f dd_mpirun dd_newton_same); dd_newton_same \
+        dd_mpirun -np 2 $dd --comm $comm --ne 20 --steps 500 --equil 0 --stage-reps 0"
+done
+t_ok "dd-newton-multi-same-as-off-4ranks-2x2x1-mpi" bash -c "$(declare -f dd_mpirun dd_newton_same); dd_newton_same \
+    dd_mpirun -np 4 $dd --dd-grid 2x2x1 --ne 20 --steps 500 --equil 0 --stage-reps 0"
+# --decide device with the force halo (its kernels gated): --check after migrations, the host's
+# rebuild steps, a failing rank stops every rank
+for comm in $dd_dev_comms; do
+    [ $comm = nvshmem ] && continue
+    t_ok "dd-newton-multi-device-double-2ranks-sp-$comm" dd_multi_pass -np 2 $dd --dd-newton on --comm $comm \
+        --decide device --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-newton-multi-device-same-rebuilds-2ranks-sp-$comm" dd_same_rebuilds -np 2 $dd --dd-newton on --comm $comm \
+        --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet
+    [ $comm = p2p ] && t_ok "dd-newton-multi-device-double-3ranks-3x1x1-p2p" dd_multi_pass -np 3 $dd --dd-newton on \
+        --comm p2p --decide device --dd-grid 3x1x1 --ne 20 --steps 400 --equil 100 --check
+done
+for comm in $dd_newton_comms; do
+    t_ok "dd-newton-multi-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
+        bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --dd-newton on --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
 done
 for comm in $dd_comms; do
     t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \

@@ -30,6 +30,10 @@ if [ -x "$BUILD/float/gpu-dd" ] && [ -x "$BUILD/float/gpu-layer" ]; then
     # DD_GRAPH="off on": a graph point for p2p, none for mpi (its pulses wait on the host)
     t_grep dd-plan-graph '^7 1 0$' bash -c "out=\$(DD_SYSTEMS=sp DD_NE=36 DD_GRAPH='off on' DD_RANKS=2 DD_BACKENDS='mpi p2p' \
         runs/dd_scaling.sh --print-plan); echo \$(grep -c '^dd-sp-2gpu-' <<<\"\$out\") \$(grep -c '^dd-sp-2gpu-p2p-graph-.*--dd-graph on' <<<\"\$out\") \$(grep -c 'mpi-graph' <<<\"\$out\")"
+    # DD_NEWTON="off on": --dd-newton on points (tag -newton) for mpi (host) and p2p (host, device), 1 and 2 ranks
+    t_grep dd-plan-newton '^5 5 0$' bash -c "out=\$(DD_SYSTEMS=sp DD_NE=36 DD_NEWTON='off on' DD_RANKS='1 2' DD_LAYER=0 \
+        DD_OVERLAP=off DD_BACKENDS='mpi p2p' runs/dd_scaling.sh --print-plan); echo \$(grep -c '^dd-sp-[12]gpu-.*newton.*--dd-newton on' <<<\"\$out\") \$(grep -c -- '--dd-newton on' <<<\"\$out\") \$(grep -c 'mpi-newton-dev' <<<\"\$out\")"
+    t_error dd-plan-bad-newton 2 "DD_NEWTON takes on and off, not 'maybe'" env DD_NEWTON=maybe runs/dd_scaling.sh --print-plan
     t_error dd-plan-bad-overlap 2 "DD_OVERLAP/DD_GRAPH take on and off, not 'maybe'" \
         env DD_OVERLAP=maybe runs/dd_scaling.sh --print-plan
     t_error dd-plan-bad-backend 2 "DD_BACKENDS names 'carrier-pigeon'" \

@@ -2,7 +2,8 @@
  * GROMACS halo exchange): a grid of domains px * py * pz = P (--dd-grid, default P slabs
  * along x), ghost atoms by pulse forwarding z, y, x, the coordinate halo every step through
  * a backend (--comm mpi | nccl | p2p), full neighbour lists over local + ghost atoms (no
- * force halo), migration at rebuilds with the atom count and an id checksum checked each
+ * force halo; --dd-newton on: ghosts from the upper neighbours only, each pair across a boundary
+ * on one domain, the ghosts' forces sent back in reverse pulse order), migration at rebuilds with the atom count and an id checksum checked each
  * time. kernels/cuda/dd.cuh describes the domain; dd_domain.cu and dd_comm.cu do the work.
  *
  * The run is the one loop (common/md_loop.c) on every rank: every rank builds the same
@@ -66,6 +67,7 @@ static void dd_options(Sim *s, Dd *d)
     d->comm_kind = p->comm;
     d->overlap = p->dd_overlap;
     d->graph = p->dd_graph;
+    d->newton = p->dd_newton;
     int *g = d->dims;
     char tail;
     if (!p->dd_grid[0]) {
@@ -78,6 +80,12 @@ static void dd_options(Sim *s, Dd *d)
                             "the host in every pulse");
     if (d->graph && d->overlap)
         dd_fail(EXIT_INPUT, "--dd-graph on with --dd-overlap on: not supported yet (the graph holds one stream)");
+    if (d->newton && d->comm_kind == COMM_NVSHMEM)
+        dd_fail(EXIT_INPUT, "--dd-newton on: the force halo is not written for --comm nvshmem yet (mpi, nccl and p2p have "
+                            "it): use --comm p2p, or --dd-newton off");
+    if (d->newton && d->overlap)
+        dd_fail(EXIT_INPUT, "--dd-newton on with --dd-overlap on: not supported yet (the ghosts' rows and the force halo "
+                            "are not split into inner and border work)");
     /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
     if (p->decide == DECIDE_DEVICE && d->comm_kind == COMM_MPI)
         dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
@@ -121,9 +129,10 @@ static int dd_init(Sim *s)
     dd_setup(s, d);
     dd_comm_init(d);
     if (!s->p.quiet)
-        printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s, --dd-overlap %s, --dd-graph %s; rank 0: %d local "
-               "atoms, domain %.4g x %.4g x %.4g, GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size,
-               comm_names[d->comm_kind], d->overlap ? "on" : "off", d->graph ? "on" : "off", d->n_local, d->width[0],
+        printf("# %-14s = %dx%dx%d domains, %d rank(s), --comm %s, --dd-overlap %s, --dd-graph %s, --dd-newton %s; rank 0: "
+               "%d local atoms, domain %.4g x %.4g x %.4g, GPU %d\n", "dd", d->dims[0], d->dims[1], d->dims[2], g_size,
+               comm_names[d->comm_kind], d->overlap ? "on" : "off", d->graph ? "on" : "off", d->newton ? "on" : "off",
+               d->n_local, d->width[0],
                d->width[1], d->width[2], d->local_device);
     s->stats.bytes = g->bytes;
     return 0;
@@ -146,8 +155,13 @@ static double replay_us(Dd *d, int reps, void (*f)(Dd *))
     return 1e3 * ms / reps;
 }
 
-static void halo_once(Dd *d) { dd_halo(d); }
-static void force_once(Dd *d) { gpu_forces(&d->dom); }
+/* with --dd-newton on the halo is both ways: coordinates out, forces back */
+static void halo_once(Dd *d)
+{
+    dd_halo(d);
+    if (d->newton) dd_force_halo(d);
+}
+static void force_once(Dd *d) { gpu_forces(&d->rows); }
 
 static void dd_finish(Sim *s)
 {
@@ -165,7 +179,8 @@ static void dd_finish(Sim *s)
         const double mine[2] = {t[0], t[1]};
         dd_allreduce_max_d(t, 2);
         printf("# dd: halo exchange %.4g us/step, force kernel %.4g us/call (largest over ranks; rank 0: %.4g, "
-               "%.4g; %d replays)\n", t[0], t[1], mine[0], mine[1], reps);
+               "%.4g; %d replays%s)\n", t[0], t[1], mine[0], mine[1], reps,
+               d->newton ? "; the halo both ways: coordinates out, forces back" : "");
     }
     dd_drop_halo_graph(d);
     dd_comm_free(d);
@@ -244,8 +259,8 @@ int main(int argc, char **argv)
     memset(&variant, 0, sizeof variant);
     variant.name = "gpu-dd";
     variant.summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, "
-                      "coordinate halo every step through --comm, full lists over local + ghost atoms, migration at "
-                      "rebuilds";
+                      "coordinate halo every step through --comm, full lists over local + ghost atoms (--dd-newton on: "
+                      "half shell, each boundary pair on one domain, the force halo back), migration at rebuilds";
     variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_DD;
     variant.compiler = NBR_COMPILER;
     variant.has_u = 1;

@@ -28,7 +28,27 @@
  * to the neighbour), check conservation (count and id hash summed over ranks), gather the
  * ghosts, build cells and the full neighbour matrix W of the local atoms over local + ghost
  * atoms. Forces then use the shared force kernel (force.cu) over the local atoms unchanged:
- * no Newton 3 across the boundary, so no force halo.
+ * by default (--dd-newton off) no Newton 3 across the boundary, so no force halo; each pair
+ * across a boundary is computed on both domains.
+ *
+ * --dd-newton on: Newton 3 across the boundary, with the force halo back (the paper's scheme).
+ * Each axis has one pulse, down (the atoms within r_n of the low face to the lower neighbour),
+ * so ghosts come from the upper neighbours only (a half shell; forwarding as above, so edge and
+ * corner ghosts arrive). A ghost's zone is the set of axes along which it came down (bits,
+ * exchanged with the ghosts at rebuilds). W has a row for every local and ghost atom; a row
+ * lists a partner iff their zones share no axis (GROMACS's eighth-shell rule: a pair of two
+ * ghosts that both came down along an axis belongs to the domain above), which puts every pair
+ * within r_n on exactly one domain, in both its rows (tests/dd_pulse_model.py --newton checks
+ * this on 8 grids). The shared force kernel then runs over all rows (Dd.rows: dom with n =
+ * n_local + n_ghost; g->blocks covers them, the kicks' extra blocks leave zero partials):
+ * u_i = (1/2) sum_j and the virial's halves stay right, as both halves of each pair are
+ * computed here and the energy partials of the ghosts' rows count once over all ranks. Then
+ * the force halo (dd_force_halo): the pulses in reverse order (x, y, z), each rank returning its
+ * ghosts' a and u to the rank that sent them, which adds them to a[send_idx], u[send_idx]
+ * (ghosts included: a later reverse pulse carries those home through the domain that forwarded
+ * them); no atomics, a pulse's atoms are distinct. Backends: mpi and nccl pack a.xyz + u and
+ * send (ret_buf); p2p signals recv_rank that its ghosts are final, waits for send_rank's signal
+ * and pulls from send_rank's a and u (peer pointers); nvshmem and --dd-overlap on are refused.
  *
  * Domains thinner than r_n would need more than one pulse per direction: refused. */
 #ifndef NBR_DD_CUH
@@ -38,7 +58,7 @@
 
 /* the backends: params.h's Comm (COMM_MPI, ...) and comm_names */
 
-enum { DD_PULSES = 6 };   /* z down, z up, y down, y up, x down, x up */
+enum { DD_PULSES = 6 };   /* z down, z up, y down, y up, x down, x up (--dd-newton on: the down pulses only) */
 
 struct DdPulse {
     int axis, dir;          /* dir -1: low face to the lower neighbour; +1: high face up */
@@ -53,6 +73,9 @@ struct DdPulse {
     real4 *send_buf;        /* mpi / nccl: packed positions (capacity send_cap) */
     real4 *host_send, *host_recv;   /* mpi: pinned staging (capacity host_cap) */
     int host_cap;
+    real4 *ret_buf;         /* --dd-newton on, mpi / nccl: this pulse's ghosts' forces (xyz) and energies (w)
+                               packed to go back to recv_rank (capacity ret_cap) */
+    int ret_cap;
 };
 
 struct DdComm;   /* the backend's state (dd_comm.cu) */
@@ -90,6 +113,13 @@ struct Dd {
     unsigned long long *hash_dev, *hash_host;
 
     DdPulse pulse[DD_PULSES];
+    int npulses;            /* pulses in use: 6, or 3 with --dd-newton on (one direction per axis) */
+    /* --dd-newton on: ghosts from the upper neighbours only (zones: the axes a ghost crossed), rows
+     * for local and ghost atoms, each pair across a boundary computed on one domain, the ghosts'
+     * forces sent back in reverse pulse order */
+    int newton;
+    int n_rows;             /* rows of W and of the force launch: n_local, or n_local + n_ghost (newton) */
+    Sim rows;               /* dom with n = n_rows: what the force kernel runs over */
     long long migrated;     /* atoms sent to other domains, over the run */
     unsigned long long id_hash_all;   /* sum over ids 0..N-1 of the mixed id */
 
@@ -101,7 +131,8 @@ struct Dd {
     DdComm *comm;
     int step_epoch;         /* coordinate halo exchanges done */
     /* p2p, nvshmem: the signal counts each pulse's wait expects, kept on the device (so a step
-     * can be a CUDA graph); a wait that gave up leaves pulse + 1 in mapped host memory */
+     * can be a CUDA graph); a wait that gave up leaves its slot + 1 in mapped host memory (slots
+     * [0, DD_PULSES): the coordinate halo; [DD_PULSES, 2 DD_PULSES): the force halo) */
     unsigned long long *expected_dev;
     int *timed_out, *timed_out_dev;
     /* --dd-graph on: the coordinate halo of a step (all pulses) captured once per rebuild */
@@ -140,6 +171,7 @@ void dd_setup(Sim *s, Dd *d);                /* arrays, local atoms from s->r */
 void dd_wrap(Dd *d);
 void dd_rebuild(Sim *s, Dd *d);              /* migrate, check conservation, ghosts, cells, W */
 void dd_halo(Dd *d);                         /* the coordinate halo of one step */
+void dd_force_halo(Dd *d);                   /* --dd-newton on: the ghosts' forces home, pulses in reverse order */
 void dd_forces_step(Dd *d);                  /* halo and forces, overlapped where --dd-overlap on */
 void dd_gather(Sim *s, Dd *d, int with_forces);   /* local atoms of every rank -> s->r, v (a, u) by id */
 void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg);
@@ -174,6 +206,18 @@ void dd_exchange(Dd *d, const real4 *send, int nsend, int to, real4 *recv, int n
 /* The coordinate halo of pulse k: pack r[send_idx] + shift and deliver into send_rank's
  * r + remote_off through the backend, and receive this pulse's ghosts. */
 void dd_pulse_exchange(Dd *d, int k);
+/* --dd-newton on: the force halo of pulse k, the reverse of the coordinate one: this rank's
+ * ghosts of pulse k, a[recv_off + m] and u[recv_off + m], go back to recv_rank, and what
+ * send_rank returns is added to a[send_idx[m]], u[send_idx[m]] (into ghosts too, where pulse k
+ * forwarded them: a later call carries them on). mpi host-staged, nccl send/recv, p2p a signal
+ * to recv_rank and a pull from send_rank's a and u; gated like the pack (--decide device). */
+void dd_force_pulse(Dd *d, int k);
+/* Adds src[m] (xyz to a, w to u) into a[idx[m]], u[idx[m]]; src_u non-NULL: u from src_u[m]. */
+void dd_launch_force_add(Dd *d, const int *idx, int n, const real4 *src, const real *src_u);
+/* Packs a[first + m].xyz and u[first + m] into out[m] (m < n). */
+void dd_launch_force_pack(Dd *d, int first, int n, real4 *out);
+/* p2p, one thread, gated: raises *signal (a peer's) by one, after this stream's earlier writes. */
+void dd_launch_signal(Dd *d, unsigned long long *signal);
 /* p2p: after any reallocation of r, and at each rebuild, the peers' addresses and offsets. */
 void dd_comm_rebuilt(Dd *d);
 /* Packs r[idx[k]] + shift along axis into out (local or a peer's memory); with a signal
@@ -183,7 +227,7 @@ void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *o
 void dd_comm_poll(Dd *d);
 /* p2p, nvshmem: on the stream, wait until *signal reaches pulse k's expected count raised by
  * inc (the sender's blocks this step); gives up after NBR_DD_TIMEOUT_S (20 s). */
-void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc);
+void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc);   /* k: the slot */
 /* dd_nvshmem.cu (built where NVSHMEM is found, NBR_NVSHMEM): --comm nvshmem. */
 void dd_nvshmem_init(Dd *d);
 void dd_nvshmem_rebuilt(Dd *d);

@@ -220,7 +220,8 @@ struct DdComm {
     unsigned long long *votes;
     unsigned long long **peer_votes_dev;  /* device: every rank's votes as mapped here */
     struct Peer {
-        real4 *r;
+        real4 *r, *a;   /* a, u: --dd-newton on, the force halo pulls the ghosts' forces */
+        real *u;
         unsigned long long *signals, *votes;
         int r_generation;
     } *peers;
@@ -258,15 +259,16 @@ static void nccl_open(Dd *d)
 
 /* The same rank's handles, gathered: what every peer needs to map this rank's memory. */
 struct IpcCard {
-    cudaIpcMemHandle_t r, signals, votes;
+    cudaIpcMemHandle_t r, a, u, signals, votes;
     int r_generation;
 };
 
 static void p2p_open(Dd *d)
 {
     DdComm *c = d->comm;
-    c->signals = (unsigned long long *)gpu_alloc(d->g, sizeof(unsigned long long) * DD_PULSES, "p2p signals");
-    CUDA_CHECK(cudaMemset(c->signals, 0, sizeof(unsigned long long) * DD_PULSES));
+    /* [k]: pulse k's coordinates arrived; [DD_PULSES + k]: its ghosts' forces are ready (--dd-newton on) */
+    c->signals = (unsigned long long *)gpu_alloc(d->g, sizeof(unsigned long long) * 2 * DD_PULSES, "p2p signals");
+    CUDA_CHECK(cudaMemset(c->signals, 0, sizeof(unsigned long long) * 2 * DD_PULSES));
     const size_t vb = sizeof(unsigned long long) * 3 * g_size;
     c->votes = (unsigned long long *)gpu_alloc(d->g, vb, "p2p vote slots");
     CUDA_CHECK(cudaMemset(c->votes, 0, vb));
@@ -288,6 +290,8 @@ static void p2p_refresh(Dd *d)
     memset(&mine, 0, sizeof mine);
     if (g_size > 1) {
         CUDA_CHECK(cudaIpcGetMemHandle(&mine.r, d->g->r));
+        CUDA_CHECK(cudaIpcGetMemHandle(&mine.a, d->g->a));   /* reallocated with r (ensure_atoms) */
+        CUDA_CHECK(cudaIpcGetMemHandle(&mine.u, d->g->u));
         CUDA_CHECK(cudaIpcGetMemHandle(&mine.signals, c->signals));
         CUDA_CHECK(cudaIpcGetMemHandle(&mine.votes, c->votes));
     }
@@ -311,8 +315,9 @@ static void p2p_refresh(Dd *d)
         CUDA_CHECK(cudaMemcpy(c->peer_votes_dev, host, sizeof(void *) * g_size, cudaMemcpyHostToDevice));
         free(host);
     }
-    for (int k = 0; k < DD_PULSES; k++) {
-        const int q = d->pulse[k].send_rank;
+    /* the ranks this one writes to (send_rank) and, --dd-newton on, signals (recv_rank) */
+    for (int k = 0; k < (d->newton ? 2 : 1) * d->npulses; k++) {
+        const int q = k < d->npulses ? d->pulse[k].send_rank : d->pulse[k - d->npulses].recv_rank;
         DdComm::Peer *p = &c->peers[q];
         if (q == d->rank) continue;
         if (!p->signals) {
@@ -323,11 +328,19 @@ static void p2p_refresh(Dd *d)
                            "these GPUs?", q, cudaGetErrorString(err));
             p->signals = (unsigned long long *)ptr;
         }
-        if (p->r_generation != cards[q].r_generation) {
+        if (k < d->npulses && p->r_generation != cards[q].r_generation) {
             if (p->r) CUDA_CHECK(cudaIpcCloseMemHandle(p->r));
             void *ptr = NULL;
             CUDA_CHECK(cudaIpcOpenMemHandle(&ptr, cards[q].r, cudaIpcMemLazyEnablePeerAccess));
             p->r = (real4 *)ptr;
+            if (d->newton) {
+                if (p->a) CUDA_CHECK(cudaIpcCloseMemHandle(p->a));
+                if (p->u) CUDA_CHECK(cudaIpcCloseMemHandle(p->u));
+                CUDA_CHECK(cudaIpcOpenMemHandle(&ptr, cards[q].a, cudaIpcMemLazyEnablePeerAccess));
+                p->a = (real4 *)ptr;
+                CUDA_CHECK(cudaIpcOpenMemHandle(&ptr, cards[q].u, cudaIpcMemLazyEnablePeerAccess));
+                p->u = (real *)ptr;
+            }
             p->r_generation = cards[q].r_generation;
         }
     }
@@ -370,6 +383,8 @@ void dd_comm_free(Dd *d)
     if (c->kind == COMM_P2P) {
         for (int q = 0; q < g_size; q++) {
             if (c->peers[q].r) cudaIpcCloseMemHandle(c->peers[q].r);
+            if (c->peers[q].a) cudaIpcCloseMemHandle(c->peers[q].a);
+            if (c->peers[q].u) cudaIpcCloseMemHandle(c->peers[q].u);
             if (c->peers[q].signals) cudaIpcCloseMemHandle(c->peers[q].signals);
             if (c->peers[q].votes) cudaIpcCloseMemHandle(c->peers[q].votes);
         }
@@ -462,7 +477,7 @@ void dd_comm_rebuilt(Dd *d)
 #endif
     if (d->comm_kind != COMM_P2P) return;
     /* where each sender writes: the receiver's recv_off, sent back to it */
-    for (int k = 0; k < DD_PULSES; k++) {
+    for (int k = 0; k < d->npulses; k++) {
         DdPulse *pl = &d->pulse[k];
         dd_sendrecv_int(&pl->recv_off, 1, pl->recv_rank, &pl->remote_off, pl->send_rank);
     }
@@ -495,6 +510,32 @@ void dd_pulse_exchange(Dd *d, int k)
     dd_exchange(d, pl->send_buf, pl->nsend, pl->send_rank, g->r + pl->recv_off, pl->nrecv, pl->recv_rank, k);
 }
 
+void dd_force_pulse(Dd *d, int k)
+{
+    DdPulse *pl = &d->pulse[k];
+    GpuSim *g = d->g;
+    if (pl->send_rank == d->rank && pl->recv_rank == d->rank) {   /* periodic image of this domain */
+        dd_launch_force_add(d, pl->send_idx, pl->nsend, g->a + pl->recv_off, g->u + pl->recv_off);
+        return;
+    }
+    if (d->comm_kind == COMM_P2P) {
+        /* this rank's ghosts of pulse k are final (the later pulses' forces are in them): recv_rank
+         * may pull them; then pull what send_rank holds of the atoms this rank sent it */
+        dd_launch_signal(d, d->comm->peers[pl->recv_rank].signals + DD_PULSES + k);
+        dd_launch_wait(d, d->comm->signals + DD_PULSES + k, DD_PULSES + k, 1ull);
+        const DdComm::Peer *p = &d->comm->peers[pl->send_rank];
+        dd_launch_force_add(d, pl->send_idx, pl->nsend, p->a + pl->remote_off, p->u + pl->remote_off);
+        return;
+    }
+    if (d->comm_kind != COMM_MPI && d->comm_kind != COMM_NCCL)
+        dd_fail(EXIT_INTERNAL, "internal: the force halo with --comm %s", comm_names[d->comm_kind]);
+    /* mpi, nccl: the ghosts' forces packed, sent back; what returns lands in send_buf (free: this
+     * step's coordinates went out through it before the forces) */
+    dd_launch_force_pack(d, pl->recv_off, pl->nrecv, pl->ret_buf);
+    dd_exchange(d, pl->ret_buf, pl->nrecv, pl->recv_rank, pl->send_buf, pl->nsend, pl->send_rank, 300 + k);
+    dd_launch_force_add(d, pl->send_idx, pl->nsend, pl->send_buf, NULL);
+}
+
 void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc)
 {
     const char *env = getenv("NBR_DD_TIMEOUT_S");
@@ -508,10 +549,16 @@ void dd_comm_poll(Dd *d)
 {
     const int out = *(volatile int *)d->timed_out;
     if (!out) return;
-    if (out > DD_PULSES)
+    if (out > 2 * DD_PULSES)
         dd_fail(EXIT_INTERNAL, "--comm %s --decide device: waited over %s s for the other ranks' rebuild votes (did one "
                                "stop?)", comm_names[d->comm_kind],
                 getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20");
+    if (out > DD_PULSES) {
+        const int k = out - 1 - DD_PULSES;
+        dd_fail(EXIT_INTERNAL, "--comm %s: waited over %s s for the force halo of pulse %d from rank %d (did it stop?)",
+                comm_names[d->comm_kind], getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20", k,
+                d->pulse[k].send_rank);
+    }
     const int k = out - 1;
     dd_fail(EXIT_INTERNAL, "--comm %s: waited over %s s for the halo of pulse %d from rank %d (did it stop?)",
             comm_names[d->comm_kind], getenv("NBR_DD_TIMEOUT_S") ? getenv("NBR_DD_TIMEOUT_S") : "20", k,
@@ -520,7 +567,7 @@ void dd_comm_poll(Dd *d)
 
 /* p2p --decide device: this rank's largest v^2 into every peer's slot of this round, then its
  * round number beside it; once every peer's round number here has reached this round, the
- * largest of all. One thread, gated; a wait that gives up leaves DD_PULSES + 1 in *timed_out. */
+ * largest of all. One thread, gated; a wait that gives up leaves 2 DD_PULSES + 1 in *timed_out. */
 static __global__ void p2p_vote_kernel(DdCtrl *c, const unsigned long long *vv_local, unsigned long long *vv_all,
                                        unsigned long long *const *votes, int rank, int size, long long timeout_ns,
                                        int *timed_out)
@@ -541,7 +588,7 @@ static __global__ void p2p_vote_kernel(DdCtrl *c, const unsigned long long *vv_l
         while (q != rank && arrived[q] < round) {
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
             if ((long long)(now - start) > timeout_ns) {
-                *(volatile int *)timed_out = DD_PULSES + 1;
+                *(volatile int *)timed_out = 2 * DD_PULSES + 1;
                 *vv_all = mine;
                 return;
             }

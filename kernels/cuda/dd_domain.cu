@@ -120,6 +120,50 @@ __global__ void pack_kernel(const real4 *r, const int *idx, int n, int axis, rea
     }
 }
 
+/* --dd-newton on: a ghost's zone, the axes along which it came from an upper neighbour (bit a),
+ * rides in r_alt[i].x while the ghosts are gathered: the sender's zone, then this pulse's bit. */
+__global__ void zone_bit_kernel(real4 *zone, int n, int bit)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) zone[i].x = (real)((int)zone[i].x | bit);
+}
+
+__global__ void zone_int_kernel(const real4 *zone, int n, int *out)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (int)zone[i].x;
+}
+
+/* The force halo: a ghost's force and energy out (a.xyz, u in w), and what comes back added to
+ * the atoms a pulse sent (distinct atoms: no atomics). */
+__global__ void force_pack_kernel(const real4 *a, const real *u, int n, real4 *out, const int *gate)
+{
+    if (gate && *gate) return;
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) out[k] = make_real4(a[k].x, a[k].y, a[k].z, u[k]);
+}
+
+__global__ void force_add_kernel(const int *idx, int n, const real4 *src, const real *src_u, real4 *a, real *u,
+                                 const int *gate)
+{
+    if (gate && *gate) return;
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    const int i = idx[k];
+    const real4 f = src[k];
+    real4 ai = a[i];
+    ai.x += f.x; ai.y += f.y; ai.z += f.z;
+    a[i] = ai;
+    u[i] += src_u ? src_u[k] : f.w;
+}
+
+__global__ void signal_kernel(unsigned long long *signal, const int *gate)
+{
+    if (gate && *gate) return;
+    __threadfence_system();
+    atomicAdd_system(signal, 1ull);
+}
+
 /* key 0: inner (at least `reach` inside every face between domains), 1: border. */
 struct DdFaces {
     real lo[3], hi[3], reach;
@@ -172,22 +216,26 @@ __global__ void dd_scatter_kernel(const int *cell_of, const int *cell_slot, cons
     if (i < n) cell_atoms[cell_start[cell_of[i]] + cell_slot[i]] = i;
 }
 
-/* One thread per local atom: every atom (local or ghost) of the 27 cells around its own
- * within r_n goes into W (record_candidate, shared with the single-GPU builds). */
+/* One thread per row (a local atom; with --dd-newton on, a ghost too): every atom (local or
+ * ghost) of the 27 cells around its own within r_n goes into W (record_candidate, shared with
+ * the single-GPU builds), with --dd-newton on only those whose zone shares no axis with the
+ * row's. */
 template <int Mode, int Layout>
 __global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const int *__restrict__ cell_of,
                                                           const int *__restrict__ cell_start,
                                                           const int *__restrict__ cell_count,
                                                           const int *__restrict__ cell_atoms, DdGrid grid,
-                                                          int n_local, int nbr_cap, real rn2, int *__restrict__ W,
-                                                          int *__restrict__ nbr_count, BuildStatus *status)
+                                                          int n_rows, int nbr_cap, real rn2, int *__restrict__ W,
+                                                          int *__restrict__ nbr_count, BuildStatus *status,
+                                                          const int *__restrict__ zone)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     int m = 0;
-    if (i < n_local) {
+    if (i < n_rows) {
         const real4 ri = fetch_pos<Mode>(pos, i);
-        int *w = W + w_index<Layout>(0, i, n_local, nbr_cap);
-        const size_t w_step = w_index<Layout>(1, i, n_local, nbr_cap) - w_index<Layout>(0, i, n_local, nbr_cap);
+        const int zi = zone ? zone[i] : 0;
+        int *w = W + w_index<Layout>(0, i, n_rows, nbr_cap);
+        const size_t w_step = w_index<Layout>(1, i, n_rows, nbr_cap) - w_index<Layout>(0, i, n_rows, nbr_cap);
         const int c = cell_of[i], cx = c % grid.gc[0], cy = c / grid.gc[0] % grid.gc[1], cz = c / (grid.gc[0] * grid.gc[1]);
         for (int z = max(cz - 1, 0); z <= min(cz + 1, grid.gc[2] - 1); z++)
             for (int y = max(cy - 1, 0); y <= min(cy + 1, grid.gc[1] - 1); y++)
@@ -196,6 +244,9 @@ __global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const i
                     const int start = cell_start[cell], end = start + cell_count[cell];
                     for (int k = start; k < end; k++) {
                         const int j = cell_atoms[k];
+                        /* --dd-newton on: a pair of two ghosts that both came from above along an
+                         * axis is the upper domain's (the eighth-shell rule: each pair on one domain) */
+                        if (zi & (zone ? zone[j] : 0)) continue;
                         record_candidate(i, j, fetch_pos<Mode>(pos, j), ri, rn2, w, w_step, m, nbr_cap);
                     }
                 }
@@ -268,10 +319,12 @@ static void ensure_atoms(Sim *s, Dd *d, int need, int keep)
     s->stats.bytes = g->bytes;
 }
 
-static void ensure_parts(Dd *d)
+/* Block partials for the per-atom launches over `rows` (the kicks over the local atoms run the
+ * same grid; their blocks past the local atoms leave zeros). */
+static void ensure_parts(Dd *d, int rows)
 {
     GpuSim *g = d->g;
-    g->blocks = blocks_for(d->n_local > 0 ? d->n_local : 1, g->threads);
+    g->blocks = blocks_for(rows > 0 ? rows : 1, g->threads);
     if (g->blocks <= d->part_blocks) return;
     const int nb = g->blocks * 2;
     gpu_free(g, g->parts, sizeof(double) * NPARTS * d->part_blocks);
@@ -280,6 +333,15 @@ static void ensure_parts(Dd *d)
     g->parts_host = (double *)gpu_pinned(sizeof(double) * NPARTS * nb, "reduction partials");
     CUDA_CHECK(cudaMemset(g->parts, 0, sizeof(double) * NPARTS * nb));
     d->part_blocks = nb;
+}
+
+static void ensure_ret(Dd *d, DdPulse *pl, int n)
+{
+    if (n <= pl->ret_cap) return;
+    const int cap = (int)(n * 1.2) + 256;
+    gpu_free(d->g, pl->ret_buf, sizeof(real4) * pl->ret_cap);
+    pl->ret_buf = (real4 *)gpu_alloc(d->g, sizeof(real4) * cap, "force halo buffers");
+    pl->ret_cap = cap;
 }
 
 static void ensure_send(Dd *d, DdPulse *pl, int n)
@@ -336,8 +398,8 @@ void dd_setup(Sim *s, Dd *d)
     d->counters_host = (int *)gpu_pinned(sizeof(int) * 8, "migration counters");
     d->hash_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long), "id hash");
     d->hash_host = (unsigned long long *)gpu_pinned(sizeof(unsigned long long), "id hash");
-    d->expected_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long) * DD_PULSES, "signal counts");
-    CUDA_CHECK(cudaMemset(d->expected_dev, 0, sizeof(unsigned long long) * DD_PULSES));
+    d->expected_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long) * 2 * DD_PULSES, "signal counts");
+    CUDA_CHECK(cudaMemset(d->expected_dev, 0, sizeof(unsigned long long) * 2 * DD_PULSES));
     CUDA_CHECK(cudaHostAlloc((void **)&d->timed_out, sizeof(int), cudaHostAllocMapped));
     CUDA_CHECK(cudaHostGetDevicePointer((void **)&d->timed_out_dev, d->timed_out, 0));
     *d->timed_out = 0;
@@ -377,23 +439,25 @@ void dd_setup(Sim *s, Dd *d)
     d->n_local = n;
     d->n_ghost = 0;
     d->dom.n = n;
-    ensure_parts(d);
+    ensure_parts(d, n);
 
     /* the pulses: the axes with one domain first (local copies), then the split ones, z before
      * y before x in each group; down then up. Forwarding works in any axis order (every rank
      * takes the same one); this one leaves all remote data to the last pulses. */
     int order[3], no = 0;
+    const int per = d->newton ? 1 : 2;   /* pulses per axis: --dd-newton on, the down pulse only */
     for (int a = 2; a >= 0; a--)
         if (d->dims[a] == 1) order[no++] = a;
-    d->self_pulses = 2 * no;
+    d->self_pulses = per * no;
+    d->npulses = 3 * per;
     for (int a = 2; a >= 0; a--)
         if (d->dims[a] > 1) order[no++] = a;
     CUDA_CHECK(cudaStreamCreateWithFlags(&d->nonlocal, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&d->ev_self, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&d->ev_nonlocal, cudaEventDisableTiming));
-    for (int k = 0; k < DD_PULSES; k++) {
+    for (int k = 0; k < d->npulses; k++) {
         DdPulse *pl = &d->pulse[k];
-        const int axis = order[k / 2], dir = k % 2 ? +1 : -1;
+        const int axis = order[k / per], dir = per == 2 && k % 2 ? +1 : -1;
         pl->axis = axis;
         pl->dir = dir;
         pl->send_rank = d->nbr[axis][dir < 0 ? 0 : 1];
@@ -495,15 +559,48 @@ static void check_conservation(Sim *s, Dd *d)
 
 /* ---- ghosts ------------------------------------------------------------------------- */
 
+static void pack_from(Dd *d, const real4 *src, const int *idx, int n, int axis, real shift, real4 *out,
+                      unsigned long long *signal);
+
+/* --dd-newton on: each ghost's zone (the axes it crossed coming down from an upper neighbour)
+ * by the same pulses, in r_alt[].x (free between the migration and the next one), then as ints
+ * in keys for the list build. Host-staged or NCCL, at rebuilds only. */
+static void ghost_zones(Dd *d)
+{
+    GpuSim *g = d->g;
+    const int n_all = d->n_local + d->n_ghost, T = g->threads;
+    CUDA_CHECK(cudaMemsetAsync(d->r_alt, 0, sizeof(real4) * d->n_local, g->stream));
+    for (int k = 0; k < d->npulses; k++) {
+        DdPulse *pl = &d->pulse[k];
+        if (pl->send_rank == d->rank && pl->recv_rank == d->rank) {
+            pack_from(d, d->r_alt, pl->send_idx, pl->nsend, pl->axis, 0, d->r_alt + pl->recv_off, NULL);
+        } else {
+            pack_from(d, d->r_alt, pl->send_idx, pl->nsend, pl->axis, 0, pl->send_buf, NULL);
+            dd_exchange(d, pl->send_buf, pl->nsend, pl->send_rank, d->r_alt + pl->recv_off, pl->nrecv, pl->recv_rank,
+                        400 + k);
+        }
+        if (pl->nrecv > 0) {
+            zone_bit_kernel<<<blocks_for(pl->nrecv, T), T, 0, g->stream>>>(d->r_alt + pl->recv_off, pl->nrecv,
+                                                                          1 << pl->axis);
+            LAUNCH_CHECK("zone_bit_kernel");
+        }
+    }
+    if (n_all > 0) {
+        zone_int_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(d->r_alt, n_all, d->keys);
+        LAUNCH_CHECK("zone_int_kernel");
+    }
+}
+
 static void gather_ghosts(Sim *s, Dd *d)
 {
     GpuSim *g = d->g;
     const int T = g->threads;
     const real margin = (real)(8 * REAL_EPS * s->L), reach = s->rn + margin;
+    const int per = d->newton ? 1 : 2;
     d->n_ghost = 0;
-    for (int k = 0; k < DD_PULSES; k += 2) {
+    for (int k = 0; k < d->npulses; k += per) {
         const int ncand = d->n_local + d->n_ghost;   /* local atoms and the ghosts of the axes before */
-        for (int q = k; q < k + 2; q++) {
+        for (int q = k; q < k + per; q++) {
             DdPulse *pl = &d->pulse[q];
             const real face = (real)(pl->dir < 0 ? d->lo[pl->axis] : d->hi[pl->axis]);
             ensure_send(d, pl, ncand);
@@ -518,13 +615,14 @@ static void gather_ghosts(Sim *s, Dd *d)
             dd_sendrecv_int(&pl->nsend, 1, pl->send_rank, &pl->nrecv, pl->recv_rank);
             pl->recv_off = d->n_local + d->n_ghost;
             ensure_atoms(s, d, pl->recv_off + pl->nrecv, pl->recv_off);
+            if (d->newton) ensure_ret(d, pl, pl->nrecv);
             d->n_ghost += pl->nrecv;
         }
         /* this axis's ghosts, now that the room for them is known */
         dd_comm_rebuilt(d);
-        dd_pulse_exchange(d, k);
-        dd_pulse_exchange(d, k + 1);
+        for (int q = k; q < k + per; q++) dd_pulse_exchange(d, q);
     }
+    if (d->newton) ghost_zones(d);
 }
 
 /* ---- the list ----------------------------------------------------------------------- */
@@ -553,14 +651,17 @@ static void build_lists(Sim *s, Dd *d)
         LAUNCH_CHECK("dd_scatter_kernel");
     }
     const real rn2 = s->rn * s->rn;
+    d->n_rows = d->newton ? n_all : d->n_local;
+    ensure_parts(d, d->n_rows);
+    const int *zone = d->newton ? d->keys : NULL;
     for (;;) {
         CUDA_CHECK(cudaMemsetAsync(g->status, 0, sizeof(BuildStatus), g->stream));
         const PosSource pos = gpu_pos(g);
         dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
             dd_build_w_kernel<decltype(read)::value, decltype(layout)::value>
                 <<<g->blocks, g->threads, 0, g->stream>>>(pos, d->cell_of, d->cell_start, d->cell_count, d->cell_atoms,
-                                                          grid, d->n_local, g->nbr_cap, rn2, g->W, g->nbr_count,
-                                                          g->status);
+                                                          grid, d->n_rows, g->nbr_cap, rn2, g->W, g->nbr_count,
+                                                          g->status, zone);
         });
         LAUNCH_CHECK("dd_build_w_kernel");
         CUDA_CHECK(cudaMemcpyAsync(g->status_host, g->status, sizeof(BuildStatus), cudaMemcpyDeviceToHost, g->stream));
@@ -571,6 +672,8 @@ static void build_lists(Sim *s, Dd *d)
         g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * d->cap, "the neighbour matrix W");
     }
     s->stats.list_threads = g->threads;
+    d->rows = d->dom;
+    d->rows.n = d->n_rows;
 }
 
 static void capture_halo(Dd *d);
@@ -599,7 +702,7 @@ void dd_rebuild(Sim *s, Dd *d)
         lost = 1;
     }
     d->dom.n = d->n_local;
-    ensure_parts(d);
+    ensure_parts(d, d->n_local);
     d->inner_blocks = 0;
     if (d->overlap) order_inner_first(s, d);
     check_conservation(s, d);
@@ -623,8 +726,37 @@ void dd_halo(Dd *d)
     if (d->halo_graph)
         CUDA_CHECK(cudaGraphLaunch(d->halo_graph, d->g->stream));
     else
-        for (int k = 0; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+        for (int k = 0; k < d->npulses; k++) dd_pulse_exchange(d, k);
     d->step_epoch++;
+}
+
+/* --dd-newton on: the ghosts' forces back along the pulses in reverse order (x, y, z: what a
+ * pulse forwarded comes home through the domain that forwarded it). */
+void dd_force_halo(Dd *d)
+{
+    for (int k = d->npulses - 1; k >= 0; k--) dd_force_pulse(d, k);
+}
+
+void dd_launch_force_add(Dd *d, const int *idx, int n, const real4 *src, const real *src_u)
+{
+    if (n <= 0) return;
+    GpuSim *g = d->g;
+    force_add_kernel<<<blocks_for(n, 256), 256, 0, g->stream>>>(idx, n, src, src_u, g->a, g->u, d->gate);
+    LAUNCH_CHECK("force_add_kernel");
+}
+
+void dd_launch_force_pack(Dd *d, int first, int n, real4 *out)
+{
+    if (n <= 0) return;
+    GpuSim *g = d->g;
+    force_pack_kernel<<<blocks_for(n, 256), 256, 0, g->stream>>>(g->a + first, g->u + first, n, out, d->gate);
+    LAUNCH_CHECK("force_pack_kernel");
+}
+
+void dd_launch_signal(Dd *d, unsigned long long *signal)
+{
+    signal_kernel<<<1, 1, 0, d->g->stream>>>(signal, d->gate);
+    LAUNCH_CHECK("signal_kernel");
 }
 
 /* --dd-graph on: the step's pulses as one CUDA graph, captured when the ghost lists are new
@@ -637,7 +769,7 @@ static void capture_halo(Dd *d)
     d->halo_graph = NULL;
     cudaGraph_t graph;
     CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
-    for (int k = 0; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+    for (int k = 0; k < d->npulses; k++) dd_pulse_exchange(d, k);
     CUDA_CHECK(cudaStreamEndCapture(g->stream, &graph));
     CUDA_CHECK(cudaGraphInstantiate(&d->halo_graph, graph, 0));
     CUDA_CHECK(cudaGraphDestroy(graph));
@@ -658,6 +790,9 @@ void dd_forces_step(Dd *d)
     if (!d->overlap) {
         dd_halo(d);
         if (forces) dd_run_forces(d, 0, 0, g->blocks, g->stream);
+        /* launched on every step as the halo is (nccl's operations must match on every rank);
+         * its kernels are gated */
+        if (d->newton) dd_force_halo(d);
         return;
     }
     cudaStream_t local = g->stream;
@@ -666,7 +801,7 @@ void dd_forces_step(Dd *d)
     if (forces) dd_run_forces(d, 0, 0, d->inner_blocks, local);
     CUDA_CHECK(cudaStreamWaitEvent(d->nonlocal, d->ev_self, 0));
     g->stream = d->nonlocal;
-    for (int k = d->self_pulses; k < DD_PULSES; k++) dd_pulse_exchange(d, k);
+    for (int k = d->self_pulses; k < d->npulses; k++) dd_pulse_exchange(d, k);
     if (forces) dd_run_forces(d, 1, d->inner_blocks, g->blocks - d->inner_blocks, d->nonlocal);
     CUDA_CHECK(cudaEventRecord(d->ev_nonlocal, d->nonlocal));
     g->stream = local;
@@ -693,7 +828,7 @@ void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *o
 static void ghost_ids(Dd *d)
 {
     GpuSim *g = d->g;
-    for (int k = 0; k < DD_PULSES; k++) {
+    for (int k = 0; k < d->npulses; k++) {
         DdPulse *pl = &d->pulse[k];
         if (pl->send_rank == d->rank && pl->recv_rank == d->rank) {
             pack_from(d, g->v, pl->send_idx, pl->nsend, pl->axis, 0, g->v + pl->recv_off, NULL);
@@ -750,7 +885,7 @@ void dd_gather(Sim *s, Dd *d, int with_forces)
 void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg)
 {
     GpuSim *g = d->g;
-    const int n = d->n_local, n_all = d->n_local + d->n_ghost, cap = g->nbr_cap;
+    const int n = d->n_rows, n_all = d->n_local + d->n_ghost, cap = g->nbr_cap;   /* rows: local (and ghost) atoms */
     int *count = (int *)nbr_alloc(sizeof(int) * (n + 1), "neighbour counts (host copy)");
     int *W = (int *)nbr_alloc(sizeof(int) * ((size_t)cap * n + 1), "neighbour matrix (host copy)");
     real4 *hr = (real4 *)nbr_alloc(sizeof(real4) * (n_all + 1), "ids (host copy)");
@@ -809,6 +944,7 @@ void dd_free(Dd *d)
     for (int k = 0; k < DD_PULSES; k++) {
         if (d->pulse[k].send_idx) CUDA_CHECK(cudaFree(d->pulse[k].send_idx));
         if (d->pulse[k].send_buf) CUDA_CHECK(cudaFree(d->pulse[k].send_buf));
+        if (d->pulse[k].ret_buf) CUDA_CHECK(cudaFree(d->pulse[k].ret_buf));
         if (d->pulse[k].host_send) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_send));
         if (d->pulse[k].host_recv) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_recv));
     }

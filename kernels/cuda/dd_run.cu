@@ -87,7 +87,7 @@ static cudaGraphExec_t gated_forces(Dd *d, int first, int nblocks)
         err = cudaStreamBeginCaptureToGraph(d->run_body, cp.conditional.phGraph_out[0], nullptr, nullptr, 0,
                                             cudaStreamCaptureModeThreadLocal);
     if (err == cudaSuccess) {
-        gpu_forces_blocks(&d->dom, first, nblocks, d->run_body);
+        gpu_forces_blocks(&d->rows, first, nblocks, d->run_body);
         CUDA_CHECK(cudaStreamEndCapture(d->run_body, nullptr));
         err = cudaGraphInstantiate(&exec, graph, 0);
     }
@@ -131,7 +131,7 @@ void dd_run_capture_forces(Dd *d)
 void dd_run_forces(Dd *d, int part, int first, int nblocks, cudaStream_t st)
 {
     if (d->run_ahead && d->force_exec[part]) CUDA_CHECK(cudaGraphLaunch(d->force_exec[part], st));
-    else gpu_forces_blocks(&d->dom, first, nblocks, st);
+    else gpu_forces_blocks(&d->rows, first, nblocks, st);
 }
 
 void dd_run_free(Dd *d)
