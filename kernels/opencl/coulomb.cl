@@ -90,8 +90,12 @@ float row_scale(uint i)   /* a hash of i in [1, 2) */
 #define TERM_IF(j, C) { real4_t p_ = tile[(j)]; \
                         FOR_K if (C(k, (j))) { real_t dx_ = DIFF(k, x), dy_ = DIFF(k, y), dz_ = DIFF(k, z); \
                                   ACC_ADD(k, p_.w * rsqrt(dx_ * dx_ + dy_ * dy_ + dz_ * dz_)); } }
-#define ALWAYS(k, j) 1
-#define TERM(j) TERM_IF(j, ALWAYS)
+/* the unconditional tiles: atom tp_[u] of a pointer loop (for (tp_ = tile; tp_ < end; tp_ +=
+ * UNROLL), STEPS(0)): its increment, compare and branch are the loop's whole overhead, as in
+ * coulomb.cu (an index loop recomputes the address: one instruction more per iteration) */
+#define TERM(u) { real4_t p_ = tp_[(u)]; \
+                  FOR_K { real_t dx_ = DIFF(k, x), dy_ = DIFF(k, y), dz_ = DIFF(k, z); \
+                          ACC_ADD(k, p_.w * rsqrt(dx_ * dx_ + dy_ * dy_ + dz_ * dz_)); } }
 
 #if UNROLL == 1
 #define STEPS(j) TERM(j)
@@ -172,7 +176,7 @@ void row_tile(__global const real4_t *pos, uint n, uint g, uint groups, __local 
         STAGE(t * ts);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (active) {
-            for (uint j = 0; j < ts; j += UNROLL) { STEPS(j) }
+            for (__local const real4_t *tp_ = tile; tp_ < tile + ts; tp_ += UNROLL) { STEPS(0) }
             ACC_TILE_END;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -192,7 +196,7 @@ void row_tile(__global const real4_t *pos, uint n, uint g, uint groups, __local 
         STAGE(t * ts);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (active) {
-            for (uint j = 0; j < ts; j += UNROLL) { STEPS(j) }
+            for (__local const real4_t *tp_ = tile; tp_ < tile + ts; tp_ += UNROLL) { STEPS(0) }
             ACC_TILE_END;
         }
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -44,7 +44,7 @@ header() { echo "# $1 on $gpu_name, $rev, $(date -u +%Y-%m-%dT%H:%M:%SZ)"; }
 # ---- 1. the tests with the default build (CUDA) --------------------------------------------
 if want tests; then
     header "tests/run.sh 80 (default build)" >"$OUT/tests-cuda.log"
-    timeout 120 tests/run.sh 80 >>"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
+    timeout 150 tests/run.sh 80 >>"$OUT/tests-cuda.log" 2>&1 || failed+=("tests-cuda (exit $?)")
     stamp "tests, default build: $(tail -1 "$OUT/tests-cuda.log")"
     grep -E '^(FAIL|SKIP)' "$OUT/tests-cuda.log" | head -20
 fi
@@ -99,7 +99,7 @@ else
         # the test file's OpenCL cases use platform 0
         [ "$cl_platform" = 0 ] || echo "note: NVIDIA is platform $cl_platform; the tests use platform 0"
         header "BUILD=$cl_build tests/run.sh 80 (NVIDIA OpenCL, platform $cl_platform)" >"$OUT/tests-opencl.log"
-        BUILD=$cl_build timeout 100 tests/run.sh 80 >>"$OUT/tests-opencl.log" 2>&1 || failed+=("tests-opencl (exit $?)")
+        BUILD=$cl_build timeout 130 tests/run.sh 80 >>"$OUT/tests-opencl.log" 2>&1 || failed+=("tests-opencl (exit $?)")
         stamp "tests, OpenCL build: $(tail -1 "$OUT/tests-opencl.log")"
         grep -E '^(FAIL|SKIP)' "$OUT/tests-opencl.log" | head -20
     fi
@@ -121,18 +121,18 @@ grep -E 'OVER|exceeds|^coulomb(-cuda)?: |run_point:' "$OUT/driver.log" | head -1
 fi
 
 # ---- 4. perf: half against folded sweep, float against kahan, side by side ------------------
-# Interleaved rounds (PERF_ROUNDS, default 2; the small systems 3): every round runs each
-# configuration once (median of --reps after a warm-up), the second round in reverse order, so
-# a drift of the clock or the machine shows in both columns alike. Per system:
+# Interleaved rounds (PERF_ROUNDS, default 2): every round runs each configuration once (median
+# of --reps after a warm-up of about 0.2 s of GPU time), the second round in reverse order, so a
+# drift of the clock or the machine shows in both columns alike. Per system:
 #   630 828 atoms: float and kahan at unroll 4 / ipt 1 (the defaults) and unroll 8 / ipt 1 and 4,
 #     each with --sweep half (the thesis: block b, row tile b) and folded (block b: row tiles b
 #     and rows-1-b); double at unroll 8 / ipt 1 folded, round 1 only
 #   239 922, the protein (47 681), 43 239: float, kahan and pairwise at unroll 8 / ipt 1 (and
-#     ipt 2), half and folded
+#     float, kahan at ipt 2 and at blocks of 32 on the two small ones), half and folded
 # The reference of each system computed once on the device (--acc exact --ref device: double
 # terms, compensated sums; the tests hold it to the C reference) and passed on with --e-ref.
 # Rows through coulomb-cuda's own --csv (revision, device, every knob) into perf.csv, tags
-# perf-cuda-<acc>-u<unroll>-i<ipt>-<sweep>-<system>-r<round>; perf.txt one line per run (tag,
+# perf-cuda-<acc>-u<unroll>-i<ipt>[-b<block>]-<sweep>-<system>-r<round>; perf.txt one line per run (tag,
 # ms, rel_error), then the side-by-side table (median over the rounds: half, folded,
 # folded/half; kahan/float per sweep). The clocks before and after (clocks.txt) and sampled by
 # nvidia-smi every 200 ms (clocks.csv); the kernels' registers and spills (cuobjdump,
@@ -172,31 +172,42 @@ if want perf; then
         [ -n "${e_ref[$s]}" ] || failed+=("perf: no reference for $s")
     }
     perf_args() { case $1 in bio) echo "--input reference/adk_oplsaa/adk_oplsaa.xyzq.gz" ;; *) echo "--water ${1#n}" ;; esac; }
-    # the configurations of one system, one per line: acc unroll ipt sweep [reps]
-    perf_configs() {
-        local acc sw
+    # the configurations of one system, one per line: acc unroll ipt sweep reps warmup. The
+    # warm-up is about 0.2 s of the GPU's time before the timed evaluations: a run of a few
+    # millisecond-long evaluations straight after its setup may start before the SM clock has
+    # ramped up from idle (at fea89d5 the protein's float runs took 0.93 or 1.37 ms at ipt 2
+    # with unroll 8 or 4, instruction counts 2% apart, after one warm-up evaluation)
+    perf_configs() {   # the two sweeps and the modes of one unroll / ipt next to each other
+        local ui acc sw
         case $1 in
         n630828)
-            for acc in float kahan; do
+            for ui in "4 1" "8 1" "8 4"; do
                 for sw in half folded; do
-                    printf '%s 4 1 %s 5\n%s 8 1 %s 5\n%s 8 4 %s 5\n' $acc $sw $acc $sw $acc $sw
+                    for acc in float kahan; do echo "$acc $ui $sw 5 2 128"; done
                 done
             done ;;
+        n239922)
+            for sw in half folded; do
+                for acc in float kahan pairwise; do echo "$acc 8 1 $sw 11 15 128"; done
+            done ;;
         *)
-            for acc in float kahan pairwise; do
-                for sw in half folded; do printf '%s 8 1 %s 7\n' $acc $sw; done
+            for sw in half folded; do
+                for acc in float kahan pairwise; do echo "$acc 8 1 $sw 21 200 128"; done
             done
-            for acc in float kahan; do
-                for sw in half folded; do printf '%s 8 2 %s 7\n' $acc $sw; done
+            # ipt 2; and blocks of 32: four times the blocks (one warp each), for the latency-bound
+            # small systems (43 239 atoms: 169 folded blocks of 128 on 132 SMs)
+            for sw in half folded; do
+                for acc in float kahan; do echo "$acc 8 2 $sw 21 200 128"; echo "$acc 8 1 $sw 21 200 32"; done
             done ;;
         esac
     }
     perf_round() {   # SYSTEM ROUND: every configuration once, the even rounds in reverse order
-        local s=$1 r=$2 acc u ipt sw reps
+        local s=$1 r=$2 acc u ipt sw reps warm b bt
         [ -n "${e_ref[$s]:-}" ] || return 0
-        while read -r acc u ipt sw reps; do
-            perf_run "perf-cuda-$acc-u$u-i$ipt-$sw-$s-r$r" --acc "$acc" --unroll "$u" --ipt "$ipt" --sweep "$sw" \
-                $(perf_args "$s") --e-ref "${e_ref[$s]}" --reps "$reps" --warmup 1
+        while read -r acc u ipt sw reps warm b; do
+            bt=; [ "$b" = 128 ] || bt=-b$b
+            perf_run "perf-cuda-$acc-u$u-i$ipt$bt-$sw-$s-r$r" --acc "$acc" --unroll "$u" --ipt "$ipt" --sweep "$sw" \
+                --block "$b" $(perf_args "$s") --e-ref "${e_ref[$s]}" --reps "$reps" --warmup "$warm"
         done < <(if [ $((r % 2)) = 0 ]; then perf_configs "$s" | tac; else perf_configs "$s"; fi)
     }
     perf_part() {
@@ -206,10 +217,9 @@ if want perf; then
         [ -n "${e_ref[n630828]:-}" ] && perf_run "perf-cuda-double-u8-i1-folded-n630828-r1" --acc double --unroll 8 \
             --sweep folded --water 630828 --e-ref "${e_ref[n630828]}" --reps 3 --warmup 1
         for s in n43239 bio n239922; do perf_ref "$s"; done
-        for r in $(seq 1 $((rounds + 1))); do
-            for s in n43239 bio; do perf_round "$s" "$r"; done
+        for r in $(seq 1 "$rounds"); do
+            for s in n43239 bio n239922; do perf_round "$s" "$r"; done
         done
-        for r in $(seq 1 "$rounds"); do perf_round n239922 "$r"; done
     }
     # side by side: the median over the rounds of each configuration, half | folded | ratio, and
     # kahan / float and pairwise / float per sweep
