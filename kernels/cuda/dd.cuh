@@ -73,8 +73,9 @@ struct DdPulse {
     real4 *send_buf;        /* mpi / nccl: packed positions (capacity send_cap) */
     real4 *host_send, *host_recv;   /* mpi: pinned staging (capacity host_cap) */
     int host_cap;
-    real4 *ret_buf;         /* --dd-newton on, mpi / nccl: this pulse's ghosts' forces (xyz) and energies (w)
-                               packed to go back to recv_rank (capacity ret_cap) */
+    real4 *ret_buf;         /* --dd-newton on, mpi / nccl: [0, nrecv) this pulse's ghosts' forces (xyz) and
+                               energies (w) packed to go back to recv_rank; [nrecv, nrecv + nsend) those
+                               send_rank returns (capacity ret_cap) */
     int ret_cap;
 };
 

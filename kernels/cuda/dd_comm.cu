@@ -529,11 +529,12 @@ void dd_force_pulse(Dd *d, int k)
     }
     if (d->comm_kind != COMM_MPI && d->comm_kind != COMM_NCCL)
         dd_fail(EXIT_INTERNAL, "internal: the force halo with --comm %s", comm_names[d->comm_kind]);
-    /* mpi, nccl: the ghosts' forces packed, sent back; what returns lands in send_buf (free: this
-     * step's coordinates went out through it before the forces) */
+    /* mpi, nccl: the ghosts' forces packed and sent back from ret_buf; what returns lands after
+     * them (send_buf keeps the positions: a stopped device's gated packs resend it as it is) */
+    real4 *back = pl->ret_buf + pl->nrecv;
     dd_launch_force_pack(d, pl->recv_off, pl->nrecv, pl->ret_buf);
-    dd_exchange(d, pl->ret_buf, pl->nrecv, pl->recv_rank, pl->send_buf, pl->nsend, pl->send_rank, 300 + k);
-    dd_launch_force_add(d, pl->send_idx, pl->nsend, pl->send_buf, NULL);
+    dd_exchange(d, pl->ret_buf, pl->nrecv, pl->recv_rank, back, pl->nsend, pl->send_rank, 300 + k);
+    dd_launch_force_add(d, pl->send_idx, pl->nsend, back, NULL);
 }
 
 void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc)

@@ -615,7 +615,7 @@ static void gather_ghosts(Sim *s, Dd *d)
             dd_sendrecv_int(&pl->nsend, 1, pl->send_rank, &pl->nrecv, pl->recv_rank);
             pl->recv_off = d->n_local + d->n_ghost;
             ensure_atoms(s, d, pl->recv_off + pl->nrecv, pl->recv_off);
-            if (d->newton) ensure_ret(d, pl, pl->nrecv);
+            if (d->newton) ensure_ret(d, pl, pl->nrecv + pl->nsend);   /* out, then what comes back */
             d->n_ghost += pl->nrecv;
         }
         /* this axis's ghosts, now that the room for them is known */
