@@ -84,7 +84,8 @@ static const Option options[] = {
     {"dd-newton", T_ENUM, F(dd_newton), 0, 0, onoff_names, KNOB_DD, NULL, "Newton 3 across domain boundaries: "
      "ghosts from one side per axis, each boundary pair on one domain, the force halo back (mpi, nccl, p2p)"},
     {"tp", T_INT, F(tp), 0, 64, NULL, KNOB_TP, "tp",
-     "threads per particle t_p (0 = RUMD's default: 4 for N <= 10000, else 1); above 32 a multiple of 32"},
+     "threads per particle t_p (gpu-rumd: 0 = RUMD's default, 4 for N <= 10000, else 1; above 32 a multiple of 32. "
+     "gpu-layer, gpu-old: lanes per atom of the W force kernel, 1, 2, 4, 8, 16 or 32; 0 = 1)"},
     {"list", T_ENUM, F(list_method), 0, 0, list_names, KNOB_LISTMETHOD, "list_method",
      "neighbour list (RUMD): none (all pairs every step), n2 (O(N^2) build in shared-memory tiles), sort (atoms "
      "sorted by cell, 125 cells of edge >= r_n/2 searched) or auto (RUMD's default: n2 below N = 8000, else sort)"},

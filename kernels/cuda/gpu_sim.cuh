@@ -136,6 +136,11 @@ struct GpuSim {
     cudaGraphConditionalHandle rebuild_cond;
     cudaStream_t body_stream;        /* captures the IF bodies */
 
+    /* --tp > 1 (force.cu): the force blocks' sums, 2 per block of the TP launch, and a ticket per
+     * block of the per-atom launch (the last of its TP blocks adds them into the partials) */
+    double *tp_parts;
+    unsigned *tp_tickets;
+
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */
     int w_launches;                  /* W kernel launches, grows included */

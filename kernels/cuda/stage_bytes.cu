@@ -12,7 +12,9 @@
  * entries at the last build), r4 = sizeof(real4), G^3 cells:
  *
  *   STAGE_FORCE      one force call: W entries 4 N_p + m_i 4n + r_i r4 n + a_i r4 n
- *                    (written) + u_i sizeof(real) n (written)
+ *                    (written) + u_i sizeof(real) n (written), whatever --tp (the TP lanes
+ *                    of an atom read its row once between them; m_i and r_i they read TP
+ *                    times, from cache)
  *   STAGE_LIST       one rebuild (the wrap and the build): the W kernel's r_i r4 n + c_i 4n
  *                    + H entries 4n + k_c 4 G^3 + W entries 4 N_p + m_i 4n (written);
  *                    the wrap, the cell and layer assignment and their copies are not
