@@ -248,7 +248,10 @@ int nbr_main(int argc, char **argv, const Variant *variant)
      * (the paper's loop). Device decision (--decide device, where the variant can): the
      * device decides rebuilds and reorders itself and the host reads it at sample points
      * only; a chunk may be one CUDA graph; a capacity overflow found at a sample point is
-     * grown and the chunk replayed from the last sample point's snapshot.
+     * grown and the chunk replayed from the last sample point's snapshot. With --leapfrog
+     * fused a chunk is kick_drift, then per step rebuild, forces and leapfrog (the kick, the
+     * decision and the next step's kick_drift; not that drift at the chunk's last step), so
+     * the state at a sample point is the same as split: after the kick.
      * Production timing: a timer mark (host clock or CUDA event) at the start of production
      * and at each block end, nothing inside the steps. */
     const int device = p->decide == DECIDE_DEVICE;
@@ -260,6 +263,10 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                                  "with --decide host", v.name);
         v.device_begin(s);
     }
+    /* --leapfrog fused: kick, decide and the next kick_drift as one stage (Variant.leapfrog) */
+    const int fused = device && p->leapfrog == LEAPFROG_FUSED;
+    if (fused && !v.leapfrog)
+        nbr_fail(EXIT_INPUT, "%s: --leapfrog fused needs a variant with a fused leapfrog stage", v.name);
     double rescale_acc = 0, block_e = 0, block_t = 0, p_sum = 0;
     int rescale_n = 0, block_samples = 0, nsamples = 0, mark = 0, block_start = 0;
     for (int step = 1; step <= p->steps;) {
@@ -287,11 +294,15 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                 if (p->graph && v.chunk_begin) v.chunk_begin(s, nsteps);
                 for (int k = step; k <= end; k++) {
                     s->step = k;
-                    v.kick_drift(s);
+                    if (!fused || k == step) v.kick_drift(s);   /* fused: the previous leapfrog drifted */
                     v.device_rebuild(s);
                     v.forces(s);
-                    v.kick(s);
-                    v.device_decide(s);
+                    if (fused) {
+                        v.leapfrog(s, k < end);   /* no drift past the sample point */
+                    } else {
+                        v.kick(s);
+                        v.device_decide(s);
+                    }
                 }
                 if (p->graph && v.chunk_end) v.chunk_end(s, nsteps);
             }

@@ -21,6 +21,7 @@ const char *const where_names[]   = {"host", "device", NULL};
 const char *const onoff_names[]   = {"off", "on", NULL};
 const char *const graph_names[]   = {"off", "on", "cond", NULL};
 const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
+const char *const leapfrog_names[] = {"split", "fused", NULL};
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
@@ -71,6 +72,10 @@ static const Option options[] = {
     {"graph", T_ENUM, F(graph), 0, 0, graph_names, KNOB_GRAPH, "graph",
      "with --decide device: capture the steps between sample points once as a CUDA graph and replay it; "
      "cond: each step's rebuild kernels under a conditional node, launched only when the step rebuilds"},
+    {"leapfrog", T_ENUM, F(leapfrog), 0, 0, leapfrog_names, KNOB_LEAPFROG, "leapfrog",
+     "with --decide device: split (each step's second half-kick, rebuild decision and the next step's kick and "
+     "drift as three kernels) or fused (one kernel after the forces does all three: two kernels per step that does "
+     "not rebuild)"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
     {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
      "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
@@ -208,6 +213,9 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *
             "lattice");
     if (params_natoms(p) > 2147483647L)
         die(program, ": N = 4 ne^3 is beyond 2^31 - 1 atoms (atom indices are int): lower --ne", "ne");
+    if (p->leapfrog == LEAPFROG_FUSED && p->decide != DECIDE_DEVICE)
+        die(program, " fused needs --decide device (with host decisions the host reads every step's properties "
+                     "between the kick and the next drift)", "leapfrog");
     if (p->tp > 32 && p->tp % 32)
         die(program, " above 32 must be a multiple of 32 (a particle's threads then fill whole warps)", "tp");
 }

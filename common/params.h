@@ -34,6 +34,7 @@ enum {
     KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
     KNOB_AUTOTUNE = 1u << 17, /* RUMD's autotuner */
     KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
+    KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -55,6 +56,10 @@ extern const char *const wlayout_names[];
 extern const char *const where_names[];
 extern const char *const onoff_names[];
 extern const char *const comm_names[];
+/* --leapfrog: the device loop's kick + decide + next kick_drift as three kernels or one
+ * (kernels/cuda/integrate.cu) */
+enum { LEAPFROG_SPLIT, LEAPFROG_FUSED };
+extern const char *const leapfrog_names[];
 /* --graph: none; the steps between sample points as one CUDA graph; the same with each
  * step's rebuild kernels under a conditional node (kernels/cuda/device_loop.cu) */
 enum { GRAPH_OFF, GRAPH_ON, GRAPH_COND };
@@ -97,6 +102,7 @@ typedef struct Params {
     int graph;           /* GRAPH_*: the steps between sample points as one CUDA graph */
     int device;          /* GPU index */
     int sample_every;    /* steps between sample points (energies, pressure) */
+    int leapfrog;        /* LEAPFROG_*: with --decide device, the step's integration as split or fused kernels */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */
     char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */

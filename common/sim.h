@@ -124,6 +124,11 @@ typedef struct Variant {
     void (*device_begin)(Sim *s);       /* after step 0: the device takes the decisions over */
     void (*device_rebuild)(Sim *s);
     void (*device_decide)(Sim *s);
+    /* --leapfrog fused (KNOB_LEAPFROG): kick, device_decide and the next step's kick_drift in
+     * one stage; the loop then calls kick_drift once at the start of each chunk, and per step
+     * device_rebuild (which wraps the positions when the step rebuilds), forces and
+     * leapfrog(s, drift), drift = 0 at the chunk's last step (its sample point) */
+    void (*leapfrog)(Sim *s, int drift);
     int  (*sample)(Sim *s);             /* props and stats to the host: -1, or, when a capacity had
                                            to grow, the step to replay from (state restored) */
     /* For a variant whose rebuilds need the host (gpu-dd: migration): how many steps from the

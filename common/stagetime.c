@@ -10,7 +10,9 @@
  *             is subtracted
  *   force     forces, every step
  *   other     props (reductions), every step
- *   integrate kick_drift + kick, every step.
+ *   integrate kick_drift + kick, every step; with --leapfrog fused the fused kernel alone
+ *             (kick, decision, next kick_drift: one per step; the chunk's opening kick_drift,
+ *             one per --sample-every steps, is left out).
  * The replays move the atoms off the run's trajectory (the integrate replays kick with stale
  * forces), so this runs after everything that reads the final state (the --check). */
 #include "core.h"
@@ -35,6 +37,7 @@ static void do_force(Sim *s) { s->variant->forces(s); }
 static void do_props(Sim *s) { s->variant->props(s); }
 static void do_kick_drift(Sim *s) { s->variant->kick_drift(s); }
 static void do_kick(Sim *s) { s->variant->kick(s); }
+static void do_leapfrog(Sim *s) { s->variant->leapfrog(s, 1); }
 
 void stage_timing(Sim *s, RunResult *res)
 {
@@ -50,7 +53,8 @@ void stage_timing(Sim *s, RunResult *res)
     if (st->us[STAGE_REORDER] < 0) st->us[STAGE_REORDER] = 0;
     st->us[STAGE_FORCE] = replay(s, reps, do_force, NULL);
     st->us[STAGE_OTHER] = replay(s, reps, do_props, NULL);
-    st->us[STAGE_INTEGRATE] = replay(s, reps, do_kick_drift, do_kick);
+    st->us[STAGE_INTEGRATE] = s->p.decide == DECIDE_DEVICE && s->p.leapfrog == LEAPFROG_FUSED && v->leapfrog
+                                  ? replay(s, reps, do_leapfrog, NULL) : replay(s, reps, do_kick_drift, do_kick);
     st->per_step[STAGE_LIST] = (double)s->stats.builds / prod;
     st->per_step[STAGE_REORDER] = (double)s->stats.reorders / prod;
     st->per_step[STAGE_FORCE] = st->per_step[STAGE_OTHER] = st->per_step[STAGE_INTEGRATE] = 1;

@@ -26,3 +26,30 @@ loop_emulator_same() {
 for prec in double float; do
     t_grep "loop-emulator-device-same-as-host-$prec" 'same rebuild steps' loop_emulator_same "$BUILD/$prec/test-loop"
 done
+
+# The fused order of --leapfrog fused (md_loop.c: one kick_drift opening each chunk, then per
+# step rebuild, forces and leapfrog = kick, decide and the next step's kick_drift, except at the
+# chunk's last step) through the same emulator: with and without the horizon, the same rebuild
+# steps and energies as the host decision, and as many device steps as the split order.
+# Planted faults, each tried and caught: the loop's leapfrog drifting at the chunk's last step
+# too (v.leapfrog(s, 1): 33 rebuilds, E/N 1.803 at the end), or a kick_drift at every chunk's
+# last step besides the leapfrog's (the run ends unstable).
+loop_emulator_fused() {
+    local b=$1 args="--ne 8 --steps 600 --equil 0 --sample-every 100 --stage-reps 0" host split fused0 fused
+    host=$($b $args --decide host) && split=$($b $args --decide device) &&
+        fused0=$(NBR_EMU_HORIZON=0 $b $args --decide device --leapfrog fused) &&
+        fused=$($b $args --decide device --leapfrog fused) || { echo "a run failed"; return 1; }
+    local pick='rebuilds after|energy E/N' launched='[0-9]+ device steps launched'
+    for out in "$fused0" "$fused"; do
+        [ "$(grep -E "$pick" <<<"$out")" = "$(grep -E "$pick" <<<"$host")" ] ||
+            { echo "differs from the host decision:"; grep -E "$pick" <<<"$host"; grep -E "$pick" <<<"$out"; return 1; }
+    done
+    [ "$(grep -oE "$launched" <<<"$fused")" = "$(grep -oE "$launched" <<<"$split")" ] ||
+        { echo "device steps: split $(grep -oE "$launched" <<<"$split"), fused $(grep -oE "$launched" <<<"$fused")"
+          return 1; }
+    echo "fused order: same rebuild steps and energies as the host decision, $(grep -oE "$launched" <<<"$fused")"
+}
+for prec in double float; do
+    t_grep "loop-emulator-fused-same-as-host-$prec" 'fused order: same rebuild steps' loop_emulator_fused \
+        "$BUILD/$prec/test-loop"
+done

@@ -9,6 +9,10 @@
  * Tested by tests/cases_10_core.sh against --decide host on the same start:
  *   NBR_EMU_HORIZON=0   sample points only (gpu-dd before run_horizon)
  *   otherwise           looks at loop_horizon_estimate's steps
+ *   --leapfrog fused    the loop's fused order (gpu-layer's --leapfrog fused): one kick_drift
+ *                       opening each chunk, then per step rebuild, forces and leapfrog = kick,
+ *                       decide and, except at the chunk's last step, the next kick_drift;
+ *                       the stand-in rebuild wraps, as the fused GPU loop's does
  * and prints, after the run, how many steps the device was given per step of the run. */
 #define main cpu_allpairs_main
 #include "../variants/cpu-allpairs.c"
@@ -74,6 +78,14 @@ static void emu_decide(Sim *s)
     if (emu.disp >= s->p.rebuild_frac * s->p.delta) emu.halted = s->step;
 }
 
+/* --leapfrog fused: the stages of the fused kernel, in its order */
+static void emu_leapfrog(Sim *s, int drift)
+{
+    emu_kick(s);
+    emu_decide(s);
+    if (drift) emu_kick_drift(s);
+}
+
 static int emu_sample(Sim *s)
 {
     const int h = emu.halted;
@@ -104,13 +116,14 @@ int main(int argc, char **argv)
     Variant v = variant;
     v.name = "loop-emulator";
     v.summary = "md_loop's running-ahead path on the CPU (cpu-allpairs' forces, a stand-in device)";
-    v.knobs |= KNOB_DECIDE;
+    v.knobs |= KNOB_DECIDE | KNOB_LEAPFROG;
     v.device_begin = emu_begin;
     v.kick_drift = emu_kick_drift;
     v.device_rebuild = emu_rebuild;
     v.forces = emu_forces;
     v.kick = emu_kick;
     v.device_decide = emu_decide;
+    v.leapfrog = emu_leapfrog;
     v.sample = emu_sample;
     v.run_horizon = emu_horizon;
     const int rc = nbr_main(argc, argv, &v);

@@ -8,7 +8,10 @@
  * cell's layers l < k_c, and records every j = H(c,l) within r_n; the thread count is N_a
  * whatever the cutoff, in blocks of --threads (recorded in stats.list_threads). Everything
  * else -- cells, layers, H, forces, leapfrog, reductions, reordering -- is shared with the
- * other GPU variants (kernels/cuda/). */
+ * other GPU variants (kernels/cuda/). The forces are the paper's one thread per atom by
+ * default; --tp T gives each atom T lanes of a warp (kernels/cuda/force.cu), and with
+ * --decide device, --leapfrog fused makes the step's integration one kernel after the forces
+ * (kernels/cuda/integrate.cu): knobs of the small-N step, beyond the paper. */
 #include "../kernels/cuda/gpu_sim.cuh"
 
 /* The rows of H are read four entries at a time (one int4, rows padded to a multiple of 4),
@@ -68,7 +71,7 @@ int main(int argc, char **argv)
 {
     static const Variant variant = gpu_variant("gpu-layer",
         "Rapaport 2011 GPU program: cell-layer matrix H, neighbour matrix W built one thread per atom, "
-        "forces one thread per atom without Newton 3",
+        "forces one thread (--tp: T lanes) per atom without Newton 3",
         build, NBR_COMPILER);
     return nbr_main(argc, argv, &variant);
 }

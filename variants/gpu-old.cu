@@ -1,6 +1,7 @@
 /* gpu-old - the neighbour-matrix build of Anderson, Lorenz & Travesset, J. Comput. Phys. 227
  * (2008) 5342 (Rapaport 2011's ref. [6], "the old method"), with everything else shared
- * with gpu-layer (kernels/cuda/): cells, layers and H, the force kernel, leapfrog, reductions.
+ * with gpu-layer (kernels/cuda/): cells, layers and H, the force kernel (with its --tp lanes
+ * per atom), leapfrog (and --leapfrog fused), reductions.
  *
  * One thread block per cell, one thread per layer of that cell: the block size is the
  * largest cell occupancy N_l rounded up to a warp. For each of the 27 neighbour cells in

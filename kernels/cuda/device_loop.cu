@@ -28,7 +28,17 @@
  * conditional (IF) node whose value kick_drift sets from ctrl->due (the gate the kernels
  * read), so a step that does not rebuild is 4 kernel nodes and an empty IF. A handle serves
  * one conditional node, so each step makes its own (gpu_kick_drift), default 0 at every
- * launch of the graph. */
+ * launch of the graph.
+ *
+ * --leapfrog fused: after the forces one kernel (leapfrog_kernel, integrate.cu) does the
+ * kick, the decision (its last block) and the next step's kick_drift, so a step that does not
+ * rebuild is 2 kernel nodes (forces, leapfrog) and the empty IF; a chunk starts with one
+ * kick_drift (the state at a sample point is after the kick, as split: rescales, snapshots
+ * and replays are unchanged), and the fused kernel of the chunk's last step does not drift.
+ * The fused kernel's blocks do not know the decision when they drift, so the wrap that
+ * kick_drift did on a rebuilding step is the first kernel of the rebuild
+ * (gpu_launch_gated_wrap): the same numbers. The fused kernel's last block sets the next
+ * step's IF handle, made before it in the capture (gpu_leapfrog). */
 #include "gpu_sim.cuh"
 
 #include <string.h>
@@ -75,6 +85,10 @@ void gpu_device_begin(Sim *s)
         g->snap_v = (real4 *)gpu_alloc(g, b, "the snapshot of velocities");
         g->snap_a = (real4 *)gpu_alloc(g, b, "the snapshot of accelerations");
         g->ctrl_host = (DeviceControl *)gpu_pinned(sizeof(DeviceControl), "the device control block");
+        if (s->p.leapfrog == LEAPFROG_FUSED) {   /* back at 0 after each fused kernel */
+            g->leap_ticket = (unsigned *)gpu_alloc(g, sizeof(unsigned), "the fused leapfrog's ticket");
+            CUDA_CHECK(cudaMemsetAsync(g->leap_ticket, 0, sizeof(unsigned), g->stream));
+        }
         CUDA_CHECK(cudaEventCreateWithFlags(&g->sample_done, cudaEventDisableTiming));
         g->device_mode = 1;
         s->stats.bytes = g->bytes;
@@ -95,6 +109,7 @@ void gpu_device_begin(Sim *s)
 
 static void launch_rebuild_kernels(Sim *s, GpuSim *g)
 {
+    if (s->p.leapfrog == LEAPFROG_FUSED) gpu_launch_gated_wrap(s, g);   /* split: kick_drift wrapped */
     gpu_launch_device_reorder(s, g);
     gpu_launch_device_layers(s, g);
     g->gate = &g->ctrl->due;

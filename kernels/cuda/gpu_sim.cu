@@ -221,7 +221,7 @@ void gpu_finish(Sim *s)
     for (int k = 0; k < TIMER_SLOTS; k++) CUDA_CHECK(cudaEventDestroy(g->marks[k]));
     if (g->device_mode) {
         gpu_release_graphs(g);
-        void *dm[] = {g->ctrl, g->ctrl_snap, g->snap_r, g->snap_v, g->snap_a};
+        void *dm[] = {g->ctrl, g->ctrl_snap, g->snap_r, g->snap_v, g->snap_a, g->leap_ticket};
         for (void *p : dm)
             if (p) CUDA_CHECK(cudaFree(p));
         CUDA_CHECK(cudaFreeHost(g->ctrl_host));
@@ -307,7 +307,7 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.name = name;
     v.summary = summary;
     v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
-              KNOB_LAYERCAP | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_TP;
+              KNOB_LAYERCAP | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_TP | KNOB_LEAPFROG;
     v.build = build;
     v.compiler = compiler;
     v.has_u = 1;
@@ -330,6 +330,7 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.device_begin = gpu_device_begin;
     v.device_rebuild = gpu_device_rebuild;
     v.device_decide = gpu_device_decide;
+    v.leapfrog = gpu_leapfrog;
     v.sample = gpu_sample;
     v.chunk_replay = gpu_chunk_replay;
     v.chunk_begin = gpu_chunk_begin;

@@ -136,6 +136,8 @@ struct GpuSim {
     cudaGraphConditionalHandle rebuild_cond;
     cudaStream_t body_stream;        /* captures the IF bodies */
 
+    /* --leapfrog fused (integrate.cu): the fused kernel's ticket (its last block decides) */
+    unsigned *leap_ticket;
     /* --tp > 1 (force.cu): the force blocks' sums, 2 per block of the TP launch, and a ticket per
      * block of the per-atom launch (the last of its TP blocks adds them into the partials) */
     double *tp_parts;
@@ -310,6 +312,7 @@ int  gpu_chunk_replay(Sim *s, int nsteps);
 void gpu_chunk_begin(Sim *s, int nsteps);
 void gpu_chunk_end(Sim *s, int nsteps);
 void gpu_launch_decide(Sim *s, GpuSim *g);
+void gpu_launch_gated_wrap(Sim *s, GpuSim *g);      /* --leapfrog fused: the rebuild's wrap, gated by ctrl->due */
 void gpu_launch_device_reorder(Sim *s, GpuSim *g);   /* gated by ctrl->reorder_now; zeroes k_c if due */
 void gpu_launch_device_layers(Sim *s, GpuSim *g);    /* gated by ctrl->due */
 /* start[c] = atoms in the cells before c, end[c] = start[c] + count[c] where end is given;
@@ -331,6 +334,11 @@ void gpu_forces(Sim *s);
  * domains while the halo is in flight, then the rest. */
 void gpu_forces_blocks(Sim *s, int first_block, int nblocks, cudaStream_t stream);
 void gpu_kick(Sim *s);
+/* --leapfrog fused, --decide device: after the forces of step k, one kernel does the second
+ * half-kick of k (max v^2 to the control block; the kinetic partials when !drift, the last
+ * step of a chunk), the rebuild decision of k (its last block, as decide_kernel) and, where
+ * drift, the first half-kick and drift of k + 1 (integrate.cu) */
+void gpu_leapfrog(Sim *s, int drift);
 /* the same stages for a device that may be stopped (*halt: nothing), no wrap; vvmax_bits: the step's
  * largest v^2 (as bits) for a device-side rebuild test, or NULL (gpu-dd running ahead) */
 void gpu_kick_drift_halted(Sim *s, const int *halt);

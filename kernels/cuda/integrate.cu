@@ -16,23 +16,42 @@
 
 #include <math.h>
 
-/* wrap_gate (device decision): where *wrap_gate, the step rebuilds, and the periodic wrap
- * that opens a rebuild is done here, on the positions in registers. set_cond (--graph cond):
- * the graph's rebuild IF node takes the same decision (device_loop.cu). halt (gpu-dd running
- * ahead): nothing while the device is stopped for a host rebuild (dd_run.cu). */
+/* One atom's half-kick, drift and v^2, written once: the split kernels and the fused one
+ * (leapfrog_kernel) run the same arithmetic in the same order, so their trajectories are
+ * the same bit for bit. */
+__device__ __forceinline__ void half_kick(real4 &vi, const real4 &ai, real half_dt)
+{
+    vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
+}
+
+__device__ __forceinline__ void drift(real4 &ri, const real4 &vi, real dt)
+{
+    ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
+}
+
+__device__ __forceinline__ double speed2(const real4 &vi)
+{
+    return (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
+}
+
+/* gate (device decision): where *gate, the step rebuilds; with wrap, the periodic wrap that
+ * opens a rebuild is done here, on the positions in registers (--leapfrog split; fused wraps in
+ * the rebuild, gpu_device_rebuild). set_cond (--graph cond): the graph's rebuild IF node takes
+ * the same decision (device_loop.cu). halt (gpu-dd running ahead): nothing while the device is
+ * stopped for a host rebuild (dd_run.cu). */
 __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt,
-                                  const int *wrap_gate, real L, int set_cond, cudaGraphConditionalHandle cond,
+                                  const int *gate, int wrap, real L, int set_cond, cudaGraphConditionalHandle cond,
                                   const int *halt)
 {
     if (halt && *halt) return;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (set_cond && i == 0) cudaGraphSetConditional(cond, *wrap_gate);
+    if (set_cond && i == 0) cudaGraphSetConditional(cond, *gate);
     if (i >= n) return;
     real4 ri = r[i], vi = v[i];
     const real4 ai = a[i];
-    vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
-    ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
-    if (wrap_gate && *wrap_gate) {
+    half_kick(vi, ai, half_dt);
+    drift(ri, vi, dt);
+    if (wrap && gate && *gate) {
         ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
     }
     r[i] = ri;
@@ -52,10 +71,10 @@ __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt,
         real4 vi = v[i];
         if (Kick) {
             const real4 ai = a[i];
-            vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
+            half_kick(vi, ai, half_dt);
             v[i] = vi;
         }
-        vv = (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
+        vv = speed2(vi);
     }
     const double sum = block_reduce(vv, SumOp(), 0.0);
     const double most = block_reduce(vv, MaxOp(), 0.0);
@@ -68,9 +87,10 @@ __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt,
 
 /* The host's rebuild test and bookkeeping (md_loop.c), on the device, at the end of a step;
  * one thread. The rebuild this step did (if it was due) is counted; then the summed largest
- * displacement decides whether the next step rebuilds, and whether it reorders first. */
-__global__ void decide_kernel(DeviceControl *c, BuildStatus *st, double dt, double threshold, int equil,
-                              int reorder_every)
+ * displacement (vv: this step's largest v^2) decides whether the next step rebuilds, and
+ * whether it reorders first. decide_kernel and the last block of leapfrog_kernel. */
+__device__ __forceinline__ void decide_step(DeviceControl *c, BuildStatus *st, double vv, double dt,
+                                            double threshold, int equil, int reorder_every)
 {
     if (c->due) {
         const int cur = c->step + 1;
@@ -89,8 +109,6 @@ __global__ void decide_kernel(DeviceControl *c, BuildStatus *st, double dt, doub
         c->disp = 0;
     }
     c->step++;
-    const double vv = __longlong_as_double((long long)c->vvmax_bits);
-    c->vvmax_bits = 0;
     c->disp += sqrt(vv) * dt;
     c->due = c->disp >= threshold;
     c->reorder_now = c->due && reorder_every > 0 && c->step + 1 - c->last_reorder >= reorder_every;
@@ -99,6 +117,107 @@ __global__ void decide_kernel(DeviceControl *c, BuildStatus *st, double dt, doub
         st->nbr_max = 0;
         st->layers_needed = 0;
     }
+}
+
+__global__ void decide_kernel(DeviceControl *c, BuildStatus *st, double dt, double threshold, int equil,
+                              int reorder_every)
+{
+    const double vv = __longlong_as_double((long long)c->vvmax_bits);
+    c->vvmax_bits = 0;
+    decide_step(c, st, vv, dt, threshold, equil, reorder_every);
+}
+
+/* --leapfrog fused: kick_props<true>, decide_kernel and the next step's kick_drift in one
+ * kernel, per atom the same arithmetic in the same order (half_kick, speed2, drift), so the
+ * trajectory is that of the split kernels bit for bit:
+ *   every atom: v += a dt/2 (step k's second half-kick), v^2;
+ *   every block: max v^2 into c->vvmax_bits (atomicMax); with sums (the chunk's last step,
+ *     a sample point) the kinetic and max v^2 partials as kick_props leaves them (energies
+ *     are read at sample points only);
+ *   the last block to finish (a fence, then a ticket): decide_step, and with set_cond the
+ *     value of step k + 1's rebuild IF node (kick_drift's job when split);
+ *   with drift (not the chunk's last step): v += a dt/2, r += v dt for step k + 1 (a is the
+ *     same: no forces between), without the wrap: the decision is not known to every block
+ *     yet, so a rebuilding step wraps in its rebuild (gated_wrap_kernel), on the same
+ *     positions (the wrap of a stored value is the wrap of the register it came from). */
+__global__ void leapfrog_kernel(real4 *r, real4 *v, const real4 *a, int n, real half_dt, real dt, int drift_next,
+                                double *part_ukin, double *part_vvmax, DeviceControl *c, BuildStatus *st,
+                                unsigned *ticket, double ddt, double threshold, int equil, int reorder_every,
+                                int set_cond, cudaGraphConditionalHandle cond)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double vv = 0;
+    if (i < n) {
+        real4 vi = v[i];
+        const real4 ai = a[i];
+        half_kick(vi, ai, half_dt);
+        vv = speed2(vi);
+        if (drift_next) {
+            real4 ri = r[i];
+            half_kick(vi, ai, half_dt);
+            drift(ri, vi, dt);
+            r[i] = ri;
+        }
+        v[i] = vi;
+    }
+    const double sum = drift_next ? 0.0 : block_reduce(vv, SumOp(), 0.0);   /* drift_next: uniform */
+    const double most = block_reduce(vv, MaxOp(), 0.0);
+    if (threadIdx.x != 0) return;
+    if (!drift_next) {
+        part_ukin[blockIdx.x] = sum;
+        part_vvmax[blockIdx.x] = most;
+    }
+    atomicMax(&c->vvmax_bits, (unsigned long long)__double_as_longlong(most));
+    __threadfence();
+    if (atomicInc(ticket, gridDim.x - 1) != gridDim.x - 1) return;
+    __threadfence();
+    const double vvmax = __longlong_as_double((long long)atomicExch(&c->vvmax_bits, 0ull));
+    decide_step(c, st, vvmax, ddt, threshold, equil, reorder_every);
+    if (set_cond) cudaGraphSetConditional(cond, c->due);
+}
+
+/* The wrap that opens a rebuild, where --leapfrog fused moved it (first in the step's rebuild). */
+__global__ void gated_wrap_kernel(real4 *r, int n, real L, const int *gate)
+{
+    if (!*gate) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    real4 ri = r[i];
+    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    r[i] = ri;
+}
+
+void gpu_launch_gated_wrap(Sim *s, GpuSim *g)
+{
+    gated_wrap_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, s->n, s->L, &g->ctrl->due);
+    LAUNCH_CHECK("gated_wrap_kernel");
+}
+
+/* A handle for step k + 1's rebuild IF node, made in the capture before the kernel that sets it. */
+static void make_cond_handle(GpuSim *g)
+{
+    cudaStreamCaptureStatus status;
+    cudaGraph_t graph;
+    CUDA_CHECK(cudaStreamGetCaptureInfo(g->stream, &status, nullptr, &graph, nullptr, nullptr, nullptr));
+    CUDA_CHECK(cudaGraphConditionalHandleCreate(&g->rebuild_cond, graph, 0, cudaGraphCondAssignDefault));
+    g->cond_pending = 1;
+}
+
+void gpu_leapfrog(Sim *s, int drift_next)
+{
+    GpuSim *g = gpu_of(s);
+    if (!g->device_mode)
+        nbr_fail(EXIT_INTERNAL, "%s: internal: --leapfrog fused outside the device loop", s->variant->name);
+    if (!g->leap_ticket)   /* allocated by gpu_device_begin, before any capture */
+        nbr_fail(EXIT_INTERNAL, "%s: internal: the fused leapfrog without its ticket", s->variant->name);
+    const int set_cond = g->cond_capture && drift_next;
+    if (set_cond) make_cond_handle(g);
+    leapfrog_kernel<<<g->blocks, g->threads, 0, g->stream>>>(
+        g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt), (real)s->p.dt, drift_next, g->parts + PART_UKIN * g->blocks,
+        g->parts + PART_VVMAX * g->blocks, g->ctrl, g->status, g->leap_ticket, s->p.dt,
+        s->p.rebuild_frac * s->p.delta, s->p.equil, s->p.reorder, set_cond, set_cond ? g->rebuild_cond : 0);
+    LAUNCH_CHECK("leapfrog_kernel");
+    g->v_parts_valid = !drift_next;
 }
 
 void gpu_launch_decide(Sim *s, GpuSim *g)
@@ -151,16 +270,12 @@ __global__ void rescale_kernel(real4 *v, int n, real factor)
 void gpu_kick_drift(Sim *s)
 {
     GpuSim *g = gpu_of(s);
-    if (g->cond_capture) {   /* --graph cond: this step's IF handle, set below, used by the rebuild */
-        cudaStreamCaptureStatus status;
-        cudaGraph_t graph;
-        CUDA_CHECK(cudaStreamGetCaptureInfo(g->stream, &status, nullptr, &graph, nullptr, nullptr, nullptr));
-        CUDA_CHECK(cudaGraphConditionalHandleCreate(&g->rebuild_cond, graph, 0, cudaGraphCondAssignDefault));
-        g->cond_pending = 1;
-    }
+    if (g->cond_capture) make_cond_handle(g);   /* --graph cond: this step's IF handle, set below */
+    const int *gate = g->device_mode ? &g->ctrl->due : nullptr;
+    const int wrap = s->p.leapfrog != LEAPFROG_FUSED;   /* fused: the rebuild wraps */
     kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
-                                                               (real)s->p.dt, g->device_mode ? &g->ctrl->due : nullptr,
-                                                               s->L, g->cond_capture, g->rebuild_cond, nullptr);
+                                                               (real)s->p.dt, gate, wrap, s->L, g->cond_capture,
+                                                               g->rebuild_cond, nullptr);
     LAUNCH_CHECK("kick_drift_kernel");
     g->v_parts_valid = 0;
 }
@@ -169,7 +284,7 @@ void gpu_kick_drift_halted(Sim *s, const int *halt)
 {
     GpuSim *g = gpu_of(s);
     kick_drift_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt),
-                                                               (real)s->p.dt, nullptr, s->L, 0, 0, halt);
+                                                               (real)s->p.dt, nullptr, 0, s->L, 0, 0, halt);
     LAUNCH_CHECK("kick_drift_kernel");
     g->v_parts_valid = 0;
 }

@@ -20,7 +20,9 @@
  *                    the wrap, the cell and layer assignment and their copies are not
  *                    counted (a lower bound of the stage)
  *   STAGE_INTEGRATE  one step's two calls: kick_drift reads r, v, a and writes r, v (5 r4 n);
- *                    the second half-kick reads v, a and writes v (3 r4 n): 8 r4 n
+ *                    the second half-kick reads v, a and writes v (3 r4 n): 8 r4 n;
+ *                    --leapfrog fused, one call of the fused kernel: reads r, v, a and
+ *                    writes r, v (5 r4 n)
  *   STAGE_REORDER    one reordering: r and v read and written (4 r4 n) + c_i, l_i read (8n)
  *   STAGE_OTHER      one props call: the reductions of v^2 and u are fused into the kick
  *                    and force kernels (their data already passes through registers there),
@@ -38,7 +40,8 @@ double gpu_stage_bytes(Sim *s, Stage st)
     switch (st) {
     case STAGE_FORCE: return 4 * np + n * (4 + r4 + r4 + sizeof(real));
     case STAGE_LIST: return n * (r4 + 4 + 4) + 4 * nc + 4 * np + 4 * n;
-    case STAGE_INTEGRATE: return 8 * r4 * n;
+    case STAGE_INTEGRATE:
+        return (s->p.decide == DECIDE_DEVICE && s->p.leapfrog == LEAPFROG_FUSED ? 5 : 8) * r4 * n;
     case STAGE_REORDER: return n * (4 * r4 + 8);
     case STAGE_OTHER: return 8.0 * NPARTS * g->blocks;
     default: return 0;
