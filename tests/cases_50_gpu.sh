@@ -29,6 +29,27 @@
 #               sample point (grows >= 1) and ends in the state of a run with room to spare
 #               (E/N within 1e-9 in double: the replay adds one rebuild, so only the order of
 #               summation differs); the knobs it needs are refused without it
+#   *-tp*       --tp (gpu-layer, gpu-old: TP lanes per atom of the W force kernel, their sums
+#               shuffled together and the block partials of the TP blocks of a per-atom block
+#               added by the last of them): --check and --verify-lists at t_p 2, 4, 8 (16 and 32
+#               once), SP, LJ and the charged salt; t_p 1 and 4 give the same U (the check's
+#               U, summed from the partials) to 1e-6 (float) / 1e-12 (double) at step 0, both
+#               passing the per-atom check; a t_p the kernel has no instance for is refused.
+#               Planted faults for the lead to try (none can run without a GPU): lanes not
+#               striding (force.cu: m += 1 for m += TP: forces TP times too large, check FAIL),
+#               no group_sum (forces of lane 0 only, check FAIL), the partial written to slot
+#               `block` instead of `slot` (U wrong: check total energy FAIL, tp-same FAIL)
+#   device-fused-*  --leapfrog fused (one kernel for kick, decision and the next kick_drift):
+#               --check after graphs off, on and cond, t_p 1 and 4; from the same start the
+#               fused and split device loops rebuild at the same steps (hash) and print the
+#               same energies to every digit (the same per-atom arithmetic: bit-identical),
+#               with equilibration (rescales at sample points), reordering, and a planted
+#               overflow replayed from a snapshot, float and double; fused with host decisions
+#               is refused. Planted faults for the lead: the fused kernel's last block deciding
+#               from its own block's max v^2 instead of the atomic max (integrate.cu; rebuild
+#               hash differs), dropping the gated wrap (device_loop.cu launch_rebuild_kernels:
+#               --check or the energies fail), drifting with the unkicked v (energies differ);
+#               the loop's order is tested on the CPU too (cases_10_core: loop-emulator-fused)
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
 gpu_variants=""
 for f in "$BUILD"/double/gpu-*; do
@@ -95,6 +116,30 @@ gpu_replay_same() {
         printf "E/N at the end: replayed %s, ample %s, relative difference %.3g (bound 1e-9)\n", a, b, d; exit !(d <= 1e-9) }'
 }
 
+# gpu_tp_same BIN TOL ARGS...: --tp 1 and --tp 4 both pass the --check and their U (from the
+# block partials) agree to the relative TOL.
+gpu_tp_same() {
+    local b=$1 tol=$2 one four u1 u4; shift 2
+    one=$("$b" "$@" --tp 1 --check) || { echo "$one"; return 1; }
+    four=$("$b" "$@" --tp 4 --check) || { echo "$four"; return 1; }
+    u1=$(sed -nE 's/^check total energy: U = ([^,]+),.*/\1/p' <<<"$one")
+    u4=$(sed -nE 's/^check total energy: U = ([^,]+),.*/\1/p' <<<"$four")
+    grep -q 'check .*: PASS' <<<"$one" && grep -q 'check .*: PASS' <<<"$four" || { echo "$one"; echo "$four"; return 1; }
+    awk -v a="$u1" -v b="$u4" -v t="$tol" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d
+        printf "U: tp 1 %s, tp 4 %s, relative difference %.3g (bound %s)\n", a, b, d, t; exit !(a != "" && d <= t) }'
+}
+
+# gpu_fused_same BIN ARGS...: --leapfrog split and fused rebuild at the same steps and print
+# the same energies (the summary's rebuild hash and E/N line, every digit).
+gpu_fused_same() {
+    local b=$1 split fused; shift
+    split=$("$b" "$@" --leapfrog split) || { echo "$split"; return 1; }
+    fused=$("$b" "$@" --leapfrog fused) || { echo "$fused"; return 1; }
+    pick() { grep -E 'rebuilds after step 0|energy E/N' <<<"$1"; grep -oE 'grows = [0-9]+' <<<"$1"; }
+    echo "split:"; pick "$split"; echo "fused:"; pick "$fused"
+    [ -n "$(grep -E 'rebuilds after step 0' <<<"$split")" ] && [ "$(pick "$split")" = "$(pick "$fused")" ]
+}
+
 # gpu_grows_and_passes BIN ARGS...: exit 0, some capacity grew, and the --check passed.
 gpu_grows_and_passes() {
     local out
@@ -159,6 +204,29 @@ for v in $gpu_variants; do
                 t_grep "check-$v-$prec-lj-threads$threads" "$pass" $b --system lj --ne 12 --threads $threads \
                     --steps 200 --equil 100 --check --quiet
             done
+        fi
+        # several lanes per atom in the W force kernel (--tp; gpu-rumd's own t_p: cases_55)
+        if gpu_has $b tp && gpu_has $b wlayout; then
+            for tp in 2 4 8; do
+                t_grep "check-$v-$prec-sp-tp$tp" "$pass" $b --ne 20 --tp $tp --steps 300 --equil 100 --check --quiet
+                t_grep "check-$v-$prec-lj-tp$tp" "$pass" $b --system lj --ne 12 --tp $tp --wlayout col \
+                    --steps 200 --equil 100 --check --quiet
+                t_grep "verify-lists-$v-$prec-sp-tp$tp" 'no pair within r_c missing: ok' $b --ne 14 --tp $tp \
+                    --steps 2000 --equil 100 --verify-lists --stage-reps 0 --quiet
+            done
+            t_grep "verify-lists-$v-$prec-lj-tp4" 'no pair within r_c missing: ok' $b --system lj --ne 14 --tp 4 \
+                --steps 2000 --equil 100 --verify-lists --stage-reps 0 --quiet
+            t_grep "check-$v-$prec-sp-tp16-threads32" "$pass" $b --ne 20 --tp 16 --threads 32 --steps 300 --equil 100 \
+                --check --quiet
+            t_grep "check-$v-$prec-lj-tp32-threads1024" "$pass" $b --system lj --ne 12 --tp 32 --threads 1024 \
+                --read plain --steps 200 --equil 100 --check --quiet
+            t_grep "check-$v-$prec-salt-tp8" "$pass" $b --system salt --ne 16 --tp 8 --reorder 20 --steps 200 \
+                --equil 100 --stage-reps 0 --check --quiet
+            tol=1e-12; [ $prec = float ] && tol=1e-6
+            t_ok "check-tp-same-$v-$prec-sp" gpu_tp_same $b $tol --ne 20 --config jitter --steps 0 --equil 0 --quiet
+            t_ok "check-tp-same-$v-$prec-lj" gpu_tp_same $b $tol --system lj --ne 12 --config random --steps 0 \
+                --equil 0 --quiet
+            t_error "err-gpu-$v-$prec-tp3" 2 'takes 1, 2, 4, 8, 16 or 32' $b --ne 8 --tp 3 --steps 0 --equil 0
         fi
         # charges (RUMD's molten salt: r_c 6, ~330 neighbours, q in r.w): the check with and
         # without reordering on host and device, since the charges must move with their atoms.
@@ -230,6 +298,36 @@ for v in $gpu_variants; do
                 --steps 10000 --equil 500 --quiet
             [ $prec = double ] && t_ok "device-overflow-replay-$v" gpu_replay_same $b --ne 16 $dev --graph on \
                 --sample-every 20 --steps 400 --equil 0 --stage-reps 0 --quiet
+            # --leapfrog fused: the check after each graph mode, t_p 1 and 4 where the program has
+            # --tp; the same rebuilds and energies as split from the same start (equilibration with
+            # rescales, reordering, a planted overflow replayed)
+            if gpu_has $b leapfrog; then
+                tps="1"; gpu_has $b tp && tps="1 4"
+                for tp in $tps; do
+                    tpf=""; gpu_has $b tp && tpf="--tp $tp"
+                    for sys in "sp 20" "lj 12"; do
+                        set -- $sys
+                        for run in "off 10" "on 37" ${conds:+"cond 10"}; do
+                            set -- $sys $run
+                            t_grep "device-fused-check-$v-$prec-$1-graph-$3-every$4-tp$tp" "$pass" $b --system $1 \
+                                --ne $2 $dev --leapfrog fused $tpf --graph $3 --sample-every $4 --$reo 30 \
+                                --steps 700 --equil 100 --check --quiet
+                        done
+                    done
+                done
+                g=on; [ -n "$conds" ] && g=cond
+                t_ok "device-fused-same-$v-$prec-sp" gpu_fused_same $b --ne 16 $dev --graph $g --$reo 50 \
+                    --sample-every 50 --steps 1500 --equil 500 --stage-reps 0 --quiet
+                t_ok "device-fused-same-$v-$prec-lj-graph-off" gpu_fused_same $b --system lj --ne 12 $dev --graph off \
+                    --$reo 50 --sample-every 10 --steps 800 --equil 200 --stage-reps 0 --quiet
+                gpu_has $b tp && t_ok "device-fused-same-$v-$prec-sp-tp4" gpu_fused_same $b --ne 16 $dev --tp 4 \
+                    --graph $g --$reo 50 --sample-every 100 --steps 1000 --equil 0 --stage-reps 0 --quiet
+                t_ok "device-fused-same-$v-$prec-overflow-replay" gpu_fused_same $b --ne 16 $dev --graph on \
+                    --grow-from 15 --sample-every 20 --steps 400 --equil 0 --stage-reps 0 --quiet
+                t_ok "device-fused-drift-$v-$prec-sp-ne16" gpu_drift_within "${!bound_var}" $b --ne 16 $dev \
+                    --leapfrog fused --graph $g --steps 10000 --equil 500 --quiet
+                t_error "device-fused-needs-device-$v-$prec" 2 'fused needs --decide device' $b --leapfrog fused --ne 8
+            fi
             gpu_has $b layers &&
                 t_error "device-needs-device-layers-$v-$prec" 2 'needs --layers device' $b --decide device --ne 8
             t_error "device-graph-needs-device-$v-$prec" 2 'needs --decide device' $b --graph on --ne 8
