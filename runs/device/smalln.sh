@@ -12,8 +12,9 @@
 # Writes $OUT/smalln.csv (one row per run, tags smalln-<system>-ne<ne>-tp<tp>-<leapfrog>-r<round>)
 # and $OUT/smalln.txt (per point the mean over the rounds of us_per_step, t_force_us and
 # t_integrate_us; the last line the best settings at 4096 and 32768 against the targets of
-# 8 and 12 us). About 80 runs; expect ~100 s on an H200 (process start-up and the step-0 build
-# on the host dominate at small N); keep it under all.sh's SMALLN_S (160).
+# 8 and 12 us; rewritten after every round, so a call cut short keeps round 1's). 80 runs; an
+# estimate, not measured: ~100 s on an H200 (process start-up dominates at small N), under
+# all.sh's SMALLN_S (160); ROUNDS=1 halves it.
 #   env: OUT (default /tmp/smalln-out)  BUILD (build)  TPS ("1 2 4 8")  LEAPFROGS ("split fused")
 #        ROUNDS (2)  POINTS (default all: "sp:16 sp:32 sp:48 sp:100 lj:100")
 set -u
@@ -39,6 +40,24 @@ run_args() {
         *) echo "--steps 600 --equil 200 --avg-block 100" ;;
     esac
 }
+# per point: means over the rounds so far (tags without -r<round>), into $txt; after every
+# round, so a run cut short by its time limit still leaves a summary
+summarize() {
+    [ -s "$csv" ] || return 1
+    awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+        { t = $c["tag"]; sub(/-r[0-9]+$/, "", t)
+          if (!(t in n)) order[++m] = t
+          n[t]++; us[t] += $c["us_per_step"]; f[t] += $c["t_force_us"]; it[t] += $c["t_integrate_us"]
+          nat[t] = $c["n"] }
+        END {
+          printf "%-34s %9s %8s %10s %10s %14s\n", "point", "N", "rounds", "us/step", "force_us", "integrate_us"
+          for (k = 1; k <= m; k++) { t = order[k]
+              printf "%-34s %9d %8d %10.2f %10.2f %14.2f\n", t, nat[t], n[t], us[t] / n[t], f[t] / n[t], it[t] / n[t]
+              if (nat[t] == 4096 && (!b4 || us[t] / n[t] < best4)) { best4 = us[t] / n[t]; b4 = t }
+              if (nat[t] == 32768 && (!b32 || us[t] / n[t] < best32)) { best32 = us[t] / n[t]; b32 = t } }
+          printf "smalln: best at 4096 %s %.2f us/step (target 8), at 32768 %s %.2f us/step (target 12)\n",
+                 b4, best4, b32, best32 }' "$csv" >"$txt"
+}
 failed=0 t0=$SECONDS
 for round in $(seq 1 "${ROUNDS:-2}"); do
     for point in ${POINTS:-sp:16 sp:32 sp:48 sp:100 lj:100}; do
@@ -55,22 +74,9 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
             done
         done
     done
+    summarize
     echo "smalln: round $round done at $((SECONDS - t0)) s"
 done
-[ -s "$csv" ] || { echo "smalln: no rows written" >&2; exit 1; }
-# per point: means over the rounds (tags without -r<round>)
-awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
-    { t = $c["tag"]; sub(/-r[0-9]+$/, "", t)
-      if (!(t in n)) order[++m] = t
-      n[t]++; us[t] += $c["us_per_step"]; f[t] += $c["t_force_us"]; it[t] += $c["t_integrate_us"]
-      nat[t] = $c["n"] }
-    END {
-      printf "%-34s %9s %8s %10s %10s %14s\n", "point", "N", "rounds", "us/step", "force_us", "integrate_us"
-      for (k = 1; k <= m; k++) { t = order[k]
-          printf "%-34s %9d %8d %10.2f %10.2f %14.2f\n", t, nat[t], n[t], us[t] / n[t], f[t] / n[t], it[t] / n[t]
-          if (nat[t] == 4096 && (!b4 || us[t] / n[t] < best4)) { best4 = us[t] / n[t]; b4 = t }
-          if (nat[t] == 32768 && (!b32 || us[t] / n[t] < best32)) { best32 = us[t] / n[t]; b32 = t } }
-      printf "smalln: best at 4096 %s %.2f us/step (target 8), at 32768 %s %.2f us/step (target 12)\n",
-             b4, best4, b32, best32 }' "$csv" >"$txt"
+summarize || { echo "smalln: no rows written" >&2; exit 1; }
 cat "$txt"
 [ "$failed" -eq 0 ] || { echo "smalln: $failed run(s) failed (their output in $OUT/*.out)"; exit 1; }
