@@ -16,7 +16,9 @@
 # estimate, not measured: ~100 s on an H200 (process start-up dominates at small N), under
 # all.sh's SMALLN_S (160); ROUNDS=1 halves it.
 #   env: OUT (default /tmp/smalln-out)  BUILD (build)  TPS ("1 2 4 8")  LEAPFROGS ("split fused")
-#        ROUNDS (2)  POINTS (default all: "sp:16 sp:32 sp:48 sp:100 lj:100")
+#        ROUNDS (2)  POINTS (default all: "sp:16 sp:32 sp:48 sp:100 lj:100")  ARGS (more flags for every
+#        run, e.g. ARGS="--wlayout col": at t_p >= 8 a warp reads only 32/t_p consecutive words of
+#        each row-layout W row, the column layout keeps an atom's lanes on consecutive words)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/smalln-out}
@@ -67,7 +69,7 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
                 tag=smalln-$sys-ne$ne-tp$tp-$lf-r$round
                 # shellcheck disable=SC2046
                 if ! "$b" --system "$sys" --ne "$ne" $(run_args "$sys" "$ne") $loop --tp "$tp" --leapfrog "$lf" \
-                    --stage-reps 20 --csv "$csv" --tag "$tag" --quiet >"$OUT/$tag.out" 2>&1; then
+                    --stage-reps 20 ${ARGS:-} --csv "$csv" --tag "$tag" --quiet >"$OUT/$tag.out" 2>&1; then
                     echo "smalln: $tag failed: $(tail -1 "$OUT/$tag.out")"
                     failed=$((failed + 1))
                 fi
