@@ -46,7 +46,10 @@
  * the force halo (dd_force_halo): the pulses in reverse order (x, y, z), each rank returning its
  * ghosts' a and u to the rank that sent them, which adds them to a[send_idx], u[send_idx]
  * (ghosts included: a later reverse pulse carries those home through the domain that forwarded
- * them); no atomics, a pulse's atoms are distinct. Backends: mpi and nccl pack a.xyz + u and
+ * them); no atomics, a pulse's atoms are distinct. The kernel evaluates a pair from both rows,
+ * so a boundary pair costs two evaluations on one domain instead of one on each domain: the
+ * same pair work as off, half the coordinate halo, plus a force halo after the forces (a
+ * kernel adding each pair's reaction would halve the boundary work; not written). Backends: mpi and nccl pack a.xyz + u and
  * send (ret_buf); p2p signals recv_rank that its ghosts are final, waits for send_rank's signal
  * and pulls from send_rank's a and u (peer pointers); nvshmem and --dd-overlap on are refused.
  *
