@@ -40,7 +40,7 @@
 #               no group_sum (forces of lane 0 only, check FAIL), the partial written to slot
 #               `block` instead of `slot` (U wrong: check total energy FAIL, tp-same FAIL)
 #   device-fused-*  --leapfrog fused (one kernel for kick, decision and the next kick_drift):
-#               --check after graphs off, on and cond, t_p 1 and 4; from the same start the
+#               --check after graphs off, on and cond at t_p 1 (cond, else on, at t_p 4); from the same start the
 #               fused and split device loops rebuild at the same steps (hash) and print the
 #               same energies to every digit (the same per-atom arithmetic: bit-identical),
 #               with equilibration (rescales at sample points), reordering, and a planted
@@ -303,11 +303,15 @@ for v in $gpu_variants; do
             # rescales, reordering, a planted overflow replayed)
             if gpu_has $b leapfrog; then
                 tps="1"; gpu_has $b tp && tps="1 4"
+                g=on; [ -n "$conds" ] && g=cond
                 for tp in $tps; do
                     tpf=""; gpu_has $b tp && tpf="--tp $tp"
+                    fused_runs="off 10|on 37${conds:+|cond 10}"
+                    [ "$tp" = 1 ] || fused_runs="$g 10"   # t_p 4: the production graph mode only (suite time)
                     for sys in "sp 20" "lj 12"; do
                         set -- $sys
-                        for run in "off 10" "on 37" ${conds:+"cond 10"}; do
+                        IFS="|" read -ra fruns <<<"$fused_runs"
+                        for run in "${fruns[@]}"; do
                             set -- $sys $run
                             t_grep "device-fused-check-$v-$prec-$1-graph-$3-every$4-tp$tp" "$pass" $b --system $1 \
                                 --ne $2 $dev --leapfrog fused $tpf --graph $3 --sample-every $4 --$reo 30 \
@@ -315,7 +319,6 @@ for v in $gpu_variants; do
                         done
                     done
                 done
-                g=on; [ -n "$conds" ] && g=cond
                 t_ok "device-fused-same-$v-$prec-sp" gpu_fused_same $b --ne 16 $dev --graph $g --$reo 50 \
                     --sample-every 50 --steps 1500 --equil 500 --stage-reps 0 --quiet
                 t_ok "device-fused-same-$v-$prec-lj-graph-off" gpu_fused_same $b --system lj --ne 12 $dev --graph off \
