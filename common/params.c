@@ -155,6 +155,7 @@ static void set_defaults(Params *p)
     p->sort_every = 200;
     p->autotune_budget = 120;
     snprintf(p->autotune_cache, sizeof p->autotune_cache, "%s", "rumd-autotune.cache");
+    p->leapfrog = LEAPFROG_SPLIT;   /* fused: with --decide device only (params_parse) */
     p->rebuild_frac = 0.5;
     p->sample_every = 10;
     p->drift_limit = 0.05;
@@ -213,9 +214,19 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *
             "lattice");
     if (params_natoms(p) > 2147483647L)
         die(program, ": N = 4 ne^3 is beyond 2^31 - 1 atoms (atom indices are int): lower --ne", "ne");
-    if (p->leapfrog == LEAPFROG_FUSED && p->decide != DECIDE_DEVICE)
-        die(program, " fused needs --decide device (with host decisions the host reads every step's properties "
-                     "between the kick and the next drift)", "leapfrog");
+    /* --leapfrog fused is a form of the device loop: asked for with host decisions it is refused;
+     * as the default (set_defaults) it falls back to split there, and in programs without the
+     * knob, so that the default can change without touching any other run */
+    int leapfrog_given = 0;
+    for (int k = 1; k < argc; k++)
+        if (strcmp(argv[k], "--leapfrog") == 0) leapfrog_given = 1;
+    if (!(knobs & KNOB_LEAPFROG)) p->leapfrog = LEAPFROG_SPLIT;
+    if (p->leapfrog == LEAPFROG_FUSED && p->decide != DECIDE_DEVICE) {
+        if (leapfrog_given)
+            die(program, " fused needs --decide device (with host decisions the host reads every step's properties "
+                         "between the kick and the next drift)", "leapfrog");
+        p->leapfrog = LEAPFROG_SPLIT;
+    }
     if (p->tp > 32 && p->tp % 32)
         die(program, " above 32 must be a multiple of 32 (a particle's threads then fill whole warps)", "tp");
 }
