@@ -37,6 +37,8 @@
 #        DD_BACKENDS (default: gpu-dd --help's "compiled backends")   DD_OVERLAP ("off on")
 #        DD_GRAPH ("off"; "off on" adds --dd-graph on, not with mpi nor with overlap)
 #        DD_DECIDE ("host device": device only for nccl, p2p, nvshmem)
+#        DD_REORDER ("100": --reorder N_R of every program, gpu-dd's sort of its local atoms by
+#        cell at a rebuild as gpu-layer's reordering; "0 100" side by side, tags of N_R != 100 end -r<N_R>)
 #        DD_NEWTON ("off"; "off on" adds --dd-newton on, half-shell ghosts and the force halo back,
 #        for mpi, nccl and p2p, --dd-overlap off; "on" alone: only those)
 #        QUICK (1: the ~300 s subset above, for the variables not set)   DD_BUDGET (0 = no limit; s)
@@ -69,7 +71,7 @@ if [ "$QUICK" = 1 ]; then
 fi
 : "${PREC:=float}" "${DD_SYSTEMS:=sp lj}" "${DD_NE:=36 46 58 74 100 126 159 200}" "${DD_RANKS:=1 2}"
 : "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_NEWTON:=off}" "${DD_DECIDE:=host device}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
-: "${DD_HALO_REPS:=100}" "${DD_TIMEOUT:=300}" "${DD_FLAGS:=--reduce device}"
+: "${DD_REORDER:=100}" "${DD_HALO_REPS:=100}" "${DD_TIMEOUT:=300}" "${DD_FLAGS:=--reduce device}"
 : "${LAYER_FLAGS:=--decide device --layers device --reorder-at device --reduce device --graph on --sample-every 100}"
 : "${DD_MPIRUN:=mpirun --allow-run-as-root --bind-to none -np}"
 : "${DD_PROG:=$BUILD/$PREC/gpu-dd}" "${LAYER_PROG:=$BUILD/$PREC/gpu-layer}"
@@ -96,6 +98,9 @@ for v in $DD_DECIDE; do
     case $v in host | device) ;; *) echo "dd_scaling.sh: DD_DECIDE takes host and device, not '$v'" >&2; exit 2 ;; esac
 done
 [[ $DD_BUDGET =~ ^[0-9]+$ ]] || { echo "dd_scaling.sh: DD_BUDGET: '$DD_BUDGET' is not a number of seconds" >&2; exit 2; }
+for v in $DD_REORDER; do
+    [[ $v =~ ^[0-9]+$ ]] || { echo "dd_scaling.sh: DD_REORDER: '$v' is not a number of steps" >&2; exit 2; }
+done
 [[ $QUICK =~ ^[01]$ ]] || { echo "dd_scaling.sh: QUICK is 0 or 1, not '$QUICK'" >&2; exit 2; }
 want_decide() { [[ " $DD_DECIDE " == *" $1 "* ]]; }
 for p in $DD_RANKS; do
@@ -112,8 +117,9 @@ for sys in $DD_SYSTEMS; do
     v=DD_NE_${sys^^}
     for ne in ${!v:-$DD_NE}; do
         [[ $ne =~ ^[1-9][0-9]*$ ]] || { echo "dd_scaling.sh: size '$ne' is not a lattice edge ne" >&2; exit 2; }
-        base="--system $sys --ne $ne ${steps[*]}"
-        end="ne$ne-s$DD_STEPS"
+        for ro in $DD_REORDER; do
+        base="--system $sys --ne $ne ${steps[*]} --reorder $ro"
+        end="ne$ne-s$DD_STEPS"; [ "$ro" = 100 ] || end="$end-r$ro"
         for np in $DD_RANKS; do
             if [ "$np" = 1 ]; then
                 [ "$DD_LAYER" = 1 ] && points+=("dd-$sys-layer-1gpu-$end|1|$LAYER_PROG $base $LAYER_FLAGS")
@@ -151,6 +157,7 @@ $base $DD_FLAGS --comm $comm --dd-overlap $ov --decide device")
                 fi
             done
         done
+        done  # DD_REORDER
     done
 done
 

@@ -8,6 +8,8 @@
 #                  while rank 0 waits in a collective (CPU, mpirun -np 2) and, on GPUs, in the
 #                  middle of a run for each backend; non-zero exit within the time limit and a
 #                  message naming rank 1
+#   dd-sort-*      one rank: --reorder's sort by cell changes nothing but the order of summation
+#                  (same rebuild steps and end energy as unsorted); a planted fault fails it
 #   dd-check-*     one rank (any GPU): --check (per-atom forces and energies against the O(N^2)
 #                  reference, W against the brute-force pair set), SP, LJ and salt (charges
 #                  ride in r.w, to the ghosts too), float and
@@ -60,7 +62,7 @@ else
     t_skip "dd-model" "python3 not found"
     t_skip "dd-newton-model" "python3 not found"
 fi
-dd_groups="refuse fault check lose multi"
+dd_groups="refuse fault check lose sort multi"
 dd=$BUILD/double/gpu-dd
 ddf=$BUILD/float/gpu-dd
 if [ ! -x "$dd" ]; then
@@ -121,7 +123,7 @@ t_error "dd-newton-refuse-bad-value" 2 "dd-newton must be one of off\|on \(got '
 t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
-    for grp in check lose multi device-check device-multi newton-check newton-multi; do t_skip "dd-$grp" "no GPU found"; done
+    for grp in check lose sort multi device-check device-multi newton-check newton-multi; do t_skip "dd-$grp" "no GPU found"; done
     t_skip "dd-fault-gpu" "no GPU found"
     return 0 2>/dev/null || exit 0
 fi
@@ -187,6 +189,36 @@ dd_newton_same() {
     awk -v a="$e_off" -v b="$e_on" -v c="$p_off" -v d="$p_on" 'function rel(x, y) { return (x > y ? x - y : y - x) / ((x < 0 ? -x : x) + 1e-300) }
         BEGIN { if (rel(a, b) > 1e-6 || rel(c, d) > 2e-5) { print "energy or pressure differ beyond 1e-6 / 2e-5"; exit 1 } }'
 }
+# --reorder: the local atoms sorted by cell at rebuilds (every 10 steps here) change only the order
+# of summation, so from the same start (double, no rescaling) the run rebuilds at the same steps
+# and ends at the same energy and pressure (1e-9) as one never sorted; planted: velocities not
+# moved with their positions (NBR_DD_SORT_SKIP_V) must fail it
+dd_sort_same() {
+    local plain sorted
+    plain=$("$@" --reorder 0 2>&1) || { echo "$plain" | tail -20; return 1; }
+    sorted=$("$@" --reorder 10 2>&1) || { echo "$sorted" | tail -20; return 1; }
+    local r0 r1 e0 e1 p0 p1
+    r0=$(echo "$plain" | grep 'rebuilds after step 0'); r1=$(echo "$sorted" | grep 'rebuilds after step 0')
+    e0=$(echo "$plain" | sed -n 's/.*energy E\/N: start [^ ]* end \([^ ]*\) .*/\1/p' | tail -1)
+    e1=$(echo "$sorted" | sed -n 's/.*energy E\/N: start [^ ]* end \([^ ]*\) .*/\1/p' | tail -1)
+    p0=$(echo "$plain" | sed -n 's/.*pressure \([^ ]*\).*/\1/p' | tail -1)
+    p1=$(echo "$sorted" | sed -n 's/.*pressure \([^ ]*\).*/\1/p' | tail -1)
+    echo "unsorted: $r0; E/N end $e0; pressure $p0"
+    echo "sorted:   $r1; E/N end $e1; pressure $p1"
+    [ -n "$r0" ] && [ "$r0" = "$r1" ] || { echo "different rebuild steps"; return 1; }
+    [ -n "$e0" ] && [ -n "$p0" ] || { echo "no energy or pressure in the summary"; return 1; }
+    awk -v a="$e0" -v b="$e1" -v c="$p0" -v d="$p1" 'function rel(x, y) { return (x > y ? x - y : y - x) / ((x < 0 ? -x : x) + 1e-300) }
+        BEGIN { if (rel(a, b) > 1e-9 || rel(c, d) > 1e-9) { print "energy or pressure differ beyond 1e-9"; exit 1 } }'
+}
+t_ok "dd-sort-same-as-unsorted-sp" dd_sort_same "$dd" --ne 16 --steps 300 --equil 0 --stage-reps 0
+t_ok "dd-sort-same-as-unsorted-lj" dd_sort_same "$dd" --system lj --ne 12 --steps 300 --equil 0 --stage-reps 0
+dd_sort_planted() {
+    local out rc
+    out=$(NBR_DD_SORT_SKIP_V=1 dd_sort_same "$@"); rc=$?
+    echo "$out"
+    [ $rc -ne 0 ] && echo "$out" | grep -Eq 'differ beyond|different rebuild steps'
+}
+t_ok "dd-sort-planted-velocities-left" dd_sort_planted "$dd" --ne 16 --steps 300 --equil 0 --stage-reps 0
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_newton_comms; do

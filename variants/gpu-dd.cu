@@ -94,6 +94,9 @@ static void dd_options(Sim *s, Dd *d)
         dd_fail(EXIT_INPUT, "--dd-grid %dx%dx%d has %d domains, but %d rank(s) run: one domain per rank", g[0], g[1], g[2],
                 g[0] * g[1] * g[2], g_size);
     snprintf(p->dd_grid, sizeof p->dd_grid, "%dx%dx%d", g[0], g[1], g[2]);
+    /* --reorder N_R: the sort by cell runs on the device at a rebuild (dd_domain.cu); there is no
+     * host copy of the atoms to sort, so the row says where it ran */
+    if (p->reorder > 0) p->reorder_at = WHERE_DEVICE;
     p->ranks = g_size;
 }
 
@@ -261,7 +264,7 @@ int main(int argc, char **argv)
     variant.summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, "
                       "coordinate halo every step through --comm, full lists over local + ghost atoms (--dd-newton on: "
                       "half shell, each boundary pair on one domain, the force halo back), migration at rebuilds";
-    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_DD;
+    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_DD;
     variant.compiler = NBR_COMPILER;
     variant.has_u = 1;
     variant.pair_multiplicity = 2;

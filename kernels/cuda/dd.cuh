@@ -27,7 +27,9 @@
  * At a rebuild (the loop's rebuild): wrap, migrate (per axis, the atoms whose owner moved
  * to the neighbour), check conservation (count and id hash summed over ranks), gather the
  * ghosts, build cells and the full neighbour matrix W of the local atoms over local + ghost
- * atoms. Forces then use the shared force kernel (force.cu) over the local atoms unchanged:
+ * atoms (every --reorder N_R steps the local atoms are first sorted by cell, as gpu-layer
+ * reorders, so a warp's gathers hit the cache). Forces then use the shared force kernel
+ * (force.cu) over the local atoms unchanged:
  * by default (--dd-newton off) no Newton 3 across the boundary, so no force halo; each pair
  * across a boundary is computed on both domains.
  *
@@ -125,6 +127,7 @@ struct Dd {
     int n_rows;             /* rows of W and of the force launch: n_local, or n_local + n_ghost (newton) */
     Sim rows;               /* dom with n = n_rows: what the force kernel runs over */
     long long migrated;     /* atoms sent to other domains, over the run */
+    int sorted_at = -1;     /* --reorder: the step of the last sort of the local atoms by cell */
     unsigned long long id_hash_all;   /* sum over ids 0..N-1 of the mixed id */
 
     /* cells over the extended box (local box + r_n on every side), not periodic */

@@ -209,6 +209,18 @@ __global__ void dd_cells_kernel(const real4 *r, int n, DdGrid grid, int *cell_of
     cell_slot[i] = atomicAdd(&cell_count[c], 1);
 }
 
+/* --reorder: the sort key of a local atom, its cell (the same cells as dd_cells_kernel's) */
+__global__ void dd_cell_key_kernel(const real4 *r, int n, DdGrid grid, int *key, int *perm)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const real4 ri = r[i];
+    key[i] = (grid_coord(ri.z, grid.lo[2], grid.inv_w[2], grid.gc[2]) * grid.gc[1] +
+              grid_coord(ri.y, grid.lo[1], grid.inv_w[1], grid.gc[1])) * grid.gc[0] +
+             grid_coord(ri.x, grid.lo[0], grid.inv_w[0], grid.gc[0]);
+    perm[i] = i;
+}
+
 __global__ void dd_scatter_kernel(const int *cell_of, const int *cell_slot, const int *cell_start, int n,
                                   int *cell_atoms)
 {
@@ -264,7 +276,7 @@ unsigned long long dd_mix_id(unsigned long long id) { return mix_id(id); }
 static size_t cub_need(Dd *d, int n)
 {
     size_t a = 0, b = 0, c = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, a, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0, 2));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, a, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0, 32));
     CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, b, thrust::counting_iterator<int>(0), d->flags, d->perm, d->counters,
                                           n));
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, c, d->cell_count, d->cell_start, d->ncells));
@@ -627,16 +639,54 @@ static void gather_ghosts(Sim *s, Dd *d)
 
 /* ---- the list ----------------------------------------------------------------------- */
 
-static void build_lists(Sim *s, Dd *d)
+static DdGrid cell_grid(const Dd *d)
 {
-    GpuSim *g = d->g;
-    const int n_all = d->n_local + d->n_ghost, T = g->threads;
     DdGrid grid;
     for (int a = 0; a < 3; a++) {
         grid.gc[a] = d->gc[a];
         grid.lo[a] = d->c_lo[a];
         grid.inv_w[a] = d->c_inv_w[a];
     }
+    return grid;
+}
+
+/* --reorder N_R (gpu-layer's knob, reorder.cu): at the first rebuild N_R or more steps after the
+ * last, the local atoms sorted by cell (after the migration, before the ghosts are gathered and
+ * the lists built), so that a warp's atoms share their neighbour cells and the gathers of the
+ * list build and the force kernel hit the cache; without it the atoms keep the order of the
+ * start (lattice rows) with the arrivals of every migration at the end. The sort is stable:
+ * --dd-overlap's inner-first order, made after it, keeps the cell order within each part.
+ * The accelerations are not moved: the step after a rebuild computes them afresh. */
+static void sort_locals_by_cell(Sim *s, Dd *d)
+{
+    if (s->p.reorder <= 0 || (d->sorted_at >= 0 && s->step - d->sorted_at < s->p.reorder)) return;
+    GpuSim *g = d->g;
+    const int n = d->n_local, T = g->threads;
+    if (n > 0) {
+        dd_cell_key_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, cell_grid(d), d->keys, d->perm);
+        LAUNCH_CHECK("dd_cell_key_kernel");
+        int bits = 1;
+        while (bits < 31 && (1 << bits) < d->ncells) bits++;
+        size_t bytes = d->cub_bytes;
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
+                                                   bits, g->stream));
+        gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
+        LAUNCH_CHECK("gather_kernel");
+        CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+        /* a planted fault (tests): positions sorted, velocities left behind */
+        const char *plant = getenv("NBR_DD_SORT_SKIP_V");
+        if (!(plant && *plant && s->step >= atoi(plant)))
+            CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+    }
+    d->sorted_at = s->step;
+    if (s->production) s->stats.reorders++;
+}
+
+static void build_lists(Sim *s, Dd *d)
+{
+    GpuSim *g = d->g;
+    const int n_all = d->n_local + d->n_ghost, T = g->threads;
+    const DdGrid grid = cell_grid(d);
     CUDA_CHECK(cudaMemsetAsync(d->cell_count, 0, sizeof(int) * d->ncells, g->stream));
     if (n_all > 0) {
         dd_cells_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(g->r, n_all, grid, d->cell_of, d->cell_slot,
@@ -702,6 +752,7 @@ void dd_rebuild(Sim *s, Dd *d)
         lost = 1;
     }
     d->dom.n = d->n_local;
+    sort_locals_by_cell(s, d);
     ensure_parts(d, d->n_local);
     d->inner_blocks = 0;
     if (d->overlap) order_inner_first(s, d);
