@@ -86,7 +86,7 @@ static const Option options[] = {
      "inner atoms' forces while the remote halo is in flight (local and non-local streams)"},
     {"dd-graph", T_ENUM, F(dd_graph), 0, 0, onoff_names, KNOB_DD, "dd_graph",
      "the halo of a step as one CUDA graph, captured at each rebuild (nccl, p2p, nvshmem)"},
-    {"dd-newton", T_ENUM, F(dd_newton), 0, 0, onoff_names, KNOB_DD, NULL, "Newton 3 across domain boundaries: "
+    {"dd-newton", T_ENUM, F(dd_newton), 0, 0, onoff_names, KNOB_DD, "dd_newton", "Newton 3 across domain boundaries: "
      "ghosts from one side per axis, each boundary pair on one domain, the force halo back (mpi, nccl, p2p)"},
     {"tp", T_INT, F(tp), 0, 64, NULL, KNOB_TP, "tp",
      "threads per particle t_p (gpu-rumd: 0 = RUMD's default, 4 for N <= 10000, else 1; above 32 a multiple of 32. "
