@@ -10,7 +10,8 @@
 #        ddprobe: gpu-dd at 1M atoms on 2 GPUs, host against device decisions with and without
 #        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
 #        COULOMB_PARTS=perf runs/device/coulomb.sh; smalln: runs/device/smalln.sh, SMALLN_S (160);
-#        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120)). Carry .cl (the OpenCL .debs,
+#        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120), DDBEST_NE_SP,
+#        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 # Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
 #   runs/device/snap.sh --run runs/device/all.sh   carrying .snap.tar, .git-rev, .cl (and .whl)
@@ -98,7 +99,7 @@ if want ddbest; then
     # gpu-dd at the issue's target sizes only (SP 8M, LJ 4M) and 1M, the best modes, host
     # decisions; other DD_* variables of the call (e.g. a knob list) reach runs/dd_scaling.sh
     mkdir -p "$R/ddbest"
-    env DD_NE_SP="${DDBEST_NE_SP:-100 200}" DD_NE_LJ="${DDBEST_NE_LJ:-100 159}" DD_OVERLAP=off DD_GRAPH="off on" \
+    env DD_NE_SP="${DDBEST_NE_SP:-100 200}" DD_NE_LJ="${DDBEST_NE_LJ:-100 159}" DD_OVERLAP=off DD_GRAPH="${DDBEST_GRAPH:-off on}" \
         DD_DECIDE=host DD_BACKENDS="${DDBEST_BACKENDS:-p2p nvshmem}" QUICK=1 DD_TIMEOUT=60 \
         DD_BUDGET=$(( ${DDBEST_S:-120} - 15 )) OUT_DIR="$R/ddbest" LOGDIR="$R/ddbest/logs" \
         timeout "${DDBEST_S:-120}" runs/dd_scaling.sh >"$R/ddbest/timing.log" 2>&1
