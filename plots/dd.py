@@ -120,6 +120,11 @@ def rows():
             df["dmode"] = [mode_of(o, g, c, p[3]) for o, g, c, p in zip(ov, gr, dec, parsed)]
             # --dd-newton on (no column yet: runs/dd_scaling.sh tags its rows "-newton"): a mode of its own
             df["dmode"] = ["newton " + m if re.search(r"-newton(-|$)", t) else m for m, t in zip(df["dmode"], text(df, "tag"))]
+            # DD_REORDER=0 rows (tags "-r0": gpu-dd and gpu-layer never sorted by cell) are cases of their own
+            unsorted = [bool(re.search(r"-r0(-|$)", t)) for t in text(df, "tag")]
+            df["dmode"] = [m + " unsorted" if u else m for m, u in zip(df["dmode"], unsorted)]
+            df["unsorted"] = unsorted
+            df["rev"] = text(df, "git_rev")
             df.loc[df.ranks == 1, "comm"] = ""
             sysc = text(df, "system")
             df["sys"] = [s if s else "sp" for s in sysc]
@@ -142,17 +147,23 @@ def rows():
     df = pd.concat(frames, ignore_index=True)
     df["src_rank"] = df.source.map({"dd_timing": 0, "dd_scaling": 1})
     df = df.sort_values(["src_rank", "order"])
-    # one row per case: the last one
-    df = df.drop_duplicates(["machine", "sys", "nn", "kind", "ranks", "comm", "dmode"], keep="last")
+    # one row per case and revision: the last one (a speed-up compares rows of one revision)
+    df = df.drop_duplicates(["machine", "sys", "nn", "kind", "ranks", "comm", "dmode", "rev"], keep="last")
     return df.reset_index(drop=True)
 
 
-def single(df, machine, sys_, n):
-    """(t of gpu-layer, t of gpu-dd 1 rank, the best of the two) at N on machine (NaN if none)."""
+def single(df, machine, sys_, n, rev=None, unsorted=None):
+    """(t of gpu-layer, t of gpu-dd 1 rank, the best of the two) at N on machine (NaN if none);
+    given a revision (and whether the atoms were sorted), the single-GPU rows of that revision
+    (and sorting) where there are any: a multi-GPU row is compared with code of its own time."""
     nan = float("nan")
     if df is None:
         return nan, nan, nan
     s = df[(df.machine == machine) & (df.sys == sys_) & (df.nn == n) & (df.ranks == 1)]
+    if rev is not None and (s.rev == rev).any():
+        s = s[s.rev == rev]
+    if unsorted is not None and (s.unsorted == unsorted).any():
+        s = s[s.unsorted == unsorted]
     lay = s[s.kind == "layer"].t.min() if (s.kind == "layer").any() else nan
     dd1 = s[s.kind == "dd"].t.min() if (s.kind == "dd").any() else nan
     best = min([x for x in (lay, dd1) if x == x], default=nan)
@@ -167,7 +178,7 @@ def multi(df, sys_):
     m = df[(df.sys == sys_) & (df.ranks > 1) & (df.kind == "dd")].copy()
     if m.empty:
         return m
-    sg = [single(df, r.machine, sys_, r.nn) for r in m.itertuples()]
+    sg = [single(df, r.machine, sys_, r.nn, r.rev, r.unsorted) for r in m.itertuples()]
     m["t_layer"] = [x[0] for x in sg]
     m["t_dd1"] = [x[1] for x in sg]
     m["t_best1"] = [x[2] for x in sg]
@@ -320,12 +331,12 @@ def section(outmd):
         for r in d.sort_values(["machine", "nn", "ranks", "kind", "comm", "dmode"]).itertuples():
             used.append(r.git_rev)
             if r.ranks == 1:
-                case = "gpu-layer, 1 GPU" if r.kind == "layer" else "gpu-dd, 1 rank"
+                case = ("gpu-layer, 1 GPU" if r.kind == "layer" else "gpu-dd, 1 rank") + (" unsorted" if r.unsorted else "")
                 body.append([r.machine, f"{int(r.nn):,}", case, fmt(r.t), "", "", "", "",
                              fmt(r.halo), fmt(r.force), r.git_rev])
                 continue
             mr = m[(m.machine == r.machine) & (m.nn == r.nn) & (m.ranks == r.ranks) & (m.comm == r.comm) &
-                   (m.dmode == r.dmode)].iloc[0]
+                   (m.dmode == r.dmode) & (m.rev == r.rev)].iloc[0]
             body.append([r.machine, f"{int(r.nn):,}", f"{r.ranks} GPUs {r.comm} {r.dmode}", fmt(r.t), fmt(mr.sp_dd),
                          fmt(mr.sp_best), fmt(mr.eff), fmt(mr.extra), fmt(r.halo), fmt(r.force), r.git_rev])
         out += [md_table(["machine", "N", "case", "us/step", "speed-up over gpu-dd 1 rank", "over the best 1 GPU",
