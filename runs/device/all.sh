@@ -11,7 +11,8 @@
 #        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
 #        COULOMB_PARTS=perf runs/device/coulomb.sh; smalln: runs/device/smalln.sh, SMALLN_S (160);
 #        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120), DDBEST_NE_SP,
-#        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH). Carry .cl (the OpenCL .debs,
+#        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH; sanitize: compute-sanitizer memcheck and
+#        racecheck on the fused leapfrog, --tp, gpu-dd's sort and --dd-newton, SANITIZE_S (160)). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 # Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
 #   runs/device/snap.sh --run runs/device/all.sh   carrying .snap.tar, .git-rev, .cl (and .whl)
@@ -104,6 +105,23 @@ if want ddbest; then
         DD_BUDGET=$(( ${DDBEST_S:-120} - 15 )) OUT_DIR="$R/ddbest" LOGDIR="$R/ddbest/logs" \
         timeout "${DDBEST_S:-120}" runs/dd_scaling.sh >"$R/ddbest/timing.log" 2>&1
     say "ddbest (rc $?): $(grep -c ',ok$' "$R/ddbest/dd_scaling.csv" 2>/dev/null) rows"
+    pack
+fi
+if want sanitize; then
+    # compute-sanitizer memcheck and racecheck on the kernels added since the committed
+    # sanitizer logs: the fused leapfrog, the t_p force kernel, gpu-dd's sort by cell and its
+    # --dd-newton force halo (one rank: every axis exchanges with itself); a small system each
+    dev="--decide device --layers device --reorder-at device --reduce device"
+    for run in "float/gpu-layer $dev --graph cond --leapfrog fused --tp 4" "double/gpu-old $dev --graph on --leapfrog fused --tp 2" \
+               "double/gpu-dd --reorder 10" "double/gpu-dd --dd-newton on --comm p2p"; do
+        for tool in memcheck racecheck; do
+            echo "== $tool: build/$run" >>"$R/sanitizer.log"
+            timeout $(( ${SANITIZE_S:-160} / 8 )) compute-sanitizer --tool $tool --error-exitcode 9 build/$run --ne 10 \
+                --steps 120 --equil 20 --sample-every 20 --check --quiet >>"$R/sanitizer.log" 2>&1
+            echo "rc=$?" >>"$R/sanitizer.log"
+        done
+    done
+    say "sanitize: $(grep -c '^rc=0$' "$R/sanitizer.log") of 8 clean; $(grep -h 'ERROR SUMMARY' "$R/sanitizer.log" | sort | uniq -c | tr '\n' ' ')"
     pack
 fi
 if want tables; then
