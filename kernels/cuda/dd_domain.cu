@@ -197,27 +197,28 @@ __device__ __forceinline__ int grid_coord(real x, real lo, real inv_w, int g)
     return c < 0 ? 0 : (c >= g ? g - 1 : c);
 }
 
+__device__ __forceinline__ int dd_cell_of(const real4 &ri, const DdGrid &grid)
+{
+    return (grid_coord(ri.z, grid.lo[2], grid.inv_w[2], grid.gc[2]) * grid.gc[1] +
+            grid_coord(ri.y, grid.lo[1], grid.inv_w[1], grid.gc[1])) * grid.gc[0] +
+           grid_coord(ri.x, grid.lo[0], grid.inv_w[0], grid.gc[0]);
+}
+
 __global__ void dd_cells_kernel(const real4 *r, int n, DdGrid grid, int *cell_of, int *cell_slot, int *cell_count)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const real4 ri = r[i];
-    const int c = (grid_coord(ri.z, grid.lo[2], grid.inv_w[2], grid.gc[2]) * grid.gc[1] +
-                   grid_coord(ri.y, grid.lo[1], grid.inv_w[1], grid.gc[1])) * grid.gc[0] +
-                  grid_coord(ri.x, grid.lo[0], grid.inv_w[0], grid.gc[0]);
+    const int c = dd_cell_of(r[i], grid);
     cell_of[i] = c;
     cell_slot[i] = atomicAdd(&cell_count[c], 1);
 }
 
-/* --reorder: the sort key of a local atom, its cell (the same cells as dd_cells_kernel's) */
+/* --reorder: the sort key of a local atom, its cell (dd_cell_of, as dd_cells_kernel) */
 __global__ void dd_cell_key_kernel(const real4 *r, int n, DdGrid grid, int *key, int *perm)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const real4 ri = r[i];
-    key[i] = (grid_coord(ri.z, grid.lo[2], grid.inv_w[2], grid.gc[2]) * grid.gc[1] +
-              grid_coord(ri.y, grid.lo[1], grid.inv_w[1], grid.gc[1])) * grid.gc[0] +
-             grid_coord(ri.x, grid.lo[0], grid.inv_w[0], grid.gc[0]);
+    key[i] = dd_cell_of(r[i], grid);
     perm[i] = i;
 }
 
@@ -521,6 +522,29 @@ static void migrate_axis(Sim *s, Dd *d, int axis)
     d->n_local = n_new;
 }
 
+/* a planted fault of the tests: environment variable name set to a step, reached */
+static int planted_at(const char *name, const Sim *s)
+{
+    const char *v = getenv(name);
+    return v && *v && s->step >= atoi(v);
+}
+
+/* The first n local atoms put in the order of their keys (d->keys, d->perm = 0..n-1, keys below
+ * 2^bits): a stable radix sort, then r and v gathered through r_alt, v_alt and copied back
+ * (move_v 0: the velocities left behind, a planted fault of the tests). */
+static void permute_locals(Dd *d, int n, int bits, int move_v)
+{
+    GpuSim *g = d->g;
+    const int T = g->threads;
+    size_t bytes = d->cub_bytes;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
+                                               bits, g->stream));
+    gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
+    LAUNCH_CHECK("gather_kernel");
+    CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+    if (move_v) CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+}
+
 /* --dd-overlap: the local atoms reordered inner first; the force blocks that hold inner atoms
  * only are computed before the remote ghosts arrive. */
 static void order_inner_first(Sim *s, Dd *d)
@@ -538,13 +562,7 @@ static void order_inner_first(Sim *s, Dd *d)
     if (n > 0) {
         border_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, f, d->keys, d->perm, d->counters);
         LAUNCH_CHECK("border_kernel");
-        size_t bytes = d->cub_bytes;
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
-                                                   2, g->stream));
-        gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
-        LAUNCH_CHECK("gather_kernel");
-        CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
-        CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+        permute_locals(d, n, 2, 1);
     }
     read_counters(d, 2);
     d->inner_blocks = d->counters_host[0] / T;   /* whole blocks of inner atoms */
@@ -667,16 +685,7 @@ static void sort_locals_by_cell(Sim *s, Dd *d)
         LAUNCH_CHECK("dd_cell_key_kernel");
         int bits = 1;
         while (bits < 31 && (1 << bits) < d->ncells) bits++;
-        size_t bytes = d->cub_bytes;
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
-                                                   bits, g->stream));
-        gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
-        LAUNCH_CHECK("gather_kernel");
-        CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
-        /* a planted fault (tests): positions sorted, velocities left behind */
-        const char *plant = getenv("NBR_DD_SORT_SKIP_V");
-        if (!(plant && *plant && s->step >= atoi(plant)))
-            CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+        permute_locals(d, n, bits, !planted_at("NBR_DD_SORT_SKIP_V", s));   /* planted: velocities left behind */
     }
     d->sorted_at = s->step;
     if (s->production) s->stats.reorders++;
@@ -732,12 +741,6 @@ static void capture_halo(Dd *d);
  * rank r at the first rebuild at or after step k (the others are then inside an exchange);
  * NBR_DD_LOSE_STEP=k drops one atom of rank 0 at the first rebuild at or after step k, which
  * the conservation check must catch. */
-static int planted_at(const char *name, const Sim *s)
-{
-    const char *v = getenv(name);
-    return v && *v && s->step >= atoi(v);
-}
-
 void dd_rebuild(Sim *s, Dd *d)
 {
     GpuSim *g = d->g;
