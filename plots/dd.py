@@ -118,8 +118,11 @@ def rows():
             df["comm"] = [c if c else p[2] for c, p in zip(comm, parsed)]
             ov, gr, dec = known(text(df, "dd_overlap")), known(text(df, "dd_graph")), known(text(df, "decide"))
             df["dmode"] = [mode_of(o, g, c, p[3]) for o, g, c, p in zip(ov, gr, dec, parsed)]
-            # --dd-newton on (no column yet: runs/dd_scaling.sh tags its rows "-newton"): a mode of its own
-            df["dmode"] = ["newton " + m if re.search(r"-newton(-|$)", t) else m for m, t in zip(df["dmode"], text(df, "tag"))]
+            # --dd-newton on: a mode of its own; the dd_newton column where the row has it, else the
+            # tag's "-newton" (rows written before the column)
+            newton = known(text(df, "dd_newton"))
+            df["dmode"] = ["newton " + m if (nw == "on" if nw else re.search(r"-newton(-|$)", t)) else m
+                           for m, nw, t in zip(df["dmode"], newton, text(df, "tag"))]
             # DD_REORDER=0 rows (tags "-r0": gpu-dd and gpu-layer never sorted by cell) are cases of their own
             unsorted = [bool(re.search(r"-r0(-|$)", t)) for t in text(df, "tag")]
             df["dmode"] = [m + " unsorted" if u else m for m, u in zip(df["dmode"], unsorted)]

@@ -7,14 +7,14 @@
 # host's rebuild decision and, for the backends without host steps, the device's (--decide
 # device; one rank: --comm p2p, which then only copies within the GPU).
 #
-# Rows (the programs' CSV schema: gpu-dd's carry ranks, comm, dd_grid, dd_overlap, dd_graph and
-# decide) go to $OUT_DIR/dd_scaling.csv through run_point (runs/lib.sh): resumable,
+# Rows (the programs' CSV schema: gpu-dd's carry ranks, comm, dd_grid, dd_overlap, dd_graph,
+# dd_newton and decide) go to $OUT_DIR/dd_scaling.csv through run_point (runs/lib.sh): resumable,
 # revision-checked, benchmarks take turns. Tags name the case:
 #     dd-<sys>-layer-1gpu-ne<ne>-s<steps>           gpu-layer, the best single GPU
 #     dd-<sys>-1gpu[-dev]-ne<ne>-s<steps>           gpu-dd, one rank
 #     dd-<sys>-<P>gpu-<comm>[-overlap|-graph|-newton][-dev]-ne<ne>-s<steps>     (-dev: --decide device)
 #     dd-<sys>-1gpu-newton[-dev]-ne<ne>-s<steps>    gpu-dd, one rank, --dd-newton on
-# (--dd-newton has no CSV column yet: its rows are known by the tag's -newton)
+# (rows from before the dd_newton column are known by the tag's -newton)
 #
 # One device call (10 min on nvidia-h200-x2): the full plan (2 systems x 8 sizes x 17 points with
 # the four backends) is ~270 runs of 3-8 s, more than one call holds; DD_BUDGET=S starts no run
