@@ -53,6 +53,9 @@ void stage_timing(Sim *s, RunResult *res)
     if (st->us[STAGE_REORDER] < 0) st->us[STAGE_REORDER] = 0;
     st->us[STAGE_FORCE] = replay(s, reps, do_force, NULL);
     st->us[STAGE_OTHER] = replay(s, reps, do_props, NULL);
+    /* integrate: the fused leapfrog kernel (kick, the decision, kick_drift), or split kick_drift
+     * and kick; the split device loop's decide kernel (one thread) is in neither, so a fused
+     * integrate time holds one decision more than the split one it is compared with */
     st->us[STAGE_INTEGRATE] = s->p.decide == DECIDE_DEVICE && s->p.leapfrog == LEAPFROG_FUSED && v->leapfrog
                                   ? replay(s, reps, do_leapfrog, NULL) : replay(s, reps, do_kick_drift, do_kick);
     st->per_step[STAGE_LIST] = (double)s->stats.builds / prod;

@@ -37,7 +37,7 @@
  * and replays are unchanged), and the fused kernel of the chunk's last step does not drift.
  * The fused kernel's blocks do not know the decision when they drift, so the wrap that
  * kick_drift did on a rebuilding step is the first kernel of the rebuild
- * (gpu_launch_gated_wrap): the same numbers. The fused kernel's last block sets the next
+ * (gpu_launch_gated_wrap): the same wrap, at another place in the step. The fused kernel's last block sets the next
  * step's IF handle, made before it in the capture (gpu_leapfrog). */
 #include "gpu_sim.cuh"
 

@@ -47,6 +47,7 @@ run_args() {
 summarize() {
     [ -s "$csv" ] || return 1
     awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+        $c["status"] != "ok" { next }   # a run that failed its check or went unstable is no point
         { t = $c["tag"]; sub(/-r[0-9]+$/, "", t)
           if (!(t in n)) order[++m] = t
           n[t]++; us[t] += $c["us_per_step"]; f[t] += $c["t_force_us"]; it[t] += $c["t_integrate_us"]
