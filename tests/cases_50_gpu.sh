@@ -113,7 +113,7 @@ gpu_replay_same() {
     ample=$("$b" "$@" --max-nbr 200) || { echo "$ample"; return 1; }
     echo "$grown" | grep -E 'grows = [1-9]' >/dev/null || { echo "$grown"; echo "no capacity grew"; return 1; }
     e1=$(echo "$grown" | grep 'energy E/N' | gpu_field end); e2=$(echo "$ample" | grep 'energy E/N' | gpu_field end)
-    awk -v a="$e1" -v b="$e2" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d
+    awk -v a="$e1" -v b="$e2" "$awk_rel"' BEGIN { d = rel(b, a, 0)
         printf "E/N at the end: replayed %s, ample %s, relative difference %.3g (bound 1e-9)\n", a, b, d; exit !(d <= 1e-9) }'
 }
 
@@ -126,7 +126,7 @@ gpu_tp_same() {
     u1=$(sed -nE 's/^check total energy: U = ([^,]+),.*/\1/p' <<<"$one")
     u4=$(sed -nE 's/^check total energy: U = ([^,]+),.*/\1/p' <<<"$four")
     grep -q 'check .*: PASS' <<<"$one" && grep -q 'check .*: PASS' <<<"$four" || { echo "$one"; echo "$four"; return 1; }
-    awk -v a="$u1" -v b="$u4" -v t="$tol" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d
+    awk -v a="$u1" -v b="$u4" -v t="$tol" "$awk_rel"' BEGIN { d = rel(b, a, 0)
         printf "U: tp 1 %s, tp 4 %s, relative difference %.3g (bound %s)\n", a, b, d, t; exit !(a != "" && d <= t) }'
 }
 
@@ -148,8 +148,8 @@ gpu_fused_same() {
     [ -n "$(grep -E 'rebuilds after step 0' <<<"$split")" ] && [ "$(pick "$split")" = "$(pick "$fused")" ] ||
         { echo "different rebuild steps or capacity growths"; return 1; }
     [ -n "$(endv "$split")" ] || { echo "no end energy and pressure in the summary"; return 1; }
-    awk -v s="$(endv "$split")" -v f="$(endv "$fused")" 'function rel(x, y) { return (x > y ? x - y : y - x) / ((x < 0 ? -x : x) > 1 ? (x < 0 ? -x : x) : 1) }
-        BEGIN { split(s, a, " "); split(f, b, " "); if (rel(a[1], b[1]) > 2e-8 || rel(a[2], b[2]) > 2e-5) { print "energy or pressure differ beyond 2e-8 / 2e-5"; exit 1 } }'
+    awk -v s="$(endv "$split")" -v f="$(endv "$fused")" "$awk_rel"'
+        BEGIN { split(s, a, " "); split(f, b, " "); if (rel(a[1], b[1], 1) > 2e-8 || rel(a[2], b[2], 1) > 2e-5) { print "energy or pressure differ beyond 2e-8 / 2e-5"; exit 1 } }'
 }
 
 # gpu_grows_and_passes BIN ARGS...: exit 0, some capacity grew, and the --check passed.

@@ -184,9 +184,9 @@ dd_same_end() {
     echo "$fb: $rb; E/N end, pressure: $eb"
     [ -n "$ra" ] && [ "$ra" = "$rb" ] || { echo "different rebuild steps"; return 1; }
     [ -n "$ea" ] || { echo "no energy or pressure in the summary"; return 1; }
-    awk -v a="$ea" -v b="$eb" -v te="$te" -v tp="$tp" 'function rel(x, y) { return (x > y ? x - y : y - x) / ((x < 0 ? -x : x) > 1 ? (x < 0 ? -x : x) : 1) }
+    awk -v a="$ea" -v b="$eb" -v te="$te" -v tp="$tp" "$awk_rel"'
         BEGIN { split(a, x, " "); split(b, y, " ")
-                if (rel(x[1], y[1]) > te || rel(x[2], y[2]) > tp) { print "energy or pressure differ beyond " te " / " tp; exit 1 } }'
+                if (rel(x[1], y[1], 1) > te || rel(x[2], y[2], 1) > tp) { print "energy or pressure differ beyond " te " / " tp; exit 1 } }'
 }
 # dd_newton_same CMD...: --dd-newton off and on from the same start: the same rebuild steps,
 # end energy within 1e-6 relative and pressure within 2e-5 (printed to 6 digits; the sums differ in

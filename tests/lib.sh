@@ -70,5 +70,11 @@ t_below() {
     else _t_fail "$name" "$word $value exceeds the bound $bound"; fi
 }
 
+# awk_rel: an awk function for comparing two numbers, as awk -v ... "$awk_rel"' BEGIN { ... }':
+# rel(x, y, floor) = |x - y| / max(|x|, floor), x the reference; floor 1: relative above magnitude 1,
+# absolute below (where a number printed with fixed decimals, as E/N with 8, has its resolution),
+# floor 0: relative throughout
+awk_rel='function rel(x, y, floor,  d) { x += 0; d = x - y; if (d < 0) d = -d; if (x < 0) x = -x; return d / (x > floor ? x : floor) }'
+
 # A GPU that CUDA programs can use: nvidia-smi lists one.
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
