@@ -11,7 +11,8 @@
 #  - the real input (reference/adk_oplsaa: solvated adenylate kinase, 47 681 atoms, gzipped):
 #    the reference gives the energy numpy computed apart (1e-13; a planted charge fails it),
 #    and every implementation agrees with it within its tolerance;
-#  - malformed input (plain and compressed) and bad flags: one line, exit 2.
+#  - malformed input (plain and compressed), bad flags, and --wg / --ipt beyond the OpenCL device's
+#    work-group and local-memory limits (NBR_CL_FAKE_* lower them on PoCL): one line, exit 2.
 # OpenCL runs where a platform exists (PoCL in CI); CUDA only on a GPU; elsewhere SKIP lines.
 c=$BUILD/double/coulomb
 cf=$BUILD/float/coulomb
@@ -162,6 +163,46 @@ else
             --warmup 0 --quiet
     done
     t_error coulomb-opencl-no-device 2 'cl-device 7: platform 0 has' $c --impl opencl --random 10 --cl-device 7
+    # the device's limits, checked in setup before any kernel is enqueued: one line naming the
+    # limit and the device's value, exit 2 (not an OpenCL error code at the launch). PoCL allows
+    # 4096 work-items per work-group and 1 MiB of local memory, more than any legal --wg (at most
+    # 1024) and --ipt need (1024 x 4 atoms of 4 doubles + 2 x 1024 doubles = 147456 bytes), so the
+    # checks are shown with the test-only hooks NBR_CL_FAKE_LOCAL_MEM / NBR_CL_FAKE_MAX_WG, which
+    # lower (never raise) the values the checks see (kernels/opencl/coulomb_cl.c)
+    t_error coulomb-opencl-local-mem-limit 2 \
+        'wg\) 1024 with --ipt 4 and 8-byte reals \(--acc double\) needs 147456 bytes of local memory per work-group .*more than CL_DEVICE_LOCAL_MEM_SIZE 65536 of .*lowered from the device.s [0-9]+ by NBR_CL_FAKE_LOCAL_MEM' \
+        env NBR_CL_FAKE_LOCAL_MEM=65536 $c --impl opencl --acc double --wg 1024 --ipt 4 --random 1000 --reps 1 --quiet
+    # under the same limit 512 work-items (24576 bytes) fit and run
+    t_ok coulomb-opencl-local-mem-fits env NBR_CL_FAKE_LOCAL_MEM=65536 $c --impl opencl --acc double --wg 512 \
+        --random 1000 --check --reps 1 --quiet
+    # float fits in 2048 bytes (1536), the --ref device reference (exact: 3072) does not
+    t_error coulomb-opencl-local-mem-ref-device 2 \
+        '\(--acc exact: also the --ref device reference.s precision\) needs 3072 bytes .*CL_DEVICE_LOCAL_MEM_SIZE 2048 ' \
+        env NBR_CL_FAKE_LOCAL_MEM=2048 $c --impl opencl --acc float --ref device --wg 64 --random 1000 --reps 1 --quiet
+    t_error coulomb-opencl-max-wg-limit 2 \
+        'wg\) 512 is more than CL_DEVICE_MAX_WORK_GROUP_SIZE 256 of .*lowered from the device.s [0-9]+ by NBR_CL_FAKE_MAX_WG' \
+        env NBR_CL_FAKE_MAX_WG=256 $c --impl opencl --wg 512 --random 1000 --reps 1 --quiet
+    t_error coulomb-opencl-fake-env-bad 2 "NBR_CL_FAKE_MAX_WG='8x' is not a positive integer" \
+        env NBR_CL_FAKE_MAX_WG=8x $c --impl opencl --random 1000 --reps 1 --quiet
+    # unlowered, on whatever device this is: the largest tile (147456 bytes) runs where it fits the
+    # device's CL_DEVICE_LOCAL_MEM_SIZE (its value read from the hook's message) and is refused
+    # naming that value where it does not (e.g. NVIDIA's 48 KiB), or refused for a work-group limit
+    _t80_largest_tile() {
+        local dev_local rc
+        dev_local=$(NBR_CL_FAKE_LOCAL_MEM=1 $c --impl opencl --random 10 --reps 1 --quiet 2>&1 |
+            sed -n 's/.*lowered from the device.s \([0-9]*\) by NBR_CL_FAKE_LOCAL_MEM.*/\1/p')
+        [ -n "$dev_local" ] || { echo "no device CL_DEVICE_LOCAL_MEM_SIZE in the message"; return 1; }
+        $c --impl opencl --acc double --wg 1024 --ipt 4 --random 5000 --check --reps 1 --quiet 2>"$tmp/largest.err"
+        rc=$?
+        cat "$tmp/largest.err"
+        echo "device local memory $dev_local, needed 147456, exit code $rc"
+        if [ "$dev_local" -ge 147456 ]; then
+            [ $rc = 0 ] || { [ $rc = 2 ] && grep -Eq 'more than CL_(DEVICE_MAX_WORK_GROUP|DEVICE_MAX_WORK_ITEM|KERNEL_WORK_GROUP)_SIZE' "$tmp/largest.err"; }
+        else
+            [ $rc = 2 ] && grep -Eq "more than CL_(DEVICE_LOCAL_MEM_SIZE $dev_local |DEVICE_MAX_WORK_GROUP_SIZE|DEVICE_MAX_WORK_ITEM_SIZES|KERNEL_WORK_GROUP_SIZE)" "$tmp/largest.err"
+        fi
+    }
+    t_ok coulomb-opencl-largest-tile _t80_largest_tile
 fi
 
 # CUDA: on a GPU only
@@ -220,6 +261,12 @@ if [ -x "$cu" ] && have_gpu; then
     t_ok coulomb-cuda-full-adk $cu --acc kahan --sweep full --input $adk --e-ref $adk_e --check --reps 1 --quiet
     t_ok coulomb-cuda-hand $cu --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 --check --reps 1 \
         --quiet
+    # shared memory per block against the device's limit (dynamic shared memory is not opted in
+    # beyond cudaDeviceProp.sharedMemPerBlock, 48 KiB on NVIDIA GPUs): 512 x 4 atoms of 4 doubles +
+    # 2 x 512 doubles = 73728 bytes, refused in setup with one line naming the limit, exit 2
+    t_error coulomb-cuda-shared-mem-limit 2 \
+        'block 512 with --ipt 4 and 8-byte reals \(--acc double\) needs 73728 bytes of shared memory per block .*more than cudaDeviceProp.sharedMemPerBlock [0-9]+ of ' \
+        $cu --acc double --unroll 1 --ipt 4 --block 512 --random 1000 --reps 1 --quiet
 else
     t_skip coulomb-cuda "no GPU here (or coulomb-cuda not built)"
 fi

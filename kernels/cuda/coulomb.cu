@@ -347,6 +347,9 @@ __global__ void coulomb_sum_kernel(const typename ModeT<MODE>::R *in_hi, const t
 typedef void (*EnergyLaunch)(const void *pos, unsigned n, unsigned rows, unsigned fold, void *hi, void *lo,
                              unsigned groups, unsigned block, size_t smem);
 typedef void (*SumLaunch)(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem);
+typedef cudaError_t (*KernelAttr)(cudaFuncAttributes *a);   /* the instantiation's registers, static shared memory */
+struct EnergyFns { EnergyLaunch launch; KernelAttr attr; };
+struct SumFns { SumLaunch launch; KernelAttr attr; };
 
 template <int U, int I, int M, bool F>
 void launch_energy(const void *pos, unsigned n, unsigned rows, unsigned fold, void *hi, void *lo, unsigned groups,
@@ -357,22 +360,39 @@ void launch_energy(const void *pos, unsigned n, unsigned rows, unsigned fold, vo
     coulomb_energy_kernel<U, I, M, F><<<groups, block, smem>>>((const V4 *)pos, n, rows, fold, (R *)hi, (R *)lo);
 }
 
+template <int U, int I, int M, bool F> cudaError_t attr_energy(cudaFuncAttributes *a)
+{
+    return cudaFuncGetAttributes(a, coulomb_energy_kernel<U, I, M, F>);
+}
+template <int U, int I, int M, bool F> EnergyFns energy_fns()
+{
+    EnergyFns f = {launch_energy<U, I, M, F>, attr_energy<U, I, M, F>};
+    return f;
+}
+
 template <int M> void launch_sum(const void *hi, const void *lo, unsigned count, void *result, unsigned block, size_t smem)
 {
     typedef typename ModeT<M>::R R;
     coulomb_sum_kernel<M><<<1, block, smem>>>((const R *)hi, (const R *)lo, count, (R *)result);
 }
 
-template <int I, int M, bool F> EnergyLaunch pick_unroll(int u)
+template <int M> cudaError_t attr_sum(cudaFuncAttributes *a) { return cudaFuncGetAttributes(a, coulomb_sum_kernel<M>); }
+template <int M> SumFns sum_fns()
+{
+    SumFns f = {launch_sum<M>, attr_sum<M>};
+    return f;
+}
+
+template <int I, int M, bool F> EnergyFns pick_unroll(int u)
 {
     switch (u) {
-    case 1: return launch_energy<1, I, M, F>;
-    case 2: return launch_energy<2, I, M, F>;
-    case 4: return launch_energy<4, I, M, F>;
-    default: return launch_energy<8, I, M, F>;
+    case 1: return energy_fns<1, I, M, F>();
+    case 2: return energy_fns<2, I, M, F>();
+    case 4: return energy_fns<4, I, M, F>();
+    default: return energy_fns<8, I, M, F>();
     }
 }
-template <int M, bool F> EnergyLaunch pick_ipt(int i, int u)
+template <int M, bool F> EnergyFns pick_ipt(int i, int u)
 {
     switch (i) {
     case 1: return pick_unroll<1, M, F>(u);
@@ -380,7 +400,7 @@ template <int M, bool F> EnergyLaunch pick_ipt(int i, int u)
     default: return pick_unroll<4, M, F>(u);
     }
 }
-template <bool F> EnergyLaunch pick_mode(int m, int i, int u)
+template <bool F> EnergyFns pick_mode(int m, int i, int u)
 {
     switch (m) {
     case ACC_FLOAT: return pick_ipt<0, F>(i, u);
@@ -390,14 +410,14 @@ template <bool F> EnergyLaunch pick_mode(int m, int i, int u)
     default: return pick_ipt<3, F>(i, u);
     }
 }
-SumLaunch pick_sum(int m)
+SumFns pick_sum(int m)
 {
     switch (m) {
-    case ACC_FLOAT: return launch_sum<0>;
-    case ACC_DOUBLE: return launch_sum<1>;
-    case ACC_KAHAN: return launch_sum<2>;
-    case ACC_EXACT: return launch_sum<4>;
-    default: return launch_sum<3>;
+    case ACC_FLOAT: return sum_fns<0>();
+    case ACC_DOUBLE: return sum_fns<1>();
+    case ACC_KAHAN: return sum_fns<2>();
+    case ACC_EXACT: return sum_fns<4>();
+    default: return sum_fns<3>();
     }
 }
 
@@ -430,16 +450,41 @@ void cu_setup(CoulombRun *r)
     const bool dbl = mode == ACC_DOUBLE || mode == ACC_EXACT;
     c->real_size = dbl ? sizeof(double) : sizeof(float);
     c->block = (unsigned)p->block;
-    c->block2 = 256;
     const unsigned ipt = (unsigned)p->ipt, ts = c->block * ipt;   /* a block's tile: block * ipt atoms */
+    const EnergyFns efn = p->sweep == SWEEP_FULL ? pick_mode<true>(mode, p->ipt, p->unroll)
+                                                 : pick_mode<false>(mode, p->ipt, p->unroll);
+    const SumFns sfn = pick_sum(mode);
+    c->energy = efn.launch;
+    c->sum = sfn.launch;
+    /* --block and the shared memory it needs, against the device's and this instantiation's
+     * limits (its registers bound its threads per block; dynamic shared memory is not opted in
+     * beyond sharedMemPerBlock): refused here, exit 2 with one line naming the limit and its
+     * value, before any kernel is launched, never left to a launch error */
+    cudaFuncAttributes ea, sa;
+    CUDA_CHECK(efn.attr(&ea));
+    CUDA_CHECK(sfn.attr(&sa));
+    if (c->block > (unsigned)prop.maxThreadsPerBlock)
+        nbr_fail(EXIT_INPUT, "coulomb-cuda: --block %u is more than cudaDeviceProp.maxThreadsPerBlock %d of %s", c->block,
+                 prop.maxThreadsPerBlock, prop.name);
+    if (c->block > (unsigned)ea.maxThreadsPerBlock)
+        nbr_fail(EXIT_INPUT, "coulomb-cuda: --block %u is more than the %d threads per block %s allows this kernel "
+                 "(cudaFuncAttributes.maxThreadsPerBlock: %d registers per thread at --unroll %d --ipt %u --acc %s)",
+                 c->block, ea.maxThreadsPerBlock, prop.name, ea.numRegs, p->unroll, ipt, acc_names[mode]);
     c->smem = (ts * 4 + c->block * 2) * c->real_size;
+    const size_t smem_limit = (size_t)prop.sharedMemPerBlock < (size_t)ea.sharedSizeBytes
+                                  ? 0 : (size_t)prop.sharedMemPerBlock - ea.sharedSizeBytes;
+    if (c->smem > smem_limit)
+        nbr_fail(EXIT_INPUT, "coulomb-cuda: --block %u with --ipt %u and %zu-byte reals (--acc %s%s) needs %zu bytes of "
+                 "shared memory per block (a tile of %u atoms x 4 reals, 2 x %u partial sums) beside the kernel's %zu "
+                 "static, more than cudaDeviceProp.sharedMemPerBlock %zu of %s: lower --block or --ipt",
+                 c->block, ipt, c->real_size, acc_names[mode],
+                 mode == ACC_EXACT ? ": also the --ref device reference's precision" : "", c->smem, ts, c->block,
+                 (size_t)ea.sharedSizeBytes, (size_t)prop.sharedMemPerBlock, prop.name);
+    /* pass 2's block: 256, halved to what its kernel and the shared memory allow */
+    for (c->block2 = 256; c->block2 > 1 && (c->block2 > (unsigned)sa.maxThreadsPerBlock ||
+                                           c->block2 * 2 * c->real_size + sa.sharedSizeBytes > prop.sharedMemPerBlock);
+         c->block2 >>= 1) {}
     c->smem2 = c->block2 * 2 * c->real_size;
-    if (c->smem > prop.sharedMemPerBlock)
-        nbr_fail(EXIT_INPUT, "coulomb-cuda: --block %u --ipt %u needs %zu bytes of shared memory, the device has %zu per block",
-                 c->block, ipt, c->smem, (size_t)prop.sharedMemPerBlock);
-    c->energy = p->sweep == SWEEP_FULL ? pick_mode<true>(mode, p->ipt, p->unroll)
-                                       : pick_mode<false>(mode, p->ipt, p->unroll);
-    c->sum = pick_sum(mode);
 
     const long n = r->sys->n;
     c->rows = (unsigned)((n + ts - 1) / ts);

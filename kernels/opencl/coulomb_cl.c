@@ -29,6 +29,23 @@ static void ck(cl_int err, const char *what)
     if (err != CL_SUCCESS) nbr_fail(EXIT_INTERNAL, "coulomb: OpenCL %s failed (error %d)", what, (int)err);
 }
 
+/* Test hooks, only for tests/cases_80_coulomb.sh: PoCL allows 4096 work-items per work-group
+ * and 1 MiB of local memory, more than any legal --wg (at most 1024) and --ipt need (144 KiB),
+ * so on it the checks below could never fire. NBR_CL_FAKE_MAX_WG=N and NBR_CL_FAKE_LOCAL_MEM=BYTES
+ * lower (never raise) CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_LOCAL_MEM_SIZE as the checks
+ * see them; the message then says so. Unset, the device's own values are used. */
+static cl_ulong lowered(cl_ulong v, const char *env, char *note, size_t note_size)
+{
+    const char *s = getenv(env);
+    if (!s || !*s) return v;
+    char *end;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || x == 0) nbr_fail(EXIT_INPUT, "coulomb: %s='%s' is not a positive integer", env, s);
+    if (x >= v) return v;
+    snprintf(note, note_size, " (lowered from the device's %llu by %s)", (unsigned long long)v, env);
+    return x;
+}
+
 static void cl_setup(CoulombRun *r)
 {
     const CoulombParams *p = r->p;
@@ -82,21 +99,66 @@ static void cl_setup(CoulombRun *r)
     c->k_sum = clCreateKernel(c->prog, "coulomb_sum", &err);
     ck(err, "clCreateKernel coulomb_sum");
 
-    size_t kmax = 0, kmax2 = 0;
-    clGetKernelWorkGroupInfo(c->k_energy, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
-    clGetKernelWorkGroupInfo(c->k_sum, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax2, &kmax2, NULL);
+    /* the work-group size and the local memory it needs, against the device's limits: refused
+     * here (exit 2, one line naming the limit and its value) before any kernel is enqueued,
+     * never left to an OpenCL error code at the launch */
+    char wg_note[96] = "", lm_note[96] = "";
+    size_t dev_wg = 0, dev_items[16] = {0}, kmax = 0, kmax2 = 0;
+    cl_ulong dev_local = 0, k_local = 0, k_local2 = 0;
+    ck(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof dev_wg, &dev_wg, NULL),
+       "clGetDeviceInfo CL_DEVICE_MAX_WORK_GROUP_SIZE");
+    ck(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof dev_items, dev_items, NULL),
+       "clGetDeviceInfo CL_DEVICE_MAX_WORK_ITEM_SIZES");
+    ck(clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof dev_local, &dev_local, NULL),
+       "clGetDeviceInfo CL_DEVICE_LOCAL_MEM_SIZE");
+    ck(clGetKernelWorkGroupInfo(c->k_energy, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL),
+       "clGetKernelWorkGroupInfo CL_KERNEL_WORK_GROUP_SIZE");
+    ck(clGetKernelWorkGroupInfo(c->k_sum, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax2, &kmax2, NULL),
+       "clGetKernelWorkGroupInfo CL_KERNEL_WORK_GROUP_SIZE");
+    /* before any __local argument is set: the kernels' own (static) local memory */
+    ck(clGetKernelWorkGroupInfo(c->k_energy, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof k_local, &k_local, NULL),
+       "clGetKernelWorkGroupInfo CL_KERNEL_LOCAL_MEM_SIZE");
+    ck(clGetKernelWorkGroupInfo(c->k_sum, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof k_local2, &k_local2, NULL),
+       "clGetKernelWorkGroupInfo CL_KERNEL_LOCAL_MEM_SIZE");
+    dev_wg = (size_t)lowered(dev_wg, "NBR_CL_FAKE_MAX_WG", wg_note, sizeof wg_note);
+    dev_local = lowered(dev_local, "NBR_CL_FAKE_LOCAL_MEM", lm_note, sizeof lm_note);
     c->block = (size_t)p->block;
+    if (c->block > dev_wg)
+        nbr_fail(EXIT_INPUT, "coulomb: --block (--wg) %d is more than CL_DEVICE_MAX_WORK_GROUP_SIZE %zu of %s%s",
+                 p->block, dev_wg, name, wg_note);
+    if (c->block > dev_items[0])
+        nbr_fail(EXIT_INPUT, "coulomb: --block (--wg) %d is more than CL_DEVICE_MAX_WORK_ITEM_SIZES[0] %zu of %s",
+                 p->block, dev_items[0], name);
     if (c->block > kmax)
-        nbr_fail(EXIT_INPUT, "coulomb: --block %d is more than the %zu work-items per work-group %s allows for this kernel",
-                 p->block, kmax, name);
-    for (c->block2 = 256; c->block2 > kmax2; c->block2 >>= 1) {}
+        nbr_fail(EXIT_INPUT, "coulomb: --block (--wg) %d is more than CL_KERNEL_WORK_GROUP_SIZE %zu: the work-items "
+                 "per work-group %s allows for this kernel (its -DUNROLL=%d -DIPT=%d, --acc %s)",
+                 p->block, kmax, name, p->unroll, p->ipt, acc_names[mode]);
+    c->real_size = dbl ? sizeof(double) : sizeof(float);
+    {
+        const size_t ts = c->block * (size_t)p->ipt;   /* a tile: block * ipt atoms, 4 reals each */
+        const cl_ulong need = (cl_ulong)(ts * 4 + 2 * c->block) * c->real_size + k_local;
+        if (need > dev_local)
+            nbr_fail(EXIT_INPUT, "coulomb: --block (--wg) %d with --ipt %d and %zu-byte reals (--acc %s%s) needs %llu "
+                     "bytes of local memory per work-group (a tile of %zu atoms x 4 reals, 2 x %zu partial sums, %llu "
+                     "static), more than CL_DEVICE_LOCAL_MEM_SIZE %llu of %s%s: lower --wg or --ipt",
+                     p->block, p->ipt, c->real_size, acc_names[mode],
+                     mode == ACC_EXACT ? ": also the --ref device reference's precision" : "", (unsigned long long)need, ts,
+                     c->block, (unsigned long long)k_local, (unsigned long long)dev_local, name, lm_note);
+    }
+    /* pass 2's work-group: 256, halved to what the kernel and the local memory allow */
+    for (c->block2 = 256;
+         c->block2 > 1 && (c->block2 > kmax2 || c->block2 > dev_wg ||
+                           (cl_ulong)(2 * c->block2 * c->real_size) + k_local2 > dev_local);
+         c->block2 >>= 1) {}
+    if ((cl_ulong)(2 * c->block2 * c->real_size) + k_local2 > dev_local || c->block2 > kmax2)
+        nbr_fail(EXIT_INPUT, "coulomb: the final sum's kernel does not fit %s (CL_DEVICE_LOCAL_MEM_SIZE %llu, "
+                 "CL_KERNEL_WORK_GROUP_SIZE %zu)%s", name, (unsigned long long)dev_local, kmax2, lm_note);
 
     long n = r->sys->n;
     const size_t ts = c->block * (size_t)p->ipt;   /* a work-group's tile: block * ipt atoms */
     c->rows = (cl_uint)((n + (long)ts - 1) / (long)ts);
     c->groups = p->sweep == SWEEP_FOLDED ? (c->rows + 1) / 2 : c->rows;
     size_t npad = (size_t)c->rows * ts;
-    c->real_size = dbl ? sizeof(double) : sizeof(float);
     void *host = nbr_alloc(npad * 4 * c->real_size, "OpenCL positions");
     for (size_t i = 0; i < npad; i++) {
         int in = (long)i < n;
