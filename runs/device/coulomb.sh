@@ -222,27 +222,38 @@ if want perf; then
         done
     }
     # side by side: the median over the rounds of each configuration, half | folded | ratio, and
-    # kahan / float and pairwise / float per sweep
-    perf_table() {   # (POSIX awk: the rows sorted by sort, not asorti)
-        awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
-            $c["tag"] ~ /^perf-cuda-/ {
-                key = $c["input"] " " $c["precision"] " u" $c["unroll"] " i" $c["ipt"] " b" $c["block"]
-                t[key, $c["sweep"]] = t[key, $c["sweep"]] " " $c["t_eval_s"] * 1e3; keys[key] = 1 }
-            function med(list,   a, n, i, j, x) { n = split(list, a, " "); if (!n) return "";
-                for (i = 2; i <= n; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-            function f3(x) { return x == "" ? "-" : sprintf("%.3f", x) }
-            END { printf "0 \n0 %-40s %10s %10s %9s  %s\n", "median over rounds (ms)", "half", "folded", "fold/half", "runs"
-                  for (k in keys) { H[k] = med(t[k, "half"]); F[k] = med(t[k, "folded"])
-                      printf "1 %-40s %10s %10s %9s  %d+%d\n", k, f3(H[k]), f3(F[k]),
-                             (H[k] != "" && F[k] != "") ? sprintf("%.3f", F[k] / H[k]) : "-",
-                             split(t[k, "half"], xh, " "), split(t[k, "folded"], xf, " ") }
-                  printf "2 \n2 %-40s %10s %10s\n", "ratio to float, same input/u/i/b", "half", "folded"
-                  for (k in keys) { split(k, w, " "); if (w[2] == "float") continue
-                      fk = w[1] " float " w[3] " " w[4] " " w[5]; if (!(fk in keys)) continue
-                      printf "3 %-40s %10s %10s\n", k, (H[k] != "" && H[fk] != "") ? sprintf("%.3f", H[k] / H[fk]) : "-",
-                             (F[k] != "" && F[fk] != "") ? sprintf("%.3f", F[k] / F[fk]) : "-" } }' "$perf_csv" |
-            sort -k1,1n -k2,2 -k3,3 -k4,4V -k5,5V | cut -c3-
+    # kahan / float and pairwise / float per sweep (the median: runs/perfstat.py's, stdlib only)
+    perf_table() {   # (the rows sorted by sort: version order of unroll and ipt)
+        python3 - "$perf_csv" <<'EOF' | sort -k1,1n -k2,2 -k3,3 -k4,4V -k5,5V | cut -c3-
+import sys
+sys.path.insert(0, "runs")
+from perfstat import median, read_csv
+t, keys = {}, {}
+for r in read_csv(sys.argv[1])[1]:
+    if r["tag"].startswith("perf-cuda-"):
+        key = f"{r['input']} {r['precision']} u{r['unroll']} i{r['ipt']} b{r['block']}"
+        # ms to 6 digits, the CSV's: 0.0631345 s is 63.1345 ms, not 63.134499999999996
+        t.setdefault((key, r["sweep"]), []).append(float("%.6g" % (float(r["t_eval_s"]) * 1e3)))
+        keys[key] = 1
+def med(k, sweep):
+    return median(t[k, sweep]) if (k, sweep) in t else None
+def f3(x):
+    return "-" if x is None else f"{x:.3f}"
+def ratio(x, y):
+    return "-" if x is None or y is None else f"{x / y:.3f}"
+H = {k: med(k, "half") for k in keys}
+F = {k: med(k, "folded") for k in keys}
+print("0 \n0 %-40s %10s %10s %9s  %s" % ("median over rounds (ms)", "half", "folded", "fold/half", "runs"))
+for k in keys:
+    print("1 %-40s %10s %10s %9s  %d+%d" % (k, f3(H[k]), f3(F[k]), ratio(F[k], H[k]), len(t.get((k, "half"), [])),
+                                            len(t.get((k, "folded"), []))))
+print("2 \n2 %-40s %10s %10s" % ("ratio to float, same input/u/i/b", "half", "folded"))
+for k in keys:
+    w = k.split(" ")
+    fk = " ".join([w[0], "float"] + w[2:])
+    if w[1] != "float" and fk in keys:
+        print("3 %-40s %10s %10s" % (k, ratio(H[k], H[fk]), ratio(F[k], F[fk])))
+EOF
     }
     stamp "perf (cap ${perf_s} s, $rounds rounds)"
     perf_part >"$OUT/perf.txt"
