@@ -235,6 +235,9 @@ void dd_comm_poll(Dd *d);
 /* p2p, nvshmem: on the stream, wait until *signal reaches pulse k's expected count raised by
  * inc (the sender's blocks this step); gives up after NBR_DD_TIMEOUT_S (20 s). */
 void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc);   /* k: the slot */
+/* The device waits' limit in seconds: NBR_DD_TIMEOUT_S (unset or empty: 20), read once; a value
+ * that is not a number above 0 (and below 1e9) stops the run (dd_fail, EXIT_INPUT). */
+double dd_timeout_s(void);
 /* dd_nvshmem.cu (built where NVSHMEM is found, NBR_NVSHMEM): --comm nvshmem. */
 void dd_nvshmem_init(Dd *d);
 void dd_nvshmem_rebuilt(Dd *d);
