@@ -18,7 +18,9 @@
 #      side in interleaved rounds (630 828 atoms: unroll 4 and 8, ipt 1 and 4; 239 922, 43 239
 #      and the protein: float, kahan, pairwise at unroll 8, ipt 1 and 2), relative error against
 #      the device's exact reference; nvidia-smi clocks sampled while it runs; SASS instructions
-#      per pair of every kernel; at most PERF_S (90) s (about 70 s on an H200)
+#      per pair of every kernel; at most PERF_S (90) s (about 70 s on an H200): no run starts
+#      after it. Not the PERF_S of runs/device/all.sh (150): there the timeout of this whole
+#      part; set for all.sh, it is this cap too, and the table after the last run may be cut off
 #                                -> perf.csv, perf.txt, clocks.txt, clocks.csv, resources.txt, sass.txt
 #   env: COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
 #        COULOMB_PARTS=tests, then COULOMB_PARTS="opencl tables": the opencl part sets up and
