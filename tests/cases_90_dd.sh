@@ -345,11 +345,11 @@ t_ok "dd-newton-multi-double-2ranks-sp-graph-p2p" dd_multi_pass -np 2 $dd --dd-n
     --ne 20 --steps 400 --equil 100 --check
 # on vs off over ranks: the same rebuild steps, energy (1e-6) and pressure (2e-5), double
 for comm in $dd_newton_comms; do
-    t_ok "dd-newton-multi-same-as-off-2ranks-sp-$comm" bash -c "$(declare -f dd_mpirun dd_newton_same); dd_newton_same \
-        dd_mpirun -np 2 $dd --comm $comm --ne 20 --steps 500 --equil 0 --stage-reps 0"
+    t_ok "dd-newton-multi-same-as-off-2ranks-sp-$comm" dd_newton_same dd_mpirun -np 2 $dd --comm $comm --ne 20 \
+        --steps 500 --equil 0 --stage-reps 0
 done
-t_ok "dd-newton-multi-same-as-off-4ranks-2x2x1-mpi" bash -c "$(declare -f dd_mpirun dd_newton_same); dd_newton_same \
-    dd_mpirun -np 4 $dd --dd-grid 2x2x1 --ne 20 --steps 500 --equil 0 --stage-reps 0"
+t_ok "dd-newton-multi-same-as-off-4ranks-2x2x1-mpi" dd_newton_same dd_mpirun -np 4 $dd --dd-grid 2x2x1 --ne 20 \
+    --steps 500 --equil 0 --stage-reps 0
 # --decide device with the force halo (its kernels gated): --check after migrations, the host's
 # rebuild steps, a failing rank stops every rank
 for comm in $dd_dev_comms; do
