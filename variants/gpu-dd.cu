@@ -173,6 +173,7 @@ static void dd_finish(Sim *s)
     long long moved[1] = {d->migrated};
     dd_allreduce_sum_ll(moved, 1);
     if (!s->p.quiet) printf("# dd: %lld atoms migrated between domains over the run\n", moved[0]);
+    dd_prof_report(d);
     /* the halo exchange and the force kernel on their own (the stage replays time them
      * together as "force"): the halo's cost per step for each backend; largest over ranks */
     if (s->p.stage_reps > 0 || getenv("NBR_DD_HALO_REPS")) {

@@ -86,6 +86,13 @@ struct DdPulse {
 
 struct DdComm;   /* the backend's state (dd_comm.cu) */
 
+/* the phases of a rebuild that NBR_DD_PROFILE times (dd_prof) */
+enum DdProfPhase {
+    PROF_MIGRATE, PROF_SORT, PROF_CONSERVE, PROF_SELECT, PROF_COUNTS, PROF_REFRESH, PROF_GHOSTS, PROF_ZONES, PROF_CELLS, PROF_LIST,
+    PROF_CAPTURE, DD_PROF_PHASES
+};
+extern const char *const dd_prof_names[DD_PROF_PHASES];
+
 /* --decide device (dd_run.cu): the rebuild test on the device. vv_local / vv_all may live
  * elsewhere (NVSHMEM's symmetric heap): the kernels take Dd's pointers. */
 struct DdCtrl {
@@ -168,6 +175,12 @@ struct Dd {
      * node on the gate, captured at each rebuild: a stopped device skips them (NULL: ungated) */
     cudaGraphExec_t force_exec[2];
     cudaStream_t run_body;
+
+    /* NBR_DD_PROFILE=1: the rebuild's phases timed on the host, the stream synchronised at each
+     * phase boundary (a diagnostic: it adds the waits it measures around; off, one branch) */
+    int prof_on;
+    double prof_mark, prof_s[DD_PROF_PHASES];
+    long long prof_builds;
 };
 
 static inline Dd *dd_of(Sim *s) { return (Dd *)s->ctx; }
@@ -183,6 +196,9 @@ void dd_forces_step(Dd *d);                  /* halo and forces, overlapped wher
 void dd_gather(Sim *s, Dd *d, int with_forces);   /* local atoms of every rank -> s->r, v (a, u) by id */
 void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg);
 void dd_free(Dd *d);
+/* NBR_DD_PROFILE: the time since the last mark charged to `phase` (after a stream synchronise) */
+void dd_prof(Dd *d, int phase);
+void dd_prof_report(Dd *d);   /* per rebuild, largest over ranks (collective: every rank calls it) */
 /* the captured halo graph destroyed: before the communicator is (NCCL waits at ncclCommDestroy
  * for every graph holding its operations to be destroyed first: a hang at exit otherwise) */
 void dd_drop_halo_graph(Dd *d);

@@ -10,6 +10,9 @@
  * The force kernel, the leapfrog and the reductions are the shared ones, run on the domain
  * (dom.n = the local atoms). */
 #include "dd.cuh"
+extern "C" {
+#include "../../common/core.h"   /* wall_seconds */
+}
 
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -374,6 +377,36 @@ static void read_counters(Dd *d, int n)
     CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
 }
 
+/* ---- NBR_DD_PROFILE ----------------------------------------------------------------- */
+
+const char *const dd_prof_names[DD_PROF_PHASES] = {
+    "migrate", "sort", "conserve", "select", "counts", "refresh", "ghosts", "zones", "cells", "list", "capture+stats"};
+
+void dd_prof(Dd *d, int phase)
+{
+    if (!d->prof_on) return;
+    CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
+    const double now = wall_seconds();
+    if (phase >= 0) d->prof_s[phase] += now - d->prof_mark;
+    d->prof_mark = now;
+}
+
+void dd_prof_report(Dd *d)
+{
+    if (!d->prof_on || d->prof_builds == 0) return;
+    double t[DD_PROF_PHASES], total = 0;
+    for (int k = 0; k < DD_PROF_PHASES; k++) t[k] = 1e6 * d->prof_s[k] / (double)d->prof_builds;
+    const double mine0 = t[PROF_LIST];
+    dd_allreduce_max_d(t, DD_PROF_PHASES);
+    printf("# dd: rebuild phases (NBR_DD_PROFILE, synchronised; us per rebuild, largest over ranks, %lld rebuilds):",
+           d->prof_builds);
+    for (int k = 0; k < DD_PROF_PHASES; k++) {
+        printf(" %s %.4g", dd_prof_names[k], t[k]);
+        total += t[k];
+    }
+    printf("; sum %.4g (rank 0's list %.4g)\n", total, mine0);
+}
+
 /* ---- setup -------------------------------------------------------------------------- */
 
 void dd_geometry(Sim *s, Dd *d)
@@ -405,6 +438,8 @@ void dd_setup(Sim *s, Dd *d)
     GpuSim *g = d->g;
     const double L = s->L, rn = s->rn;
     d->ncells = d->gc[0] * d->gc[1] * d->gc[2];
+    const char *prof = getenv("NBR_DD_PROFILE");
+    d->prof_on = prof && *prof == '1';
     d->cell_count = (int *)gpu_alloc(g, sizeof(int) * d->ncells, "cell occupancies");
     d->cell_start = (int *)gpu_alloc(g, sizeof(int) * d->ncells, "cell starts");
     d->counters = (int *)gpu_alloc(g, sizeof(int) * 8, "migration counters");
@@ -641,18 +676,23 @@ static void gather_ghosts(Sim *s, Dd *d)
             CUDA_CHECK(cub::DeviceSelect::Flagged(d->cub_tmp, bytes, thrust::counting_iterator<int>(0), d->flags,
                                                   pl->send_idx, d->counters, ncand, g->stream));
             read_counters(d, 1);
+            dd_prof(d, PROF_SELECT);
             pl->nsend = d->counters_host[0];
             dd_sendrecv_int(&pl->nsend, 1, pl->send_rank, &pl->nrecv, pl->recv_rank);
             pl->recv_off = d->n_local + d->n_ghost;
             ensure_atoms(s, d, pl->recv_off + pl->nrecv, pl->recv_off);
             if (d->newton) ensure_ret(d, pl, pl->nrecv + pl->nsend);   /* out, then what comes back */
             d->n_ghost += pl->nrecv;
+            dd_prof(d, PROF_COUNTS);
         }
         /* this axis's ghosts, now that the room for them is known */
         dd_comm_rebuilt(d);
+        dd_prof(d, PROF_REFRESH);
         for (int q = k; q < k + per; q++) dd_pulse_exchange(d, q);
+        dd_prof(d, PROF_GHOSTS);
     }
     if (d->newton) ghost_zones(d);
+    dd_prof(d, PROF_ZONES);
 }
 
 /* ---- the list ----------------------------------------------------------------------- */
@@ -709,6 +749,7 @@ static void build_lists(Sim *s, Dd *d)
                                                                      d->cell_atoms);
         LAUNCH_CHECK("dd_scatter_kernel");
     }
+    dd_prof(d, PROF_CELLS);
     const real rn2 = s->rn * s->rn;
     d->n_rows = d->newton ? n_all : d->n_local;
     ensure_parts(d, d->n_rows);
@@ -730,6 +771,7 @@ static void build_lists(Sim *s, Dd *d)
         g->nbr_cap = (int)g->nbr_capacity.cap;
         g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * d->cap, "the neighbour matrix W");
     }
+    dd_prof(d, PROF_LIST);
     s->stats.list_threads = g->threads;
     d->rows = d->dom;
     d->rows.n = d->n_rows;
@@ -747,8 +789,10 @@ void dd_rebuild(Sim *s, Dd *d)
     const char *fail_rank = getenv("NBR_DD_FAIL_RANK");
     if (fail_rank && *fail_rank && atoi(fail_rank) == d->rank && planted_at("NBR_DD_FAIL_STEP", s))
         dd_fail(EXIT_INTERNAL, "planted failure (NBR_DD_FAIL_RANK=%d) at the rebuild of step %d", d->rank, s->step);
+    dd_prof(d, -1);
     for (int axis = 2; axis >= 0; axis--)
         if (d->dims[axis] > 1) migrate_axis(s, d, axis);
+    dd_prof(d, PROF_MIGRATE);
     static int lost = 0;
     if (d->rank == 0 && !lost && planted_at("NBR_DD_LOSE_STEP", s) && d->n_local > 0) {
         d->n_local--;
@@ -759,7 +803,9 @@ void dd_rebuild(Sim *s, Dd *d)
     ensure_parts(d, d->n_local);
     d->inner_blocks = 0;
     if (d->overlap) order_inner_first(s, d);
+    dd_prof(d, PROF_SORT);
     check_conservation(s, d);
+    dd_prof(d, PROF_CONSERVE);
     gather_ghosts(s, d);
     build_lists(s, d);
     if (d->graph) capture_halo(d);
@@ -773,6 +819,8 @@ void dd_rebuild(Sim *s, Dd *d)
     s->stats.cells_per_axis = d->gc[0];
     s->stats.layers = 0;
     s->stats.bytes = g->bytes;
+    dd_prof(d, PROF_CAPTURE);
+    d->prof_builds += d->prof_on;
 }
 
 void dd_halo(Dd *d)

@@ -12,7 +12,8 @@
 #        COULOMB_PARTS=perf runs/device/coulomb.sh; smalln: runs/device/smalln.sh, SMALLN_S (160);
 #        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120), DDBEST_NE_SP,
 #        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH; sanitize: compute-sanitizer memcheck and
-#        racecheck on the fused leapfrog, --tp, gpu-dd's sort and --dd-newton, SANITIZE_S (160)). Carry .cl (the OpenCL .debs,
+#        racecheck on the fused leapfrog, --tp, gpu-dd's sort and --dd-newton, SANITIZE_S (160),
+#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, NBR_DD_PROFILE=1, DDPROF_COMMS). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 # Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
 #   runs/device/snap.sh --run runs/device/all.sh   carrying .snap.tar, .git-rev, .cl (and .whl)
@@ -111,17 +112,39 @@ if want sanitize; then
     # compute-sanitizer memcheck and racecheck on the kernels added since the committed
     # sanitizer logs: the fused leapfrog, the t_p force kernel, gpu-dd's sort by cell and its
     # --dd-newton force halo (one rank: every axis exchanges with itself); a small system each
+    # SANITIZE_RUNS (';'-separated, each "precision/variant flags...", $dev expanded) replaces the list
     dev="--decide device --layers device --reorder-at device --reduce device"
-    for run in "float/gpu-layer $dev --graph cond --leapfrog fused --tp 4" "double/gpu-old $dev --graph on --leapfrog fused --tp 2" \
-               "double/gpu-dd --reorder 10" "double/gpu-dd --dd-newton on --comm p2p"; do
-        for tool in memcheck racecheck; do
+    runs=${SANITIZE_RUNS:-"float/gpu-layer \$dev --graph cond --leapfrog fused --tp 4;double/gpu-old \$dev --graph on --leapfrog fused --tp 2;double/gpu-dd --reorder 10;double/gpu-dd --dd-newton on --comm p2p"}
+    IFS=';' read -ra run_list <<<"$runs"
+    for run in "${run_list[@]}"; do
+        run=${run//\$dev/$dev}
+        for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
             echo "== $tool: build/$run" >>"$R/sanitizer.log"
-            timeout $(( ${SANITIZE_S:-160} / 8 )) compute-sanitizer --tool $tool --error-exitcode 9 build/$run --ne 10 \
+            timeout $(( ${SANITIZE_S:-160} / (2 * ${#run_list[@]}) )) compute-sanitizer --tool $tool --error-exitcode 9 build/$run --ne 10 \
                 --steps 120 --equil 20 --sample-every 20 --check --quiet >>"$R/sanitizer.log" 2>&1
             echo "rc=$?" >>"$R/sanitizer.log"
         done
     done
-    say "sanitize: $(grep -c '^rc=0$' "$R/sanitizer.log") of 8 clean; $(grep -h 'ERROR SUMMARY' "$R/sanitizer.log" | sort | uniq -c | tr '\n' ' ')"
+    say "sanitize: $(grep -c '^rc=0$' "$R/sanitizer.log") of $(grep -c '^rc=' "$R/sanitizer.log") clean; $(grep -h 'ERROR SUMMARY' "$R/sanitizer.log" | sort | uniq -c | tr '\n' ' ')"
+    pack
+fi
+if want ddprof; then
+    # gpu-dd's rebuild by phase (NBR_DD_PROFILE=1: synchronised at each phase), SP 8M and LJ 4M on
+    # 1 and 2 GPUs; DDPROF_COMMS the 2-GPU backends
+    for sys in "sp 200" "lj 159"; do
+        set -- $sys
+        for np in 1 2; do
+            for comm in ${DDPROF_COMMS:-p2p}; do
+                [ $np = 1 ] && comm=mpi
+                NBR_DD_PROFILE=1 timeout 60 mpirun --allow-run-as-root --bind-to none -np $np build/float/gpu-dd --system $1 --ne $2 \
+                    --comm $comm --steps 300 --equil 100 --reduce device --sample-every 100 --stage-reps 0 \
+                    >"$R/ddprof-$1-${np}gpu-$comm.log" 2>&1
+                say "ddprof $1 $np GPU(s) $comm (rc $?): $(grep -h 'us/atom-step' "$R/ddprof-$1-${np}gpu-$comm.log" | cut -c1-90)"
+                grep -h 'rebuild phases' "$R/ddprof-$1-${np}gpu-$comm.log" | tee -a "$R/summary.txt"
+                [ $np = 1 ] && break
+            done
+        done
+    done
     pack
 fi
 if want tables; then
