@@ -241,8 +241,9 @@ void dd_launch_force_add(Dd *d, const int *idx, int n, const real4 *src, const r
 void dd_launch_force_pack(Dd *d, int first, int n, real4 *out);
 /* p2p, one thread, gated: raises *signal (a peer's) by one, after this stream's earlier writes. */
 void dd_launch_signal(Dd *d, unsigned long long *signal);
-/* p2p: after any reallocation of r, and at each rebuild, the peers' addresses and offsets. */
-void dd_comm_rebuilt(Dd *d);
+/* p2p: after any reallocation of r, and at each rebuild, the peers' addresses and the offsets
+ * of pulses [first, first + count) (those whose ghosts are about to be exchanged). */
+void dd_comm_rebuilt(Dd *d, int first, int count);
 /* Packs r[idx[k]] + shift along axis into out (local or a peer's memory); with a signal
  * (p2p), each block then raises *signal by one, after its writes are visible. */
 void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *out, unsigned long long *signal);

@@ -214,6 +214,7 @@ struct DdComm {
     unsigned long long *signals;          /* this rank's arrival counters, one per pulse (IPC-exported) */
     real4 *exported_r;                    /* the r whose handle the peers hold */
     int r_generation;
+    void *card;                           /* this rank's IpcCard for exported_r (cudaIpcGetMemHandle once per r) */
     /* p2p --decide device: [q] the last round whose vote rank q has delivered here, [P + parity * P + q]
      * its vote of a round of that parity (two rows: a peer may be one round ahead, never two: it
      * needs this rank's vote of the round between) */
@@ -282,22 +283,25 @@ static void p2p_open(Dd *d)
 static void p2p_refresh(Dd *d)
 {
     DdComm *c = d->comm;
+    if (!c->card) c->card = nbr_alloc(sizeof(IpcCard), "IPC handles");
+    IpcCard *mine = (IpcCard *)c->card;
+    /* the handles again only when r (and with it a, u) moved: a few driver calls each, which at
+     * every rebuild's three refreshes cost about 0.25 ms (NBR_DD_PROFILE at 0c39b75) */
     if (c->exported_r != d->g->r) {
         c->exported_r = d->g->r;
         c->r_generation++;
+        memset(mine, 0, sizeof *mine);
+        if (g_size > 1) {
+            CUDA_CHECK(cudaIpcGetMemHandle(&mine->r, d->g->r));
+            CUDA_CHECK(cudaIpcGetMemHandle(&mine->a, d->g->a));   /* reallocated with r (ensure_atoms) */
+            CUDA_CHECK(cudaIpcGetMemHandle(&mine->u, d->g->u));
+            CUDA_CHECK(cudaIpcGetMemHandle(&mine->signals, c->signals));
+            CUDA_CHECK(cudaIpcGetMemHandle(&mine->votes, c->votes));
+        }
+        mine->r_generation = c->r_generation;
     }
-    IpcCard mine;
-    memset(&mine, 0, sizeof mine);
-    if (g_size > 1) {
-        CUDA_CHECK(cudaIpcGetMemHandle(&mine.r, d->g->r));
-        CUDA_CHECK(cudaIpcGetMemHandle(&mine.a, d->g->a));   /* reallocated with r (ensure_atoms) */
-        CUDA_CHECK(cudaIpcGetMemHandle(&mine.u, d->g->u));
-        CUDA_CHECK(cudaIpcGetMemHandle(&mine.signals, c->signals));
-        CUDA_CHECK(cudaIpcGetMemHandle(&mine.votes, c->votes));
-    }
-    mine.r_generation = c->r_generation;
     IpcCard *cards = (IpcCard *)nbr_alloc(sizeof(IpcCard) * g_size, "IPC handles");
-    mpi_check(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards, sizeof mine, MPI_BYTE, MPI_COMM_WORLD), "MPI_Allgather");
+    mpi_check(MPI_Allgather(mine, sizeof *mine, MPI_BYTE, cards, sizeof *mine, MPI_BYTE, MPI_COMM_WORLD), "MPI_Allgather");
     /* --decide device: every rank's vote slots, the first time (each rank votes to all) */
     for (int q = 0; d->run_ahead && !c->peer_votes_dev && q < g_size; q++) {
         if (q == d->rank) continue;
@@ -395,6 +399,7 @@ void dd_comm_free(Dd *d)
     }
     if (c->host_send) cudaFreeHost(c->host_send);
     if (c->host_recv) cudaFreeHost(c->host_recv);
+    free(c->card);
     free(c);
     d->comm = NULL;
 }
@@ -470,14 +475,14 @@ static __global__ void wait_signal_kernel(const volatile unsigned long long *sig
     __threadfence_system();
 }
 
-void dd_comm_rebuilt(Dd *d)
+void dd_comm_rebuilt(Dd *d, int first, int count)
 {
 #ifdef NBR_NVSHMEM
     if (d->comm_kind == COMM_NVSHMEM) dd_nvshmem_rebuilt(d);
 #endif
     if (d->comm_kind != COMM_P2P) return;
     /* where each sender writes: the receiver's recv_off, sent back to it */
-    for (int k = 0; k < d->npulses; k++) {
+    for (int k = first; k < first + count; k++) {
         DdPulse *pl = &d->pulse[k];
         dd_sendrecv_int(&pl->recv_off, 1, pl->recv_rank, &pl->remote_off, pl->send_rank);
     }

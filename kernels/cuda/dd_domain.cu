@@ -55,25 +55,41 @@ __host__ __device__ __forceinline__ int owner_coord(real x, real L, int p)
 
 /* ---- migration ---------------------------------------------------------------------- */
 
+/* counters[key] += the block's threads with that key (key < 0: none): counted in shared memory,
+ * then one global atomic per key and block. One global atomic per atom on so few addresses
+ * serialises: 4M atoms cost about 3 ms a rebuild on the H200 (NBR_DD_PROFILE at 0c39b75).
+ * Every thread of the block must call it. */
+template <int NKEYS> __device__ void block_count(int key, int *counters)
+{
+    __shared__ int local[NKEYS];
+    if (threadIdx.x < NKEYS) local[threadIdx.x] = 0;
+    __syncthreads();
+    if (key >= 0) atomicAdd(&local[key], 1);
+    __syncthreads();
+    if (threadIdx.x < NKEYS && local[threadIdx.x]) atomicAdd(&counters[threadIdx.x], local[threadIdx.x]);
+}
+
 /* key 0: stays; 1: to the lower neighbour; 2: to the upper one (with two domains along the
  * axis both are the same rank: key 1). counters[3] counts atoms that jumped further. */
 __global__ void classify_kernel(const real4 *r, int n, int axis, real L, int p, int mine, int *keys, int *perm,
                                 int *counters)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const int c = owner_coord(axis_of(r[i], axis), L, p);
-    int key = 0;
-    if (c != mine) {
-        const int down = (mine - 1 + p) % p, up = (mine + 1) % p;
-        key = c == down ? 1 : (c == up ? 2 : 3);
-        if (key == 3) atomicAdd(&counters[3], 1);
-        if (p == 2) key = 1;
-        if (key == 3) key = 1;   /* reported; sent somewhere so nothing is lost silently */
+    int key = -1;
+    if (i < n) {
+        const int c = owner_coord(axis_of(r[i], axis), L, p);
+        key = 0;
+        if (c != mine) {
+            const int down = (mine - 1 + p) % p, up = (mine + 1) % p;
+            key = c == down ? 1 : (c == up ? 2 : 3);
+            if (key == 3) atomicAdd(&counters[3], 1);
+            if (p == 2) key = 1;
+            if (key == 3) key = 1;   /* reported; sent somewhere so nothing is lost silently */
+        }
+        keys[i] = key;
+        perm[i] = i;
     }
-    keys[i] = key;
-    perm[i] = i;
-    atomicAdd(&counters[key], 1);
+    block_count<3>(key, counters);
 }
 
 __global__ void gather_kernel(const int *perm, int n, const real4 *r, const real4 *v, real4 *r_out, real4 *v_out)
@@ -176,15 +192,17 @@ struct DdFaces {
 __global__ void border_kernel(const real4 *r, int n, DdFaces f, int *keys, int *perm, int *counters)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    int key = 0;
-    for (int a = 0; a < 3; a++) {
-        const real x = axis_of(r[i], a);
-        if (f.split[a] && (x < f.lo[a] + f.reach || x >= f.hi[a] - f.reach)) key = 1;
+    int key = -1;
+    if (i < n) {
+        key = 0;
+        for (int a = 0; a < 3; a++) {
+            const real x = axis_of(r[i], a);
+            if (f.split[a] && (x < f.lo[a] + f.reach || x >= f.hi[a] - f.reach)) key = 1;
+        }
+        keys[i] = key;
+        perm[i] = i;
     }
-    keys[i] = key;
-    perm[i] = i;
-    atomicAdd(&counters[key], 1);
+    block_count<2>(key, counters);
 }
 
 /* ---- cells and W -------------------------------------------------------------------- */
@@ -686,7 +704,7 @@ static void gather_ghosts(Sim *s, Dd *d)
             dd_prof(d, PROF_COUNTS);
         }
         /* this axis's ghosts, now that the room for them is known */
-        dd_comm_rebuilt(d);
+        dd_comm_rebuilt(d, k, per);
         dd_prof(d, PROF_REFRESH);
         for (int q = k; q < k + per; q++) dd_pulse_exchange(d, q);
         dd_prof(d, PROF_GHOSTS);
