@@ -75,7 +75,7 @@ static const Option options[] = {
     {"leapfrog", T_ENUM, F(leapfrog), 0, 0, leapfrog_names, KNOB_LEAPFROG, "leapfrog",
      "with --decide device: split (each step's second half-kick, rebuild decision and the next step's kick and "
      "drift as three kernels) or fused (one kernel after the forces does all three: two kernels per step that does "
-     "not rebuild)"},
+     "not rebuild; the default, split with host decisions)"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
     {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
      "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
@@ -155,7 +155,7 @@ static void set_defaults(Params *p)
     p->sort_every = 200;
     p->autotune_budget = 120;
     snprintf(p->autotune_cache, sizeof p->autotune_cache, "%s", "rumd-autotune.cache");
-    p->leapfrog = LEAPFROG_SPLIT;   /* fused: with --decide device only (params_parse) */
+    p->leapfrog = LEAPFROG_FUSED;   /* split with host decisions and without the knob (params_parse) */
     p->rebuild_frac = 0.5;
     p->sample_every = 10;
     p->drift_limit = 0.05;

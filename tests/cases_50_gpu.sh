@@ -95,11 +95,14 @@ gpu_drift_within() {
 # gpu_summary_field BIN WORD ARGS...: the token after WORD in BIN's output (the last one).
 gpu_field() { awk -v w="$1" '{ for (k = 1; k < NF; k++) if ($k == w) v = $(k + 1) } END { print v }'; }
 
-# gpu_same_rebuilds BIN ARGS...: host and device decisions rebuild at the same steps.
+# gpu_same_rebuilds BIN ARGS...: host and device decisions rebuild at the same steps (both split).
 gpu_same_rebuilds() {
-    local b=$1 host dev; shift
+    local b=$1 host dev lf=(); shift
+    # the decision alone: the device run keeps the host's split leapfrog (fused, its default
+    # there, differs at the rounding level: gpu_fused_same)
+    gpu_has "$b" leapfrog && lf=(--leapfrog split)
     host=$("$b" "$@" --decide host) || { echo "$host"; return 1; }
-    dev=$("$b" "$@" --decide device) || { echo "$dev"; return 1; }
+    dev=$("$b" "$@" "${lf[@]}" --decide device) || { echo "$dev"; return 1; }
     host=$(echo "$host" | grep 'rebuilds after step 0'); dev=$(echo "$dev" | grep 'rebuilds after step 0')
     echo "host:   $host"; echo "device: $dev"
     [ -n "$host" ] && [ "$host" = "$dev" ]

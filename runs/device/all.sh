@@ -125,6 +125,13 @@ if want sanitize; then
             echo "rc=$?" >>"$R/sanitizer.log"
         done
     done
+    # racecheck stops gpu-layer whenever --graph cond is on (0c39b75, any integrator): the
+    # conditional-node probe alone under it says whether the tool or the program is at fault
+    if [ -x /tmp/probe_cond ]; then
+        echo "== racecheck: the conditional-node probe (runs/device/probe_graph_cond.cu)" >>"$R/sanitizer.log"
+        timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 /tmp/probe_cond >>"$R/sanitizer.log" 2>&1
+        echo "rc=$?" >>"$R/sanitizer.log"
+    fi
     say "sanitize: $(grep -c '^rc=0$' "$R/sanitizer.log") of $(grep -c '^rc=' "$R/sanitizer.log") clean; $(grep -h 'ERROR SUMMARY' "$R/sanitizer.log" | sort | uniq -c | tr '\n' ' ')"
     pack
 fi
