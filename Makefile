@@ -66,9 +66,13 @@ KCUDA_SRC    := $(filter-out $(DD_CU),$(KCUDA_SRC))
 MD_GPU       := $(filter-out gpu-dd,$(MD_GPU))
 MPI_CFLAGS   ?= $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS     ?= $(shell mpicc --showme:link 2>/dev/null)
-MPI_FOUND    := $(shell echo '\#include <mpi.h>' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+# the header probes: "#" through a variable, since GNU make 4.3 keeps the backslash of "\#"
+# inside $(shell) (the probe then compiled "\#include" and found every header) and older makes
+# read a bare "#" there as a comment
+HASH         := \#
+MPI_FOUND    := $(shell echo '$(HASH)include <mpi.h>' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
 NCCL_CFLAGS  ?= $(if $(NCCL_HOME),-I$(NCCL_HOME)/include) -I/usr/local/include -I/usr/local/cuda/include
-NCCL_FOUND   := $(shell echo '\#include <nccl.h>' | $(CC) $(NCCL_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+NCCL_FOUND   := $(shell echo '$(HASH)include <nccl.h>' | $(CC) $(NCCL_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
 # NVSHMEM (--comm nvshmem): NVSHMEM_HOME, or NVSHMEM_INC and NVSHMEM_LIB apart (distribution
 # packages split them); its kernel file is relocatable device code, linked with the device library
 NVSHMEM_INC  ?= $(if $(NVSHMEM_HOME),$(NVSHMEM_HOME)/include)
