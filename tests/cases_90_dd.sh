@@ -95,6 +95,7 @@ dd_refused() {
 # dd_stops_all ARGS...: non-zero exit (not the timeout's 124), a message naming rank 1.
 dd_stops_all() {
     local out rc
+    [ -n "$(dd_shared_refusal "$@")" ] && { dd_or_refused "$@"; return; }
     out=$(dd_mpirun "$@" 2>&1); rc=$?
     echo "$out" | tail -20
     [ $rc -ne 0 ] || { echo "exit code 0"; return 1; }
@@ -120,7 +121,7 @@ t_error "dd-newton-refuse-nvshmem" 2 'dd-newton on: the force halo is not writte
 t_error "dd-newton-refuse-overlap" 2 'dd-newton on with --dd-overlap on: not supported' \
     "$dd" --dd-newton on --dd-overlap on --ne 8
 t_error "dd-newton-refuse-bad-value" 2 "dd-newton must be one of off\|on \(got 'yes'\)" "$dd" --dd-newton yes --ne 8
-t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
+t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
     for grp in check lose sort multi device-check device-multi newton-check newton-multi; do t_skip "dd-$grp" "no GPU found"; done
@@ -191,7 +192,10 @@ dd_same_end() {
 # dd_newton_same CMD...: --dd-newton off and on from the same start: the same rebuild steps,
 # end energy within 1e-6 relative and pressure within 2e-5 (printed to 6 digits; the sums differ in
 # order only: a pair or a virial counted twice or lost shows far above)
-dd_newton_same() { dd_same_end 1e-6 2e-5 "--dd-newton off" "--dd-newton on" "$@"; }
+dd_newton_same() {
+    [ "$1" = dd_mpirun ] && [ -n "$(dd_shared_refusal "${@:2}")" ] && { dd_or_refused "${@:2}"; return; }
+    dd_same_end 1e-6 2e-5 "--dd-newton off" "--dd-newton on" "$@"
+}
 # --reorder: the local atoms sorted by cell at rebuilds (every 10 steps here) change only the order
 # of summation, so from the same start (double, no rescaling) the run rebuilds at the same steps
 # and ends at the same energy (2e-8: two steps of the 8th printed decimal) and pressure (2e-5: 6 digits) as one never sorted; planted: velocities not
@@ -242,9 +246,32 @@ if [ "$ngpu" -lt 2 ] && [ "${NBR_DD_MULTI:-0}" != 1 ]; then
     t_skip "dd-device-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
     return 0 2>/dev/null || exit 0
 fi
+# dd_shared_refusal -np NP ARGS...: with NBR_DD_MULTI=1 and more ranks than GPUs, the message
+# a backend that needs a GPU per rank must stop with (nccl; nvshmem with --decide device);
+# nothing when the run is allowed
+dd_shared_refusal() {
+    local np=$2 comm=mpi dec=host prev=
+    for a in "$@"; do
+        [ "$prev" = --comm ] && comm=$a; [ "$prev" = --decide ] && dec=$a; prev=$a
+    done
+    [ "$np" -gt "${ngpu:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}" ] || return 0
+    [ $comm = nccl ] && echo 'comm nccl needs one rank per GPU'
+    [ $comm = nvshmem ] && [ $dec = device ] && echo 'nvshmem --decide device needs one rank per GPU'
+    return 0
+}
+# the multi-rank checks below, where ranks share a GPU that the backend cannot share: refused
+# with that backend's one-line message on every rank instead (exit 2)
+dd_or_refused() {
+    local why; why=$(dd_shared_refusal "$@")
+    [ -n "$why" ] || return 1
+    shift; local np=$1; shift
+    echo "$np ranks on ${ngpu:-?} GPU(s): expecting the refusal /$why/"
+    dd_refused "$np" "$why" "$@" --steps 0 --equil 0
+}
 # moved atoms: the summary counts them; the check passes after they moved
 dd_multi_pass() {
     local out
+    [ -n "$(dd_shared_refusal "$@")" ] && { dd_or_refused "$@"; return; }
     out=$(dd_mpirun "$@" 2>&1) || { echo "$out" | tail -20; return 1; }
     echo "$out"
     echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
@@ -280,6 +307,7 @@ t_ok "dd-multi-double-4ranks-1x1x4-overlap-mpi" dd_multi_pass -np 4 $dd --dd-gri
 # migrations; a failing rank stops the others, which wait in the device vote
 dd_same_rebuilds() {
     local host dev
+    [ -n "$(dd_shared_refusal "$@" --decide device)" ] && { dd_or_refused "$@" --decide device; return; }
     host=$(dd_mpirun "$@" --decide host 2>&1) || { echo "$host" | tail -20; return 1; }
     dev=$(dd_mpirun "$@" --decide device 2>&1) || { echo "$dev" | tail -20; return 1; }
     host=$(echo "$host" | grep 'rebuilds after step 0'); dev=$(echo "$dev" | grep 'rebuilds after step 0')
@@ -296,7 +324,7 @@ for comm in $dd_dev_comms; do
     # the forces of a stopped device ungated (NBR_DD_FORCE_GATE=0: the path where the driver
     # refuses conditional nodes): slower, the same steps
     [ $comm = p2p ] && t_ok "dd-device-same-rebuilds-2ranks-sp-p2p-ungated" env NBR_DD_FORCE_GATE=0 \
-        bash -c "$(declare -f dd_mpirun dd_same_rebuilds); dd_same_rebuilds -np 2 $dd --comm p2p --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet"
+        bash -c "$(declare -f dd_mpirun dd_same_rebuilds dd_shared_refusal dd_or_refused dd_refused); dd_same_rebuilds -np 2 $dd --comm p2p --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet"
     for prec in double float; do
         t_ok "dd-device-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $BUILD/$prec/gpu-dd --comm $comm \
             --decide device --ne 20 --steps 400 --equil 100 --check
@@ -312,7 +340,7 @@ for comm in $dd_dev_comms; do
             --decide device --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
     fi
     t_ok "dd-device-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
-        bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --decide device --ne 20 --steps 400 --equil 100 --quiet"
+        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --comm $comm --decide device --ne 20 --steps 400 --equil 100 --quiet"
 done
 # --dd-newton on over several ranks: --check after migrations (the program checks the count and
 # id checksum at every rebuild); 2 ranks per backend in both precisions; 3x1x1 (the lower and
@@ -363,9 +391,9 @@ for comm in $dd_dev_comms; do
 done
 for comm in $dd_newton_comms; do
     t_ok "dd-newton-multi-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
-        bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --dd-newton on --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
+        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --dd-newton on --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
 done
 for comm in $dd_comms; do
     t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
-        bash -c "$(declare -f dd_mpirun dd_stops_all); dd_stops_all -np 2 $dd --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
+        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
 done

@@ -51,6 +51,11 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
         dd_fail(EXIT_INPUT, "--comm nvshmem --decide device needs one rank per GPU (NVSHMEM's on-stream max-reduce is not "
                             "supported with several processes per GPU): %d ranks on %d GPU(s) of this host; use --comm p2p",
                 local_size, ndev);
+    /* NCCL refuses two ranks of one communicator on one GPU (ncclCommInitRank: "invalid usage") */
+    if (s->p.comm == COMM_NCCL && local_size > ndev)
+        dd_fail(EXIT_INPUT, "--comm nccl needs one rank per GPU (NCCL does not allow two ranks of a communicator on one GPU): "
+                            "%d ranks on %d GPU(s) of this host; use --comm p2p, mpi or nvshmem",
+                local_size, ndev);
     CUDA_CHECK(cudaSetDevice(d->local_device));
     CUDA_CHECK(cudaGetDeviceProperties(&g->prop, d->local_device));
     snprintf(g->device_name, sizeof g->device_name, "%s", g->prop.name);
