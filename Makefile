@@ -171,6 +171,13 @@ $(OPENCL_GEN): kernels/opencl/coulomb.cl
 # whenever the revision changes (the stamp file is rewritten only then).
 REV_STAMP := $(BUILD)/.git-rev-stamp
 $(shell mkdir -p $(BUILD) && (echo '$(GIT_REV)' | cmp -s - $(REV_STAMP) || echo '$(GIT_REV)' > $(REV_STAMP)))
+# The optional libraries found (OpenCL, NCCL, NVSHMEM) change how coulomb.o and gpu-dd's objects
+# compile: they depend on this stamp, rewritten only when the set changes, so a library installed
+# (or removed) after a build rebuilds what it affects instead of keeping the old objects.
+FEATURES := opencl=$(OPENCL_FOUND) nccl=$(NCCL_FOUND) $(NCCL_LIBFILE) nvshmem=$(NVSHMEM_FOUND) $(NVSHMEM_INC)
+FEATURE_STAMP := $(BUILD)/.features-stamp
+$(shell mkdir -p $(BUILD) && (echo '$(FEATURES)' | cmp -s - $(FEATURE_STAMP) || echo '$(FEATURES)' > $(FEATURE_STAMP)))
+$(foreach p,$(PRECISIONS),$(BUILD)/$(p)/variants/coulomb.o $(if $(MPI_FOUND),$(patsubst %.cu,$(BUILD)/$(p)/%.cu.o,$(DD_CU) variants/gpu-dd.cu))): $(FEATURE_STAMP)
 .SECONDARY:
 
 run: all
