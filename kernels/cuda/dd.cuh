@@ -89,7 +89,7 @@ struct DdComm;   /* the backend's state (dd_comm.cu) */
 /* the phases of a rebuild that NBR_DD_PROFILE times (dd_prof) */
 enum DdProfPhase {
     PROF_MIGRATE, PROF_SORT, PROF_CONSERVE, PROF_SELECT, PROF_COUNTS, PROF_REFRESH, PROF_GHOSTS, PROF_ZONES, PROF_CELLS, PROF_LIST,
-    PROF_CAPTURE, DD_PROF_PHASES
+    PROF_CAPTURE, PROF_SKEW, DD_PROF_PHASES
 };
 extern const char *const dd_prof_names[DD_PROF_PHASES];
 

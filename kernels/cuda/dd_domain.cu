@@ -398,7 +398,7 @@ static void read_counters(Dd *d, int n)
 /* ---- NBR_DD_PROFILE ----------------------------------------------------------------- */
 
 const char *const dd_prof_names[DD_PROF_PHASES] = {
-    "migrate", "sort", "conserve", "select", "counts", "refresh", "ghosts", "zones", "cells", "list", "capture+stats"};
+    "migrate", "sort", "conserve", "select", "counts", "refresh", "ghosts", "zones", "cells", "list", "capture+stats", "skew"};
 
 void dd_prof(Dd *d, int phase)
 {
@@ -406,7 +406,14 @@ void dd_prof(Dd *d, int phase)
     CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
     const double now = wall_seconds();
     if (phase >= 0) d->prof_s[phase] += now - d->prof_mark;
-    d->prof_mark = now;
+    /* the ranks aligned at every boundary (every rank passes the same ones), so that a phase
+     * holds its own work and its waits on peers, not a skew left by an earlier phase (a
+     * backend whose phase starts with a blocking exchange would otherwise be booked for it);
+     * the wait for the slowest rank is a phase of its own */
+    dd_barrier();
+    const double after = wall_seconds();
+    if (phase >= 0) d->prof_s[PROF_SKEW] += after - now;
+    d->prof_mark = after;
 }
 
 void dd_prof_report(Dd *d)
@@ -416,7 +423,7 @@ void dd_prof_report(Dd *d)
     for (int k = 0; k < DD_PROF_PHASES; k++) t[k] = 1e6 * d->prof_s[k] / (double)d->prof_builds;
     const double mine0 = t[PROF_LIST];
     dd_allreduce_max_d(t, DD_PROF_PHASES);
-    printf("# dd: rebuild phases (NBR_DD_PROFILE, synchronised; us per rebuild, largest over ranks, %lld rebuilds):",
+    printf("# dd: rebuild phases (NBR_DD_PROFILE, stream synchronised and ranks aligned at each phase; us per rebuild, largest over ranks, %lld rebuilds):",
            d->prof_builds);
     for (int k = 0; k < DD_PROF_PHASES; k++) {
         printf(" %s %.4g", dd_prof_names[k], t[k]);

@@ -136,7 +136,7 @@ if want sanitize; then
     pack
 fi
 if want ddprof; then
-    # gpu-dd's rebuild by phase (NBR_DD_PROFILE=1: synchronised at each phase), SP 8M and LJ 4M on
+    # gpu-dd's rebuild by phase (NBR_DD_PROFILE=1: stream synchronised and ranks aligned at each phase; "skew" the waits for the slowest rank), SP 8M and LJ 4M on
     # 1 and 2 GPUs; DDPROF_COMMS the 2-GPU backends
     for sys in "sp 200" "lj 159"; do
         set -- $sys
