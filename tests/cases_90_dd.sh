@@ -92,6 +92,29 @@ dd_refused() {
     echo "$lines" | grep -Eq -- "$regex" || { echo "message lacks /$regex/"; return 1; }
 }
 
+# dd_shared_refusal -np NP ARGS...: with NBR_DD_MULTI=1 and more ranks than GPUs, the message
+# a backend that needs a GPU per rank must stop with (nccl; nvshmem with --decide device);
+# nothing when the run is allowed
+dd_shared_refusal() {
+    local np=$2 comm=mpi dec=host prev=
+    for a in "$@"; do
+        [ "$prev" = --comm ] && comm=$a; [ "$prev" = --decide ] && dec=$a; prev=$a
+    done
+    [ "$np" -gt "${ngpu:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}" ] || return 0
+    [ $comm = nccl ] && echo 'comm nccl needs one rank per GPU'
+    [ $comm = nvshmem ] && [ $dec = device ] && echo 'nvshmem --decide device needs one rank per GPU'
+    return 0
+}
+# the multi-rank checks, where ranks share a GPU that the backend cannot share: refused
+# with that backend's one-line message on every rank instead (exit 2)
+dd_or_refused() {
+    local why; why=$(dd_shared_refusal "$@")
+    [ -n "$why" ] || return 1
+    shift; local np=$1; shift
+    echo "$np ranks on ${ngpu:-?} GPU(s): expecting the refusal /$why/"
+    dd_refused "$np" "$why" "$@" --steps 0 --equil 0
+}
+
 # dd_stops_all ARGS...: non-zero exit (not the timeout's 124), a message naming rank 1.
 dd_stops_all() {
     local out rc
@@ -246,28 +269,6 @@ if [ "$ngpu" -lt 2 ] && [ "${NBR_DD_MULTI:-0}" != 1 ]; then
     t_skip "dd-device-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
     return 0 2>/dev/null || exit 0
 fi
-# dd_shared_refusal -np NP ARGS...: with NBR_DD_MULTI=1 and more ranks than GPUs, the message
-# a backend that needs a GPU per rank must stop with (nccl; nvshmem with --decide device);
-# nothing when the run is allowed
-dd_shared_refusal() {
-    local np=$2 comm=mpi dec=host prev=
-    for a in "$@"; do
-        [ "$prev" = --comm ] && comm=$a; [ "$prev" = --decide ] && dec=$a; prev=$a
-    done
-    [ "$np" -gt "${ngpu:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}" ] || return 0
-    [ $comm = nccl ] && echo 'comm nccl needs one rank per GPU'
-    [ $comm = nvshmem ] && [ $dec = device ] && echo 'nvshmem --decide device needs one rank per GPU'
-    return 0
-}
-# the multi-rank checks below, where ranks share a GPU that the backend cannot share: refused
-# with that backend's one-line message on every rank instead (exit 2)
-dd_or_refused() {
-    local why; why=$(dd_shared_refusal "$@")
-    [ -n "$why" ] || return 1
-    shift; local np=$1; shift
-    echo "$np ranks on ${ngpu:-?} GPU(s): expecting the refusal /$why/"
-    dd_refused "$np" "$why" "$@" --steps 0 --equil 0
-}
 # moved atoms: the summary counts them; the check passes after they moved
 dd_multi_pass() {
     local out

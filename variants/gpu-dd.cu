@@ -46,16 +46,17 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
     int local_size = 1;
     d->local_device = dd_local_rank(&local_size) % ndev;
-    /* NVSHMEM's on-stream reductions (the vote) refuse limited MPG runs, several processes per GPU */
-    if (s->p.decide == DECIDE_DEVICE && s->p.comm == COMM_NVSHMEM && local_size > ndev)
-        dd_fail(EXIT_INPUT, "--comm nvshmem --decide device needs one rank per GPU (NVSHMEM's on-stream max-reduce is not "
-                            "supported with several processes per GPU): %d ranks on %d GPU(s) of this host; use --comm p2p",
-                local_size, ndev);
-    /* NCCL refuses two ranks of one communicator on one GPU (ncclCommInitRank: "invalid usage") */
-    if (s->p.comm == COMM_NCCL && local_size > ndev)
-        dd_fail(EXIT_INPUT, "--comm nccl needs one rank per GPU (NCCL does not allow two ranks of a communicator on one GPU): "
-                            "%d ranks on %d GPU(s) of this host; use --comm p2p, mpi or nvshmem",
-                local_size, ndev);
+    /* backends that cannot put two ranks on one GPU: NVSHMEM's on-stream reductions (the vote)
+     * refuse limited MPG runs; NCCL refuses two ranks of a communicator on one GPU
+     * (ncclCommInitRank: "invalid usage") */
+    const char *one_per_gpu =
+        s->p.comm == COMM_NCCL ? "--comm nccl needs one rank per GPU (NCCL does not allow two ranks of a communicator on one GPU)"
+        : s->p.comm == COMM_NVSHMEM && s->p.decide == DECIDE_DEVICE
+            ? "--comm nvshmem --decide device needs one rank per GPU (NVSHMEM's on-stream max-reduce is not supported with "
+              "several processes per GPU)"
+            : NULL;
+    if (one_per_gpu && local_size > ndev)
+        dd_fail(EXIT_INPUT, "%s: %d ranks on %d GPU(s) of this host; use --comm p2p", one_per_gpu, local_size, ndev);
     CUDA_CHECK(cudaSetDevice(d->local_device));
     CUDA_CHECK(cudaGetDeviceProperties(&g->prop, d->local_device));
     snprintf(g->device_name, sizeof g->device_name, "%s", g->prop.name);

@@ -176,8 +176,9 @@ struct Dd {
     cudaGraphExec_t force_exec[2];
     cudaStream_t run_body;
 
-    /* NBR_DD_PROFILE=1: the rebuild's phases timed on the host, the stream synchronised at each
-     * phase boundary (a diagnostic: it adds the waits it measures around; off, one branch) */
+    /* NBR_DD_PROFILE=1: the rebuild's phases timed on the host, the stream synchronised and the
+     * ranks aligned at each phase boundary (a diagnostic: it adds the waits it measures around;
+     * off, one branch) */
     int prof_on;
     double prof_mark, prof_s[DD_PROF_PHASES];
     long long prof_builds;
@@ -196,7 +197,8 @@ void dd_forces_step(Dd *d);                  /* halo and forces, overlapped wher
 void dd_gather(Sim *s, Dd *d, int with_forces);   /* local atoms of every rank -> s->r, v (a, u) by id */
 void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg);
 void dd_free(Dd *d);
-/* NBR_DD_PROFILE: the time since the last mark charged to `phase` (after a stream synchronise) */
+/* NBR_DD_PROFILE: the time since the last mark charged to `phase` (after a stream synchronise),
+ * then a barrier whose wait is charged to PROF_SKEW; every rank passes the same marks */
 void dd_prof(Dd *d, int phase);
 void dd_prof_report(Dd *d);   /* per rebuild, largest over ranks (collective: every rank calls it) */
 /* the captured halo graph destroyed: before the communicator is (NCCL waits at ncclCommDestroy

@@ -56,9 +56,9 @@ __host__ __device__ __forceinline__ int owner_coord(real x, real L, int p)
 /* ---- migration ---------------------------------------------------------------------- */
 
 /* counters[key] += the block's threads with that key (key < 0: none): counted in shared memory,
- * then one global atomic per key and block. One global atomic per atom on so few addresses
- * serialises: 4M atoms cost about 3 ms a rebuild on the H200 (NBR_DD_PROFILE at 0c39b75).
- * Every thread of the block must call it. */
+ * then one global atomic per key and block, instead of one global atomic per atom on two or
+ * three addresses (the suspect when the migration took 3.3 ms per rebuild at SP 8M on 2 GPUs,
+ * NBR_DD_PROFILE at 0c39b75; not yet re-measured). Every thread of the block must call it. */
 template <int NKEYS> __device__ void block_count(int key, int *counters)
 {
     __shared__ int local[NKEYS];
