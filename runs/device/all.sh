@@ -5,7 +5,7 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80)  SALT_S (24)  GAMDPY_S (65)  TABLES_S (360)
+#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80; COULOMB_WATER the boxes)  SALT_S (24)  GAMDPY_S (65)  TABLES_S (360)
 #        PERF_S (150)  PARTS (default: build suite dd coulomb salt gamdpy, space-separated; also
 #        ddprobe: gpu-dd at 1M atoms on 2 GPUs, host against device decisions with and without
 #        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
@@ -13,7 +13,7 @@
 #        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120), DDBEST_NE_SP,
 #        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH; sanitize: compute-sanitizer memcheck and
 #        racecheck on the fused leapfrog, --tp, gpu-dd's sort and --dd-newton, SANITIZE_S (160),
-#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, NBR_DD_PROFILE=1, DDPROF_COMMS). Carry .cl (the OpenCL .debs,
+#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, NBR_DD_PROFILE=1, DDPROF_COMMS; rumdfigs: runs/rumd_figs.sh, RUMDFIGS_S (500), RUMD_PARTS, RUMD_SIZES). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 # Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
 #   runs/device/snap.sh --run runs/device/all.sh   carrying .snap.tar, .git-rev, .cl (and .whl)
@@ -69,8 +69,8 @@ fi
 if want coulomb && [ -x runs/device/coulomb.sh ]; then
     # the CUDA tests ran in the suite; here NVIDIA OpenCL's set-up and tests, then the tables
     # at three water boxes and the protein (the thesis's sizes span 43 239 ... 630 828)
-    OUT=$R/coulomb COULOMB_PARTS="opencl tables" WATER_SIZES="43239 239922 630828" \
-        timeout "${COULOMB_S:-80}" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
+    OUT=$R/coulomb COULOMB_PARTS="opencl tables" WATER_SIZES="${COULOMB_WATER:-43239 239922 630828}" \
+        COULOMB_BUDGET=$(( ${COULOMB_S:-80} - 10 )) timeout "${COULOMB_S:-80}" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
     say "coulomb: $(tail -1 "$R/coulomb.out")"
     pack
 fi
@@ -164,6 +164,16 @@ fi
 if want perf && [ -x runs/device/coulomb.sh ]; then
     OUT=$R/coulomb-perf COULOMB_PARTS=perf timeout "${PERF_S:-150}" runs/device/coulomb.sh >"$R/coulomb-perf.out" 2>&1
     say "coulomb perf: $(tail -1 "$R/coulomb-perf.out")"
+    pack
+fi
+if want rumdfigs; then
+    # RUMD's Fig. 6, Fig. 7 and Table 2, and Rapaport's systems through gpu-rumd (runs/rumd_figs.sh),
+    # into $R/rumd; RUMD_PARTS is that driver's PARTS, RUMD_SIZES its SIZES; FIG7_SIZES,
+    # RAP_SIZES, AUTOTUNE_BUDGET, TARGET and TIMEOUT pass through
+    mkdir -p "$R/rumd"
+    env PARTS="${RUMD_PARTS:-fig6 fig7 rapaport}" ${RUMD_SIZES:+SIZES="$RUMD_SIZES"} OUT_DIR="$R/rumd" \
+        LOGDIR="$R/rumd/logs" timeout "${RUMDFIGS_S:-500}" runs/rumd_figs.sh >"$R/rumd/figs.log" 2>&1
+    say "rumdfigs (rc $?): $(cat "$R"/rumd/*.csv 2>/dev/null | grep -c ',ok$') rows ok; $(grep -c FAILED "$R/rumd/figs.log") failed"
     pack
 fi
 if want salt; then

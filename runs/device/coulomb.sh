@@ -22,7 +22,8 @@
 #      after it. Not the PERF_S of runs/device/all.sh (150): there the timeout of this whole
 #      part; set for all.sh, it is this cap too, and the table after the last run may be cut off
 #                                -> perf.csv, perf.txt, clocks.txt, clocks.csv, resources.txt, sass.txt
-#   env: COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
+#   env: COULOMB_BUDGET (270 s: the tables get what is left of it after parts 1-2)
+#        COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
 #        COULOMB_PARTS=tests, then COULOMB_PARTS="opencl tables": the opencl part sets up and
 #        tests NVIDIA OpenCL, which the tables then use; COULOMB_PARTS=perf: part 4 alone)
 set -u
@@ -111,7 +112,7 @@ fi
 
 # ---- 3. the thesis's tables -----------------------------------------------------------------
 if want tables; then
-left=$(( 270 - ($(date +%s) - t_start) ))
+left=$(( ${COULOMB_BUDGET:-270} - ($(date +%s) - t_start) ))
 [ $left -lt 60 ] && left=60
 stamp "runs/coulomb.sh (cap ${left} s)"
 # (env: an expansion cannot be an assignment word of the shell)
