@@ -25,6 +25,8 @@
 # [STEPS_MIN, STEPS_MAX]; the tag carries them, so a short run never replaces a long one.
 # Rows go through run_point (runs/lib.sh): resumable, revision-checked, benchmarks take turns.
 #   env: PARTS ("fig6 fig7 rapaport")   SIZES (see below)   FIG6 ("rumd-auto rumd-default layer old")
+#        AUTO_SIZES (= SIZES: the sizes of fig6 at which rumd-auto runs; the autotuner's search
+#        costs its budget per size, the other codes a few seconds)
 #        FIG7_SIZES (= SIZES)  FIG7_BASE (tuned|default)  RAP_SIZES ("sp:16 sp:48 sp:100 lj:16 lj:48 lj:100")
 #        TARGET (2e9)  STEPS_MIN (1000)  STEPS_MAX (20000)  EQUIL (500)
 #        AUTOTUNE_BUDGET (60 s per size)  AUTOTUNE_CACHE ($BUILD/rumd-autotune.cache; "" = none)
@@ -40,7 +42,7 @@ if [ "$QUICK" = 1 ]; then
 fi
 : "${SIZES:=sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102}"
 : "${PARTS:=fig6 fig7 rapaport}" "${FIG6:=rumd-auto rumd-default layer old}" "${FIG7_BASE:=tuned}"
-: "${FIG7_SIZES:=$SIZES}" "${RAP_SIZES:=sp:16 sp:48 sp:100 lj:16 lj:48 lj:100}"
+: "${FIG7_SIZES:=$SIZES}" "${AUTO_SIZES:=$SIZES}" "${RAP_SIZES:=sp:16 sp:48 sp:100 lj:16 lj:48 lj:100}"
 : "${TARGET:=2e9}" "${STEPS_MIN:=1000}" "${STEPS_MAX:=20000}" "${EQUIL:=500}"
 : "${AUTOTUNE_BUDGET:=60}" "${AUTOTUNE_CACHE=$BUILD/rumd-autotune.cache}" "${TIMEOUT:=300}"
 
@@ -72,6 +74,7 @@ point() {   # CSV TAG -- CMD...: run_point under TIMEOUT; a failure is counted, 
 for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
 
 has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+has_size() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && return 0; done; return 1; }
 
 if has fig6; then
     echo "== Fig. 6: TPS against N (lammps-lj) -> $csv6" >&2
@@ -82,7 +85,8 @@ if has fig6; then
         id=$lat$ne-s$ts
         for code in $FIG6; do
             case $code in
-                rumd-auto)    point "$csv6" "r6-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}" ;;
+                rumd-auto)    has_size "$sz" $AUTO_SIZES || continue
+                              point "$csv6" "r6-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}" ;;
                 rumd-default) point "$csv6" "r6-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg ;;
                 layer)        point "$csv6" "r6-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}" ;;
                 old)          point "$csv6" "r6-old-$id" -- "$F/gpu-old" "${base[@]}" --layers device --reorder-at device --reduce device ;;

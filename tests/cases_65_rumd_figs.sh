@@ -68,6 +68,11 @@ EOF
         grep -cE '^r6-(rumd-auto|rumd-default|layer|old)-sc8-s1000\$|^r7-(full|tp1|plain|nopf)-sc8-s1000-default\$'"
     t_grep rumd-figs-rapaport '^3$' sh -c "grep -cE ',r8-(rumd-default|rumd-auto|layer)-sp8-s1000,' '$tmp/res/h200/rumd_rapaport.csv'"
     t_grep rumd-figs-resume 'skip r6-rumd-auto-sc8-s1000' "${figs[@]}"
+    # AUTO_SIZES: the autotuned code at those sizes alone, the other codes at every size
+    t_grep rumd-figs-auto-sizes '^r6-layer-sc10-s1000 r6-old-sc10-s1000 r6-rumd-default-sc10-s1000$' sh -c "
+        env PARTS=fig6 BUILD='$tmp/b' OUT_DIR='$tmp/res/auto' NBR_LOCK=none ALLOW_DIRTY=1 SIZES='sc:8 sc:10' AUTO_SIZES=sc:8 \
+            TARGET=1e5 STEPS_MIN=1000 STEPS_MAX=1000 EQUIL=100 runs/rumd_figs.sh >/dev/null 2>&1
+        cut -d, -f7 '$tmp/res/auto/rumd_fig6.csv' | grep -- '-sc10-' | sort | tr '\n' ' ' | sed 's/ \$//'"
 fi
 
 if [ -n "${T80_NO_PLOTS:-}" ]; then

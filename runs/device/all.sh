@@ -168,7 +168,7 @@ if want perf && [ -x runs/device/coulomb.sh ]; then
 fi
 if want rumdfigs; then
     # RUMD's Fig. 6, Fig. 7 and Table 2, and Rapaport's systems through gpu-rumd (runs/rumd_figs.sh),
-    # into $R/rumd; RUMD_PARTS is that driver's PARTS, RUMD_SIZES its SIZES; FIG7_SIZES,
+    # into $R/rumd; RUMD_PARTS is that driver's PARTS, RUMD_SIZES its SIZES; AUTO_SIZES, FIG7_SIZES,
     # RAP_SIZES, AUTOTUNE_BUDGET, TARGET and TIMEOUT pass through
     mkdir -p "$R/rumd"
     env PARTS="${RUMD_PARTS:-fig6 fig7 rapaport}" ${RUMD_SIZES:+SIZES="$RUMD_SIZES"} OUT_DIR="$R/rumd" \
