@@ -21,6 +21,7 @@ TPS = 1e6 / us_per_step (production timing).
 """
 import csv
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -253,8 +254,8 @@ def table2(s6=None):
     st = statements()
     out = ["Table 2: gpu-rumd's autotuned parameters on lammps-lj (float), against N "
            "(rows of rumd_fig6.csv tagged r6-rumd-auto-)", "",
-           "| machine | N | list | skin | p_b | t_p | N x t_p | >= 16 000 threads | TPS | revision |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| machine | N | list | skin | p_b | t_p | N x t_p | >= 16 000 threads | TPS | search | revision |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     any_row = False
     for (m, code), df in sorted(s6.items()):
         if code != "rumd-auto":
@@ -267,13 +268,31 @@ def table2(s6=None):
             out.append(f"| {m} | {n} | {text(df.loc[[_]], 'list_method').iloc[0]} | {text(df.loc[[_]], 'delta').iloc[0]} | "
                        f"{text(df.loc[[_]], 'pb').iloc[0]} | {tp} | {nt if nt is not None else '-'} | "
                        f"{'-' if nt is None else ('yes' if nt >= 16000 else 'no')} | {r['tps']:.0f} | "
-                       f"{text(df.loc[[_]], 'git_rev').iloc[0]} |")
+                       f"{_search_note(m, text(df.loc[[_]], 'tag').iloc[0])} | {text(df.loc[[_]], 'git_rev').iloc[0]} |")
     if not any_row:
-        out.append("| (no autotuned rows yet: runs/rumd_figs.sh fig6 on the GPU) | | | | | | | | | |")
+        out.append("| (no autotuned rows yet: runs/rumd_figs.sh fig6 on the GPU) | | | | | | | | | | |")
+    else:
+        out += ["", "search: how the autotuner ended, from the run's log in results/<machine>/rumd-logs/ "
+                "(\"cut by its budget\": --autotune-budget ran out and the best trial so far was taken, "
+                "so a fuller search may choose otherwise)."]
     out += ["", "The paper (its Table 2 is an image; its text states):", ""]
     for sid in ("t2_threads", "t2_switch", "t2_skin", "defaults"):
         out.append(f"- {st[sid]['sentence']}")
     return "\n".join(out) + "\n"
+
+
+def _search_note(machine, tag):
+    """How the autotuned run's search ended, from its log (runs/rumd_figs.sh LOGDIR, committed as
+    results/<machine>/rumd-logs/<tag>.log): complete, cut by its budget, or taken from the cache."""
+    path = os.path.join(figdata.results_dir(), machine, "rumd-logs", f"{tag}.log")
+    try:
+        log = open(path, errors="replace").read()
+    except OSError:
+        return "no log"
+    m = re.search(r"^# autotune: (\d+) trials in ([\d.]+) s( \(budget used up)?", log, re.M)
+    if m:
+        return f"{'cut by its budget' if m.group(3) else 'complete'}: {m.group(1)} trials, {m.group(2)} s"
+    return "from the cache" if re.search(r"^# autotune: from ", log, re.M) else "no search line"
 
 
 def _tps_at(series, key, n):
@@ -359,13 +378,20 @@ def section(outmd):
             g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
             bo = max([v for v in o if v] or [0])
             bg = max([v for v in g if v] or [0])
+            # a ratio only between rows of one revision (one device call): the two codes side by side
+            ro = {_rev_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer", "old")
+                  if _tps_at(s6, (m, c), n) == bo}
+            rg = {_rev_at(gd, (m, p), n) for p in ("default", "autotuned") if _tps_at(gd, (m, p), n) == bg}
+            ratio = f"{bo / bg:.2f}" if bo and bg and ro & rg else ("other call" if bo and bg else "-")
             out.append(f"| {n} | " + " | ".join(_f(v) for v in o + g) +
-                       f" | {f'{bo / bg:.2f}' if bo and bg else '-'} | "
+                       f" | {ratio} | "
                        f"{_f(pub.get(('gamdpy', 'autotuned', 'gamdpy-readme'), {}).get(n))} | "
                        f"{_f(pub.get(('rumd-3.6', 'autotuned', 'issue11-quote'), {}).get(n))} |")
             rev_o |= {r for c in ("rumd-auto", "rumd-default", "layer", "old") for r in [_rev_at(s6, (m, c), n)] if r}
             rev_g |= {r for p in ("default", "autotuned") for r in [_rev_at(gd, (m, p), n)] if r}
-        out += ["", f"Revisions: ours {figdata.revs_text(rev_o)}; gamdpy's rows {figdata.revs_text(rev_g)}.", ""]
+        out += ["", f"Revisions: ours {figdata.revs_text(rev_o)}; gamdpy's rows {figdata.revs_text(rev_g)}. "
+                "\"other call\": gamdpy's row and ours come from different device calls, so no ratio is taken; "
+                "rumd_gamdpy_summary.txt holds ours beside gamdpy's from gamdpy's own call.", ""]
         unknown = [df for (mm, _), df in gd.items() if mm == m and (text(df, "git_rev") == "unknown").any()]
         if unknown:
             ts = sorted(str(t) for df in unknown for t in df["timestamp"])

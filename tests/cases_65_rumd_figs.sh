@@ -82,13 +82,15 @@ elif py65=$(plots/venv.sh 2>"$tmp/venv.log"); then
     t_grep rumd-plots-no-data 'no autotuned rows yet' env NBR_RESULTS="$tmp/none" \
         sh -c "'$py65' plots/rumd.py --figures '$tmp/np' && cat '$tmp/np/rumd_table2.md' && ls '$tmp/np/rumd_fig6.png' '$tmp/np/rumd_fig7.svg' '$tmp/np/rumd_rapaport.png'"
     if [ -s "$tmp/res/h200/rumd_fig6.csv" ]; then
-        # a gamdpy row as runs/gamdpy_bench.py writes it
-        python3 - "$tmp/res/h200/gamdpy.csv" <<'PY'
-import sys
+        # a gamdpy row as runs/gamdpy_bench.py writes it, at the revision of the rows beside it (the
+        # same device call: the section's ratio column takes ratios only there)
+        python3 - "$tmp/res/h200/gamdpy.csv" "$tmp/res/h200/rumd_fig6.csv" <<'PY'
+import csv, sys
 sys.path.insert(0, "runs")
 import gamdpy_bench as g
+rev = next(csv.DictReader(open(sys.argv[2])))["git_rev"]
 g.append_row(sys.argv[1], {"code": "gamdpy", "n": 512, "plan": "default", "tps": 90000, "status": "ok",
-                           "device": "NVIDIA H200", "message": "two\nlines"})
+                           "device": "NVIDIA H200", "message": "two\nlines", "git_rev": rev})
 PY
         t_grep rumd-plots-rows '\| h200 \| 512 \| ' env NBR_RESULTS="$tmp/res" \
             sh -c "'$py65' plots/rumd.py --figures '$tmp/figs' && cat '$tmp/figs/rumd_table2.md' && ls '$tmp/figs/rumd_fig6.svg'"
