@@ -5,7 +5,7 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80; COULOMB_WATER the boxes)  SALT_S (24)  GAMDPY_S (65)  TABLES_S (360)
+#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80; COULOMB_WATER the boxes)  SALT_S (24)  GAMDPY_S (65; GAMDPY_PARTS, GAMDPY_SIZES)  TABLES_S (360)
 #        PERF_S (150)  PARTS (default: build suite dd coulomb salt gamdpy, space-separated; also
 #        ddprobe: gpu-dd at 1M atoms on 2 GPUs, host against device decisions with and without
 #        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
@@ -192,7 +192,8 @@ fi
 if want gamdpy && [ -x runs/device/gamdpy.sh ]; then
     # nbrlab's defaults and gamdpy's default plan side by side at three sizes (its autotuner
     # recompiles per trial: a call of its own, runs/device/gamdpy.sh PARTS=gamdpy-auto)
-    OUT=$R/gamdpy PARTS="ours gamdpy-default" SIZES="sc:8 sc:16 fcc:64" TOTAL=60 GAMDPY_TIMEOUT=30 \
+    OUT=$R/gamdpy PARTS="${GAMDPY_PARTS:-ours gamdpy-default}" SIZES="${GAMDPY_SIZES:-sc:8 sc:16 fcc:64}" \
+        TOTAL=$(( ${GAMDPY_S:-65} - 5 )) GAMDPY_TIMEOUT=30 \
         timeout "${GAMDPY_S:-65}" runs/device/gamdpy.sh >"$R/gamdpy.out" 2>&1
     say "gamdpy: $(tail -1 "$R/gamdpy.out")"
     pack
