@@ -149,7 +149,7 @@ def draw(outdir):
     for (m, plan), df in sorted(gd.items()):
         c = next(pal)
         for ax in axes:
-            ax.plot(df["nn"], df["tps"], "--s", ms=4, color=c, label=f"gamdpy 0.8.3, {plan} plan ({m}, same call)")
+            ax.plot(df["nn"], df["tps"], "--s", ms=4, color=c, label=f"gamdpy 0.8.3, {plan} plan ({m})")
     pubser = {}
     for r in pub:
         key = (r["code"], r["gpu"], r["plan"], r["source"])
@@ -391,7 +391,7 @@ def section(outmd):
             rev_g |= {r for p in ("default", "autotuned") for r in [_rev_at(gd, (m, p), n)] if r}
         out += ["", f"Revisions: ours {figdata.revs_text(rev_o)}; gamdpy's rows {figdata.revs_text(rev_g)}. "
                 "\"other call\": gamdpy's row and ours come from different device calls, so no ratio is taken; "
-                "rumd_gamdpy_summary.txt holds ours beside gamdpy's from gamdpy's own call.", ""]
+                "gamdpy's own call, with our rows of that call, is the table below.", ""]
         unknown = [df for (mm, _), df in gd.items() if mm == m and (text(df, "git_rev") == "unknown").any()]
         if unknown:
             ts = sorted(str(t) for df in unknown for t in df["timestamp"])
@@ -400,6 +400,25 @@ def section(outmd):
                     "(it now reads the .git-rev that runs/stamp_rev.sh writes, as the Makefile does). They were "
                     "measured in the same device call as the rows beside them (runs/device/gamdpy.sh: runs/rumd_figs.sh, "
                     "then gamdpy).", ""]
+        # gamdpy beside our rows of its own device call (runs/device/gamdpy.sh: rumd_gamdpy_ours.csv)
+        sc = {k: v for k, v in ours("rumd_gamdpy_ours.csv", "r6-", [c for c, _ in FIG6_CODES]).items() if k[0] == m}
+        same = []
+        for n in sorted({int(n) for (mm, _), df in gd.items() if mm == m for n in df["nn"]}):
+            o = [_tps_at(sc, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer")]
+            g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
+            revs = {r for c in ("rumd-auto", "rumd-default", "layer") for r in [_rev_at(sc, (m, c), n)] if r}
+            grev = {r for p in ("default", "autotuned") for r in [_rev_at(gd, (m, p), n)] if r}
+            bo, bg = max([v for v in o if v] or [0]), max([v for v in g if v] or [0])
+            ok = bool(bo and bg and revs == grev and len(revs) == 1)
+            same.append((n, o, g, bo / bg if ok else None, ", ".join(sorted(revs | grev))))
+        if any(r[3] for r in same):
+            out += [f"gamdpy 0.8.3 beside nbrlab in one device call on {m} (runs/device/gamdpy.sh; lammps-lj, float, "
+                    "the same lattice start; TPS; ours / gamdpy is the best of each; gamdpy's autotuner, which "
+                    "recompiles for every trial, was not run):", "",
+                    md_table(["N", "gpu-rumd autotuned", "gpu-rumd defaults", "gpu-layer", "gamdpy default",
+                              "gamdpy autotuned", "ours / gamdpy", "revision"],
+                             [[n] + [_f(v) for v in o + g] + [f"{q:.2f}" if q else "-", rv]
+                              for n, o, g, q, rv in same]), ""]
         # the issue's targets, from the best gpu-rumd row at the size
         tg = []
         for n, what, bound in ((1048576, "ns/atom-step", 0.30), (4096, "us/step", 8.0), (512, "us/step", 6.0)):
@@ -417,6 +436,13 @@ def section(outmd):
                       f"{'met' if r.ns <= 1.0 else 'missed'} | salt.csv {r.tag} | {r.git_rev} |")
         else:
             tg.append("| salt, N = 1000000 | <= 1.0 ns/atom-step | - | not measured | | |")
+        qs = [(n, q) for n, _, _, q, _ in same if q]
+        if qs:
+            worst = min(qs, key=lambda t: t[1])
+            tg.append(f"| lammps-lj, every N with a gamdpy row ({', '.join(str(n) for n, _ in qs)}) | faster than "
+                      f"gamdpy, same call | ours / gamdpy {worst[1]:.2f} at N = {worst[0]} (the least) | "
+                      f"{'met' if worst[1] > 1 else 'missed'} (gamdpy's default plan only; 512 ... 4M asked) | "
+                      f"rumd_gamdpy.csv, rumd_gamdpy_ours.csv | {same[0][4]} |")
         out += ["Issue 11's targets (gpu-rumd, the fastest of its rows at the size: Fig. 6's autotuned and defaults, "
                 "and the first sweep's list / t_p variations):", "",
                 "| system, size | target | measured | | row | revision |", "|---|---|---|---|---|---|"] + tg + [""]
@@ -481,7 +507,7 @@ def gnuplot(datadir, outdir):
         k += 1
         p = dump(f"g_{k}", zip(df["nn"], df["tps"]))
         for lst in (raw, scaled):
-            lst.append(f"'{p}' w lp pt 5 ps 0.6 dt 2 lw 2 t \"gamdpy 0.8.3 {plan} ({m}, same call)\"")
+            lst.append(f"'{p}' w lp pt 5 ps 0.6 dt 2 lw 2 t \"gamdpy 0.8.3 {plan} ({m})\"")
     ser = {}
     for r in published():
         ser.setdefault((r["code"], r["gpu"], r["plan"], r["source"]), []).append((float(r["N"]), float(r["tps"])))
