@@ -228,12 +228,8 @@ static void dd_props(Sim *s)
     Dd *d = dd_of(s);
     gpu_props(&d->dom);
     dd_comm_poll(d);
-    double x[4] = {d->dom.props.upot_sum, d->dom.props.ukin_sum, d->dom.props.virial_sum, d->dom.props.vv_max};
-    dd_reduce_props(x);
-    s->props.upot_sum = x[0];
-    s->props.ukin_sum = x[1];
-    s->props.virial_sum = x[2];
-    s->props.vv_max = x[3];
+    const Props *p = &d->dom.props;
+    dd_reduce_props(&s->props, p->upot_sum, p->ukin_sum, p->virial_sum, p->vv_max);
 }
 
 /* The CSV rows come from rank 0 only: --csv and --blocks-csv taken out of the others' argv. */

@@ -219,7 +219,8 @@ void dd_allreduce_sum_ll(long long *x, int n);
 void dd_allreduce_sum_ull(unsigned long long *x, int n);
 void dd_barrier(void);
 void dd_allreduce_sum_d(double *x, int n);
-void dd_reduce_props(double x[4]);   /* U, sum v^2, virial summed; max v^2: one reduction */
+/* the domain's U, sum v^2, virial summed over ranks and max v^2 taken, in one reduction, into *all */
+void dd_reduce_props(Props *all, double upot, double ukin, double virial, double vv_max);
 void dd_allreduce_max_d(double *x, int n);
 void dd_allreduce_max_i(int *x, int n);
 void dd_sendrecv_int(const int *send, int n, int to, int *recv, int from);

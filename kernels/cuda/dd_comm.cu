@@ -140,11 +140,16 @@ static void props_op(void *in, void *inout, int *len, MPI_Datatype *)
     }
 }
 
-void dd_reduce_props(double x[4])
+void dd_reduce_props(Props *all, double upot, double ukin, double virial, double vv_max)
 {
     static MPI_Op op = MPI_OP_NULL;
     if (op == MPI_OP_NULL) mpi_check(MPI_Op_create(props_op, 1, &op), "MPI_Op_create");
+    double x[4] = {upot, ukin, virial, vv_max};
     reduce_bcast(x, 4, op);
+    all->upot_sum = x[0];
+    all->ukin_sum = x[1];
+    all->virial_sum = x[2];
+    all->vv_max = x[3];
 }
 void dd_allreduce_max_d(double *x, int n) { reduce_bcast(x, n, MPI_MAX); }
 

@@ -652,29 +652,39 @@ static void check_conservation(Sim *s, Dd *d)
 static void pack_from(Dd *d, const real4 *src, const int *idx, int n, int axis, real shift, real4 *out,
                       unsigned long long *signal);
 
+/* arr's rows of each pulse's send list into arr's ghost rows of that pulse, pulse by pulse (the
+ * positions' route, so corners arrive through the intermediate domains), host-staged or NCCL:
+ * for what travels at rebuilds or for the check, never per step. mark_axis: each pulse's
+ * arrivals get its axis bit (zone_bit_kernel). */
+static void forward_by_pulses(Dd *d, real4 *arr, int tag_base, int mark_axis)
+{
+    const int T = d->g->threads;
+    for (int k = 0; k < d->npulses; k++) {
+        DdPulse *pl = &d->pulse[k];
+        if (pl->send_rank == d->rank && pl->recv_rank == d->rank) {
+            pack_from(d, arr, pl->send_idx, pl->nsend, pl->axis, 0, arr + pl->recv_off, NULL);
+        } else {
+            pack_from(d, arr, pl->send_idx, pl->nsend, pl->axis, 0, pl->send_buf, NULL);
+            dd_exchange(d, pl->send_buf, pl->nsend, pl->send_rank, arr + pl->recv_off, pl->nrecv, pl->recv_rank,
+                        tag_base + k);
+        }
+        if (mark_axis && pl->nrecv > 0) {
+            zone_bit_kernel<<<blocks_for(pl->nrecv, T), T, 0, d->g->stream>>>(arr + pl->recv_off, pl->nrecv,
+                                                                             1 << pl->axis);
+            LAUNCH_CHECK("zone_bit_kernel");
+        }
+    }
+}
+
 /* --dd-newton on: each ghost's zone (the axes it crossed coming down from an upper neighbour)
  * by the same pulses, in r_alt[].x (free between the migration and the next one), then as ints
- * in keys for the list build. Host-staged or NCCL, at rebuilds only. */
+ * in keys for the list build. At rebuilds only. */
 static void ghost_zones(Dd *d)
 {
     GpuSim *g = d->g;
     const int n_all = d->n_local + d->n_ghost, T = g->threads;
     CUDA_CHECK(cudaMemsetAsync(d->r_alt, 0, sizeof(real4) * d->n_local, g->stream));
-    for (int k = 0; k < d->npulses; k++) {
-        DdPulse *pl = &d->pulse[k];
-        if (pl->send_rank == d->rank && pl->recv_rank == d->rank) {
-            pack_from(d, d->r_alt, pl->send_idx, pl->nsend, pl->axis, 0, d->r_alt + pl->recv_off, NULL);
-        } else {
-            pack_from(d, d->r_alt, pl->send_idx, pl->nsend, pl->axis, 0, pl->send_buf, NULL);
-            dd_exchange(d, pl->send_buf, pl->nsend, pl->send_rank, d->r_alt + pl->recv_off, pl->nrecv, pl->recv_rank,
-                        400 + k);
-        }
-        if (pl->nrecv > 0) {
-            zone_bit_kernel<<<blocks_for(pl->nrecv, T), T, 0, g->stream>>>(d->r_alt + pl->recv_off, pl->nrecv,
-                                                                          1 << pl->axis);
-            LAUNCH_CHECK("zone_bit_kernel");
-        }
-    }
+    forward_by_pulses(d, d->r_alt, 400, 1);
     if (n_all > 0) {
         zone_int_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(d->r_alt, n_all, d->keys);
         LAUNCH_CHECK("zone_int_kernel");
@@ -950,21 +960,9 @@ void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *o
     pack_from(d, d->g->r, idx, n, axis, shift, out, signal);
 }
 
-/* The ghosts' ids (v.w) by the same pulses, for the pair enumeration of the check: host-staged
- * or NCCL (never per step). The ghosts' v holds nothing else of use. */
-static void ghost_ids(Dd *d)
-{
-    GpuSim *g = d->g;
-    for (int k = 0; k < d->npulses; k++) {
-        DdPulse *pl = &d->pulse[k];
-        if (pl->send_rank == d->rank && pl->recv_rank == d->rank) {
-            pack_from(d, g->v, pl->send_idx, pl->nsend, pl->axis, 0, g->v + pl->recv_off, NULL);
-            continue;
-        }
-        pack_from(d, g->v, pl->send_idx, pl->nsend, pl->axis, 0, pl->send_buf, NULL);
-        dd_exchange(d, pl->send_buf, pl->nsend, pl->send_rank, g->v + pl->recv_off, pl->nrecv, pl->recv_rank, 200 + k);
-    }
-}
+/* The ghosts' ids (v.w) by the same pulses, for the pair enumeration of the check. The ghosts'
+ * v holds nothing else of use. */
+static void ghost_ids(Dd *d) { forward_by_pulses(d, d->g->v, 200, 0); }
 
 /* ---- gathers for the check ---------------------------------------------------------- */
 

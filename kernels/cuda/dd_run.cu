@@ -243,13 +243,8 @@ int dd_run_sample(Sim *s)
             return h;
         }
     }
-    double x[4] = {g->props_host[PART_UPOT], g->props_host[PART_UKIN], g->props_host[PART_VIRIAL],
-                   g->props_host[PART_VVMAX]};
-    dd_reduce_props(x);
-    s->props.upot_sum = x[0];
-    s->props.ukin_sum = x[1];
-    s->props.virial_sum = x[2];
-    s->props.vv_max = x[3];
+    dd_reduce_props(&s->props, g->props_host[PART_UPOT], g->props_host[PART_UKIN], g->props_host[PART_VIRIAL],
+                    g->props_host[PART_VVMAX]);
     s->disp_acc = d->ctrl_host->disp;
     s->stats.bytes = g->bytes;
     return -1;
