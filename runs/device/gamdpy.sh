@@ -4,7 +4,7 @@
 # 8^3 ... 64^3) and 1048576 (fcc 4 x 64^3), the same lattice for both codes.
 # Run in the repository root after `make -j16 all`, with the wheel carried: the device call
 # needs carry [".whl"] (.whl/ is ignored by git). Writes 4 files under $OUT:
-#   rumd_fig6.csv  nbrlab rows (runs/rumd_figs.sh fig6: gpu-rumd with RUMD's defaults, gpu-layer,
+#   rumd_gamdpy_ours.csv  nbrlab rows (runs/rumd_figs.sh fig6: gpu-rumd with RUMD's defaults, gpu-layer,
 #                  gpu-rumd autotuned with AUTOTUNE_BUDGET s per size; its trial rows too)
 #   gamdpy.csv     runs/gamdpy_bench.py rows: default plan at every size, then the autotuned
 #                  plan at GAMDPY_AT_SIZES while the time allows
@@ -121,5 +121,8 @@ for n in sorted(peer):
     for p, (t, r) in sorted(peer[n].items()):
         print(f"  gamdpy {p} N={n}: pb={r['pb']} tp={r['tp']} skin={r['skin']} gridsync={r['gridsync']} {r['nblist']} NIII={r['utilize_niii']} T_end={r['t_end']} {r['plan_note']}")
 PY
+# our rows of this call under the name results/<machine>/ keeps them by (rumd_fig6.csv there is
+# the Fig. 6 sweep's; plots/rumd.py pairs gamdpy only with these)
+[ -f "$OUT/rumd_fig6.csv" ] && mv "$OUT/rumd_fig6.csv" "$OUT/rumd_gamdpy_ours.csv"
 echo "wall time: $(elapsed) s" | tee -a "$summary"
 exit 0
