@@ -127,6 +127,10 @@ def rows():
             unsorted = [bool(re.search(r"-r0(-|$)", t)) for t in text(df, "tag")]
             df["dmode"] = [m + " unsorted" if u else m for m, u in zip(df["dmode"], unsorted)]
             df["unsorted"] = unsorted
+            # a grid other than the slab P x 1 x 1 (DD_GRIDS: tags "-g<grid>") is a case of its own
+            grid = known(text(df, "dd_grid"))
+            df["dmode"] = [m + f" grid {g}" if g and not re.fullmatch(r"\d+x1x1", g) else m
+                           for m, g in zip(df["dmode"], grid)]
             df["rev"] = text(df, "git_rev")
             df.loc[df.ranks == 1, "comm"] = ""
             sysc = text(df, "system")

@@ -34,6 +34,8 @@
 # and exits without running anything (no GPU needed; the programs must be built).
 #   env: DD_SYSTEMS ("sp lj")   DD_NE ("36 46 58 74 100 126 159 200": N 46 656 .. 8 000 000)
 #        DD_NE_SP, DD_NE_LJ (per system, default DD_NE)   DD_RANKS ("1 2": 1 = the single-GPU rows)
+#        DD_GRIDS ("": slabs only; e.g. "2x2x1 1x1x4 2x2x2": each grid also runs, --dd-grid, at its
+#        rank count, tags <P>gpu-g<grid>, so the z -> y -> x forwarding has more than one pulse)
 #        DD_BACKENDS (default: gpu-dd --help's "compiled backends")   DD_OVERLAP ("off on")
 #        DD_GRAPH ("off"; "off on" adds --dd-graph on, not with mpi nor with overlap)
 #        DD_DECIDE ("host device": device only for nccl, p2p, nvshmem)
@@ -70,7 +72,7 @@ if [ "$QUICK" = 1 ]; then
     : "${DD_NE_SP:=36 100 200}" "${DD_NE_LJ:=36 100 159}" "${DD_OVERLAP:=off}" "${DD_STEPS:=300}"
 fi
 : "${PREC:=float}" "${DD_SYSTEMS:=sp lj}" "${DD_NE:=36 46 58 74 100 126 159 200}" "${DD_RANKS:=1 2}"
-: "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_NEWTON:=off}" "${DD_DECIDE:=host device}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
+: "${DD_GRIDS:=}" "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_NEWTON:=off}" "${DD_DECIDE:=host device}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
 : "${DD_REORDER:=100}" "${DD_HALO_REPS:=100}" "${DD_TIMEOUT:=300}" "${DD_FLAGS:=--reduce device}"
 : "${LAYER_FLAGS:=--decide device --layers device --reorder-at device --reduce device --graph on --sample-every 100}"
 : "${DD_MPIRUN:=mpirun --allow-run-as-root --bind-to none -np}"
@@ -106,6 +108,15 @@ want_decide() { [[ " $DD_DECIDE " == *" $1 "* ]]; }
 for p in $DD_RANKS; do
     [[ $p =~ ^[1-9][0-9]*$ ]] || { echo "dd_scaling.sh: DD_RANKS: '$p' is not a number of ranks" >&2; exit 2; }
 done
+# DD_GRIDS: each grid AxBxC runs at the rank count A*B*C (with the slab, P x 1 x 1, always)
+grids_of() { local g; for g in $DD_GRIDS; do [ $(( $(tr x '*' <<<"$g") )) = "$1" ] && [ "$g" != "${1}x1x1" ] && echo "$g"; done; }
+for g in $DD_GRIDS; do
+    [[ $g =~ ^[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ ]] ||
+        { echo "dd_scaling.sh: DD_GRIDS: '$g' is not a grid AxBxC (domains per axis)" >&2; exit 2; }
+    gn=$(( $(tr x '*' <<<"$g") ))
+    [[ " $DD_RANKS " == *" $gn "* ]] ||
+        { echo "dd_scaling.sh: DD_GRIDS: $g has $gn domains, and DD_RANKS ($DD_RANKS) has no $gn" >&2; exit 2; }
+done
 for s in $DD_SYSTEMS; do
     case $s in sp | lj) ;; *) echo "dd_scaling.sh: DD_SYSTEMS: '$s' (sp or lj)" >&2; exit 2 ;; esac
 done
@@ -135,26 +146,31 @@ $DD_PROG $base $DD_FLAGS --comm p2p --dd-newton on --decide device")
                 fi
                 continue
             fi
-            for comm in $DD_BACKENDS; do
-                # --dd-newton on: the force halo back (mpi, nccl, p2p; not with --dd-overlap on)
-                if want_newton on && [ "$comm" != nvshmem ]; then
-                    want_decide host && points+=("dd-$sys-${np}gpu-$comm-newton-$end|$np|$DD_PROG $base $DD_FLAGS --comm \
+            # the slab P x 1 x 1 (gpu-dd's default; tags as before), then each DD_GRIDS grid of P domains
+            for grid in "" $(grids_of "$np"); do
+                gp=${np}gpu gf=""
+                [ -n "$grid" ] && gp=${np}gpu-g$grid gf=" --dd-grid $grid"
+                for comm in $DD_BACKENDS; do
+                    # --dd-newton on: the force halo back (mpi, nccl, p2p; not with --dd-overlap on)
+                    if want_newton on && [ "$comm" != nvshmem ]; then
+                        want_decide host && points+=("dd-$sys-$gp-$comm-newton-$end|$np|$DD_PROG $base$gf $DD_FLAGS --comm \
 $comm --dd-newton on")
-                    want_decide device && [ "$comm" != mpi ] && points+=("dd-$sys-${np}gpu-$comm-newton-dev-$end|$np|\
-$DD_PROG $base $DD_FLAGS --comm $comm --dd-newton on --decide device")
-                fi
-                want_newton off || continue
-                for ov in $DD_OVERLAP; do
-                    suffix=""; [ "$ov" = on ] && suffix=-overlap
-                    want_decide host &&
-                        points+=("dd-$sys-${np}gpu-$comm$suffix-$end|$np|$DD_PROG $base $DD_FLAGS --comm $comm --dd-overlap $ov")
-                    # the device's decision: not with mpi, whose pulses wait on the host anyway
-                    want_decide device && [ "$comm" != mpi ] && points+=("dd-$sys-${np}gpu-$comm$suffix-dev-$end|$np|$DD_PROG \
-$base $DD_FLAGS --comm $comm --dd-overlap $ov --decide device")
+                        want_decide device && [ "$comm" != mpi ] && points+=("dd-$sys-$gp-$comm-newton-dev-$end|$np|\
+$DD_PROG $base$gf $DD_FLAGS --comm $comm --dd-newton on --decide device")
+                    fi
+                    want_newton off || continue
+                    for ov in $DD_OVERLAP; do
+                        suffix=""; [ "$ov" = on ] && suffix=-overlap
+                        want_decide host &&
+                            points+=("dd-$sys-$gp-$comm$suffix-$end|$np|$DD_PROG $base$gf $DD_FLAGS --comm $comm --dd-overlap $ov")
+                        # the device's decision: not with mpi, whose pulses wait on the host anyway
+                        want_decide device && [ "$comm" != mpi ] && points+=("dd-$sys-$gp-$comm$suffix-dev-$end|$np|$DD_PROG \
+$base$gf $DD_FLAGS --comm $comm --dd-overlap $ov --decide device")
+                    done
+                    if [[ " $DD_GRAPH " == *" on "* ]] && [ "$comm" != mpi ]; then
+                        points+=("dd-$sys-$gp-$comm-graph-$end|$np|$DD_PROG $base$gf $DD_FLAGS --comm $comm --dd-graph on")
+                    fi
                 done
-                if [[ " $DD_GRAPH " == *" on "* ]] && [ "$comm" != mpi ]; then
-                    points+=("dd-$sys-${np}gpu-$comm-graph-$end|$np|$DD_PROG $base $DD_FLAGS --comm $comm --dd-graph on")
-                fi
             done
         done
         done  # DD_REORDER

@@ -33,6 +33,14 @@ if [ -x "$BUILD/float/gpu-dd" ] && [ -x "$BUILD/float/gpu-layer" ]; then
     # DD_NEWTON="off on": --dd-newton on points (tag -newton) for mpi (host) and p2p (host, device), 1 and 2 ranks
     t_grep dd-plan-newton '^5 5 0$' bash -c "out=\$(DD_SYSTEMS=sp DD_NE=36 DD_NEWTON='off on' DD_RANKS='1 2' DD_LAYER=0 \
         DD_OVERLAP=off DD_BACKENDS='mpi p2p' runs/dd_scaling.sh --print-plan); echo \$(grep -c '^dd-sp-[12]gpu-.*newton.*--dd-newton on' <<<\"\$out\") \$(grep -c -- '--dd-newton on' <<<\"\$out\") \$(grep -c 'mpi-newton-dev' <<<\"\$out\")"
+    # DD_GRIDS: the slab and each grid of P domains at P ranks (--dd-grid, tag -g<grid>), none at other P
+    t_grep dd-plan-grids '^2 1 1 0$' bash -c "out=\$(DD_SYSTEMS=sp DD_NE=36 DD_RANKS='1 4 8' DD_GRIDS='2x2x1 4x1x1 2x2x2' DD_LAYER=0 \
+        DD_OVERLAP=off DD_DECIDE=host DD_BACKENDS=p2p runs/dd_scaling.sh --print-plan); echo \$(grep -c '^dd-sp-4gpu-' <<<\"\$out\") \
+        \$(grep -c '^dd-sp-4gpu-g2x2x1-p2p-ne36-s500: .*-np 4 .*--dd-grid 2x2x1 ' <<<\"\$out\") \
+        \$(grep -c '^dd-sp-8gpu-g2x2x2-p2p-ne36-s500: .*-np 8 .*--dd-grid 2x2x2 ' <<<\"\$out\") \$(grep -c 'g4x1x1' <<<\"\$out\")"
+    t_error dd-plan-bad-grid 2 "DD_GRIDS: '2x2' is not a grid AxBxC" env DD_GRIDS=2x2 runs/dd_scaling.sh --print-plan
+    t_error dd-plan-grid-no-ranks 2 "DD_GRIDS: 2x2x2 has 8 domains, and DD_RANKS \(1 2\) has no 8" \
+        env DD_GRIDS=2x2x2 runs/dd_scaling.sh --print-plan
     t_error dd-plan-bad-newton 2 "DD_NEWTON takes on and off, not 'maybe'" env DD_NEWTON=maybe runs/dd_scaling.sh --print-plan
     t_error dd-plan-bad-overlap 2 "DD_OVERLAP/DD_GRAPH take on and off, not 'maybe'" \
         env DD_OVERLAP=maybe runs/dd_scaling.sh --print-plan
