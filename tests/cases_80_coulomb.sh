@@ -105,12 +105,12 @@ if ! $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2
     t_skip coulomb-opencl "no OpenCL here: $(tail -1 "$tmp/probe.log")"
 else
     t_ok coulomb-opencl-builds $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet
-    # the default sweep is folded (the half sweep, work-group b: row tiles b and rows-1-b); --sweep
-    # half (the thesis's one row tile per group) is named so in the summary line and the CSV
-    t_grep coulomb-sweep-default '^sweep=folded$' $c --impl opencl --random 10 --print-config
+    # the default sweep is half (the thesis's one row tile per group); --sweep folded is named so in
+    # the summary line and the CSV
+    t_grep coulomb-sweep-default '^sweep=half$' $c --impl opencl --random 10 --print-config
     rm -f "$tmp/sweep.csv"
-    t_ok coulomb-sweep-half-csv $c --impl opencl --sweep half --random 300 --reps 1 --quiet --csv "$tmp/sweep.csv"
-    t_grep coulomb-sweep-half-column '^half$' awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "sweep") c = k }
+    t_ok coulomb-sweep-folded-csv $c --impl opencl --sweep folded --random 300 --reps 1 --quiet --csv "$tmp/sweep.csv"
+    t_grep coulomb-sweep-folded-column '^folded$' awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "sweep") c = k }
         NR == 2 { print $c }' "$tmp/sweep.csv"
     for acc in float double kahan pairwise exact; do
         for input in "--random 1000" "--water 1500"; do
