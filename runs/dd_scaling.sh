@@ -63,7 +63,7 @@ if [ -z "${OUT_DIR:-}" ] && [ -z "${NBR_MACHINE:-}" ] && [ $plan = 0 ]; then
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
     [ "${ngpu:-0}" -gt 1 ] && OUT_DIR=results/$(machine_name)-x$ngpu
 fi
-[ $plan = 1 ] && : "${OUT_DIR:=results/$(machine_name)}"
+[ $plan = 1 ] && : "${OUT_DIR:=results/$(machine_name)}" "${TABLES_NO_MKDIR:=1}"
 . runs/tables_lib.sh
 
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# runs/report.sh [OUT.md] - make report: results/<machine>/REPORT.md, every table of the paper
+# runs/report.sh [OUT.md] - make report: results/<cpu machine>/REPORT.md, every table of the paper
 # measured against it (plots/report.py; the tables are defined in plots/tables.py, the
 # paper's numbers in reference/paper.csv, the explanations in reference/report_text.md).
 # Figures are linked from plots/out/ (make plots draws them). Runs in the project's virtual
@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
-out=${1:-results/$(machine_name)/REPORT.md}
+# named after the CPU machine whose rows it reports (NBR_CPU_MACHINE, as plots/tables.py), not
+# after the machine it is written on: a checkout on another CPU rewrites the committed report
+out=${1:-results/${NBR_CPU_MACHINE:-cpu-amd-epyc}/REPORT.md}
 py=$(plots/venv.sh)
 exec "$py" plots/report.py "$out"

@@ -41,7 +41,8 @@ case "$GPU_LOOP" in
     device|paper) ;;
     *) echo "$(basename "$0"): GPU_LOOP=$GPU_LOOP: expected device or paper" >&2; exit 2 ;;
 esac
-mkdir -p "$OUT_DIR"
+# (a driver that only prints its plan, TABLES_NO_MKDIR=1, leaves results/ as it is)
+[ -n "${TABLES_NO_MKDIR:-}" ] || mkdir -p "$OUT_DIR"
 # every flag is one the GPU programs (gpu-layer, gpu-old) have: `<program> --help`
 GPU_LOOP_DEVICE="--layers device --reorder-at device --reduce device --decide device --graph cond --sample-every 100"
 

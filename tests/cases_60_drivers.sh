@@ -291,7 +291,7 @@ if [ -x "$BUILD/double/cpu-grouped" ]; then
         t_grep salt_plots_no_rows '^\*\*No rows yet\*\*: runs/salt_mats.sh' env NBR_RESULTS="$T60/damaged" sh -c \
             "'$T60_PY' plots/salt.py --figures '$T60/saltfig' && ls '$T60/saltfig/salt_mats.svg' >/dev/null && '$T60_PY' plots/salt.py --section '$T60/S.md'"
     fi
-    t_error sweep_bad_usage 2 'expected --flag' runs/sweep.sh "$BUILD/double/cpu-grouped" sp ne 8
+    t_error sweep_bad_usage 2 'expected --flag' env OUT_DIR="$T60/sweep" runs/sweep.sh "$BUILD/double/cpu-grouped" sp ne 8
     if [ -x "$BUILD/double/cpu-cells" ]; then
         t_grep lammps_row_pressure '^row pressure [0-9.]+, log Press mean' _t60_lammps_pressure
         t_error lammps_row_needs_press 2 'thermo has no Press column' _t60_no_press_log
