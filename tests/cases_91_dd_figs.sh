@@ -119,6 +119,15 @@ elif py91=$(plots/venv.sh 2>"$tmp/venv.log"); then
     t_grep dd-plots-rows '^\| h200-x2b \| 1,000,000 \| 2 GPUs nccl graph \| 230 \| 1.83 \| 1.74 \| 0.87 \| 20 \| 6.5 \| 150 \| abc \|$' \
         env NBR_RESULTS="$tmp/res" sh -c "'$py91' plots/dd.py --figures '$tmp/figs' && '$py91' plots/dd.py --section '$tmp/R.md'"
     t_grep dd-plots-stand-in '^\| h200-x2 \| 1,000 \| 2 GPUs p2p overlap \| ' env NBR_RESULTS="$tmp/res" "$py91" plots/dd.py --section "$tmp/R.md"
+    # DD_GRIDS rows: a 2x2x1 grid at 4 ranks is a case beside the slab (4x1x1), not a repeat of it
+    mkdir -p "$tmp/grid/h200-x4"
+    { echo "git_rev,host,variant,tag,system,ne,n,ranks,comm,dd_grid,us_per_step,status"
+      echo "abc,h,gpu-dd,dd-sp-1gpu-ne100-s500,sp,100,1000000,1,-,1x1x1,400,ok"
+      echo "abc,h,gpu-dd,dd-sp-4gpu-p2p-ne100-s500,sp,100,1000000,4,p2p,4x1x1,200,ok"
+      echo "abc,h,gpu-dd,dd-sp-4gpu-g2x2x1-p2p-ne100-s500,sp,100,1000000,4,p2p,2x2x1,160,ok"; } >"$tmp/grid/h200-x4/dd_scaling.csv"
+    t_grep dd-plots-grid '^200 160$' sh -c "env NBR_RESULTS='$tmp/grid' '$py91' plots/dd.py --section '$tmp/G.md' >'$tmp/G.out' &&
+        echo \$(grep -E '^\| h200-x4 \| 1,000,000 \| 4 GPUs p2p plain \|' '$tmp/G.out' | cut -d'|' -f5) \
+             \$(grep -E '^\| h200-x4 \| 1,000,000 \| 4 GPUs p2p plain grid 2x2x1 \|' '$tmp/G.out' | cut -d'|' -f5)"
     mkdir -p "$tmp/bad/h200-x2"
     head -2 "$tmp/res/h200-x2/dd_scaling.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200-x2/dd_scaling.csv"
     t_error dd-plots-damaged-csv 2 'dd_scaling\.csv line 2: [0-9]+ fields' \
