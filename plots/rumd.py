@@ -307,6 +307,19 @@ def _tps_at(series, key, n):
     return float(d["tps"].iloc[-1]) if len(d) else None
 
 
+def _best(series, machine, roles, n):
+    """(TPS, revision) of the fastest of the roles' rows at N; (0, None) if none."""
+    got = [(_tps_at(series, (machine, r), n), _rev_at(series, (machine, r), n)) for r in roles]
+    return max([g for g in got if g[0]] or [(0, None)])
+
+
+def _ratio(series, roles, peer, plans, machine, n):
+    """ours / gamdpy, the best of each at N, only when both rows come from one revision (one
+    device call); else None."""
+    (bo, ro), (bg, rg) = _best(series, machine, roles, n), _best(peer, machine, plans, n)
+    return bo / bg if bo and bg and ro == rg else None
+
+
 def _f(v, digits=0):
     return "-" if v is None or v != v else f"{v:.{digits}f}"
 
@@ -380,13 +393,8 @@ def section(outmd):
         for n in ns:
             o = [_tps_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer", "old")]
             g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
-            bo = max([v for v in o if v] or [0])
-            bg = max([v for v in g if v] or [0])
-            # a ratio only between rows of one revision (one device call): the two codes side by side
-            ro = {_rev_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer", "old")
-                  if _tps_at(s6, (m, c), n) == bo}
-            rg = {_rev_at(gd, (m, p), n) for p in ("default", "autotuned") if _tps_at(gd, (m, p), n) == bg}
-            ratio = f"{bo / bg:.2f}" if bo and bg and ro & rg else ("other call" if bo and bg else "-")
+            q = _ratio(s6, ("rumd-auto", "rumd-default", "layer", "old"), gd, ("default", "autotuned"), m, n)
+            ratio = f"{q:.2f}" if q else ("other call" if any(o) and any(g) else "-")
             out.append(f"| {n} | " + " | ".join(_f(v) for v in o + g) +
                        f" | {ratio} | "
                        f"{_f(pub.get(('gamdpy', 'autotuned', 'gamdpy-readme'), {}).get(n))} | "
@@ -412,9 +420,8 @@ def section(outmd):
             g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
             revs = {r for c in ("rumd-auto", "rumd-default", "layer") for r in [_rev_at(sc, (m, c), n)] if r}
             grev = {r for p in ("default", "autotuned") for r in [_rev_at(gd, (m, p), n)] if r}
-            bo, bg = max([v for v in o if v] or [0]), max([v for v in g if v] or [0])
-            ok = bool(bo and bg and revs == grev and len(revs) == 1)
-            same.append((n, o, g, bo / bg if ok else None, ", ".join(sorted(revs | grev))))
+            q = _ratio(sc, ("rumd-auto", "rumd-default", "layer"), gd, ("default", "autotuned"), m, n)
+            same.append((n, o, g, q, ", ".join(sorted(revs | grev))))
         if any(r[3] for r in same):
             out += [f"gamdpy 0.8.3 beside nbrlab in one device call on {m} (runs/device/gamdpy.sh; lammps-lj, float, "
                     "the same lattice start; TPS; ours / gamdpy is the best of each; gamdpy's autotuner, which "

@@ -109,11 +109,12 @@ for p in $DD_RANKS; do
     [[ $p =~ ^[1-9][0-9]*$ ]] || { echo "dd_scaling.sh: DD_RANKS: '$p' is not a number of ranks" >&2; exit 2; }
 done
 # DD_GRIDS: each grid AxBxC runs at the rank count A*B*C (with the slab, P x 1 x 1, always)
-grids_of() { local g; for g in $DD_GRIDS; do [ $(( $(tr x '*' <<<"$g") )) = "$1" ] && [ "$g" != "${1}x1x1" ] && echo "$g"; done; }
+grid_size() { echo $(( $(tr x '*' <<<"$1") )); }
+grids_of() { local g; for g in $DD_GRIDS; do [ "$(grid_size "$g")" = "$1" ] && [ "$g" != "${1}x1x1" ] && echo "$g"; done; }
 for g in $DD_GRIDS; do
     [[ $g =~ ^[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ ]] ||
         { echo "dd_scaling.sh: DD_GRIDS: '$g' is not a grid AxBxC (domains per axis)" >&2; exit 2; }
-    gn=$(( $(tr x '*' <<<"$g") ))
+    gn=$(grid_size "$g")
     [[ " $DD_RANKS " == *" $gn "* ]] ||
         { echo "dd_scaling.sh: DD_GRIDS: $g has $gn domains, and DD_RANKS ($DD_RANKS) has no $gn" >&2; exit 2; }
 done

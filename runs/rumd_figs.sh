@@ -73,8 +73,8 @@ point() {   # CSV TAG -- CMD...: run_point under TIMEOUT; a failure is counted, 
 }
 for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
 
-has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-has_size() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && return 0; done; return 1; }
+in_list() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && return 0; done; return 1; }
+has() { in_list "$1" $PARTS; }
 
 if has fig6; then
     echo "== Fig. 6: TPS against N (lammps-lj) -> $csv6" >&2
@@ -85,7 +85,7 @@ if has fig6; then
         id=$lat$ne-s$ts
         for code in $FIG6; do
             case $code in
-                rumd-auto)    has_size "$sz" $AUTO_SIZES || continue
+                rumd-auto)    in_list "$sz" $AUTO_SIZES || continue
                               point "$csv6" "r6-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}" ;;
                 rumd-default) point "$csv6" "r6-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg ;;
                 layer)        point "$csv6" "r6-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}" ;;
