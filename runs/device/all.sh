@@ -5,7 +5,7 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80; COULOMB_WATER the boxes)  SALT_S (24)  GAMDPY_S (65; GAMDPY_PARTS, GAMDPY_SIZES)  TABLES_S (360)
+#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80; COULOMB_WATER the boxes, COULOMB_PARTS "opencl tables")  SALT_S (24)  GAMDPY_S (65; GAMDPY_PARTS, GAMDPY_SIZES)  TABLES_S (360)
 #        PERF_S (150)  PARTS (default: build suite dd coulomb salt gamdpy, space-separated; also
 #        ddprobe: gpu-dd at 1M atoms on 2 GPUs, host against device decisions with and without
 #        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
@@ -13,7 +13,8 @@
 #        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120), DDBEST_NE_SP,
 #        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH; sanitize: compute-sanitizer memcheck and
 #        racecheck on the fused leapfrog, --tp, gpu-dd's sort and --dd-newton, SANITIZE_S (160),
-#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, NBR_DD_PROFILE=1, DDPROF_COMMS; rumdfigs: runs/rumd_figs.sh, RUMDFIGS_S (500), RUMD_PARTS, RUMD_SIZES). Carry .cl (the OpenCL .debs,
+#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, NBR_DD_PROFILE=1, DDPROF_COMMS, DDPROF_NP,
+#        DDPROF_ROUNDS, DDPROF_BASE (a second revision's exported tree, run beside); rumdfigs: runs/rumd_figs.sh, RUMDFIGS_S (500), RUMD_PARTS, RUMD_SIZES). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 # Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
 #   runs/device/snap.sh --run runs/device/all.sh   carrying .snap.tar, .git-rev, .cl (and .whl)
@@ -69,7 +70,7 @@ fi
 if want coulomb && [ -x runs/device/coulomb.sh ]; then
     # the CUDA tests ran in the suite; here NVIDIA OpenCL's set-up and tests, then the tables
     # at three water boxes and the protein (the thesis's sizes span 43 239 ... 630 828)
-    OUT=$R/coulomb COULOMB_PARTS="opencl tables" WATER_SIZES="${COULOMB_WATER:-43239 239922 630828}" \
+    OUT=$R/coulomb COULOMB_PARTS="${COULOMB_PARTS:-opencl tables}" WATER_SIZES="${COULOMB_WATER:-43239 239922 630828}" \
         COULOMB_BUDGET=$(( ${COULOMB_S:-80} - 10 )) timeout "${COULOMB_S:-80}" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
     say "coulomb: $(tail -1 "$R/coulomb.out")"
     pack
@@ -136,19 +137,40 @@ if want sanitize; then
     pack
 fi
 if want ddprof; then
-    # gpu-dd's rebuild by phase (NBR_DD_PROFILE=1: stream synchronised and ranks aligned at each phase; "skew" the waits for the slowest rank), SP 8M and LJ 4M on
-    # 1 and 2 GPUs; DDPROF_COMMS the 2-GPU backends
-    for sys in "sp 200" "lj 159"; do
-        set -- $sys
-        for np in 1 2; do
-            for comm in ${DDPROF_COMMS:-p2p}; do
-                [ $np = 1 ] && comm=mpi
-                NBR_DD_PROFILE=1 timeout 60 mpirun --allow-run-as-root --bind-to none -np $np build/float/gpu-dd --system $1 --ne $2 \
-                    --comm $comm --steps 300 --equil 100 --reduce device --sample-every 100 --stage-reps 0 \
-                    >"$R/ddprof-$1-${np}gpu-$comm.log" 2>&1
-                say "ddprof $1 $np GPU(s) $comm (rc $?): $(grep -h 'us/atom-step' "$R/ddprof-$1-${np}gpu-$comm.log" | cut -c1-90)"
-                grep -h 'rebuild phases' "$R/ddprof-$1-${np}gpu-$comm.log" | tee -a "$R/summary.txt"
-                [ $np = 1 ] && break
+    # gpu-dd's rebuild by phase (NBR_DD_PROFILE=1: stream synchronised and ranks aligned at each
+    # phase; "skew" the waits for the slowest rank), SP 8M and LJ 4M, DDPROF_NP ranks ("1 2"; more
+    # ranks than GPUs share them), DDPROF_COMMS the multi-rank backends, DDPROF_ROUNDS rounds.
+    # DDPROF_BASE=DIR: a second source tree (runs/compare.sh --export, carried) built here and
+    # run beside the snapshot, the order alternating by round, so two revisions' phases compare
+    # within one call. Logs ddprof-<sys>-<np>rank-<comm>-<rev>-r<round>.log; runs/ddprof_table.py
+    # tabulates them.
+    progs=("$(cat .git-rev 2>/dev/null || echo head)=build/float/gpu-dd")
+    if [ -n "${DDPROF_BASE:-}" ]; then
+        if make -C "$DDPROF_BASE" -j16 build/float/gpu-dd >"$R/ddprof-base-build.log" 2>&1; then
+            progs=("$(cat "$DDPROF_BASE/.git-rev" 2>/dev/null || echo base)=$DDPROF_BASE/build/float/gpu-dd" "${progs[@]}")
+        else
+            say "ddprof: DDPROF_BASE did not build ($(tail -1 "$R/ddprof-base-build.log"))"
+        fi
+    fi
+    ngpu=$(nvidia-smi -L | grep -c '^GPU')
+    for round in $(seq 1 "${DDPROF_ROUNDS:-1}"); do
+        order=("${progs[@]}")
+        [ $(( round % 2 )) = 0 ] && [ ${#progs[@]} = 2 ] && order=("${progs[1]}" "${progs[0]}")
+        for sys in "sp 200" "lj 159"; do
+            set -- $sys
+            for np in ${DDPROF_NP:-1 2}; do
+                for comm in ${DDPROF_COMMS:-p2p}; do
+                    [ $np = 1 ] && comm=mpi
+                    for lp in "${order[@]}"; do
+                        label=${lp%%=*} prog=${lp#*=}
+                        log=$R/ddprof-$1-${np}rank-$comm-$label-r$round.log
+                        NBR_DD_PROFILE=1 timeout 90 mpirun --allow-run-as-root --bind-to none -np $np "$prog" --system $1 --ne $2 \
+                            --comm $comm --steps 300 --equil 100 --reduce device --sample-every 100 --stage-reps 0 >"$log" 2>&1
+                        say "ddprof $1 $np rank(s) on $(( np < ngpu ? np : ngpu )) GPU(s) $comm $label r$round (rc $?): $(grep -h 'us/atom-step' "$log" | cut -c1-90)"
+                        grep -h 'rebuild phases' "$log" | tee -a "$R/summary.txt"
+                    done
+                    [ $np = 1 ] && break
+                done
             done
         done
     done
