@@ -18,6 +18,9 @@ c=$BUILD/double/coulomb
 cf=$BUILD/float/coulomb
 cu=$BUILD/double/coulomb-cuda
 d=tests/data/coulomb
+# the OpenCL platform the tests use (CL_PLATFORM, default 0: runs/device/coulomb.sh names NVIDIA's
+# where the machine lists another ICD first; an ICD folder of NVIDIA's alone did not hide PoCL there)
+ocl="opencl --cl-platform ${CL_PLATFORM:-0}"
 tmp=$TEST_LOG_DIR/coulomb
 mkdir -p "$tmp"
 
@@ -100,69 +103,69 @@ done
 
 # OpenCL: every mode, unroll factor and sweep against the reference
 # (skipped only where there is no platform or device: a kernel that fails to build is a failure)
-if ! $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2>&1 &&
+if ! $c --impl $ocl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2>&1 &&
    grep -Eq 'no OpenCL (platform|device) found|built without OpenCL' "$tmp/probe.log"; then
     t_skip coulomb-opencl "no OpenCL here: $(tail -1 "$tmp/probe.log")"
 else
-    t_ok coulomb-opencl-builds $c --impl opencl --random 8 --reps 1 --warmup 0 --quiet
+    t_ok coulomb-opencl-builds $c --impl $ocl --random 8 --reps 1 --warmup 0 --quiet
     # the default sweep is half (the thesis's one row tile per group); --sweep folded is named so in
     # the summary line and the CSV
-    t_grep coulomb-sweep-default '^sweep=half$' $c --impl opencl --random 10 --print-config
+    t_grep coulomb-sweep-default '^sweep=half$' $c --impl $ocl --random 10 --print-config
     rm -f "$tmp/sweep.csv"
-    t_ok coulomb-sweep-folded-csv $c --impl opencl --sweep folded --random 300 --reps 1 --quiet --csv "$tmp/sweep.csv"
+    t_ok coulomb-sweep-folded-csv $c --impl $ocl --sweep folded --random 300 --reps 1 --quiet --csv "$tmp/sweep.csv"
     t_grep coulomb-sweep-folded-column '^folded$' awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "sweep") c = k }
         NR == 2 { print $c }' "$tmp/sweep.csv"
     for acc in float double kahan pairwise exact; do
         for input in "--random 1000" "--water 1500"; do
-            t_ok "coulomb-opencl-$acc-${input#--}" $c --impl opencl --acc $acc $input --check --reps 1 --quiet
+            t_ok "coulomb-opencl-$acc-${input#--}" $c --impl $ocl --acc $acc $input --check --reps 1 --quiet
         done
     done
     for sweep in half folded full; do
         for u in 1 2 4 8; do
             # 1000 atoms in blocks of 64: an own tile, full tiles and a partial last tile (16 row
             # tiles: folded pairs them all)
-            t_ok "coulomb-opencl-$sweep-u$u" $c --impl opencl --acc double --sweep $sweep --unroll $u --block 64 \
+            t_ok "coulomb-opencl-$sweep-u$u" $c --impl $ocl --acc double --sweep $sweep --unroll $u --block 64 \
                 --random 1000 --check --reps 1 --quiet
         done
         # 1031 atoms: 17 row tiles of 64 (odd: folded's middle group takes one row tile alone)
-        t_ok "coulomb-opencl-$sweep-odd-rows" $c --impl opencl --acc double --sweep $sweep --unroll 4 --block 64 \
+        t_ok "coulomb-opencl-$sweep-odd-rows" $c --impl $ocl --acc double --sweep $sweep --unroll 4 --block 64 \
             --random 1031 --check --reps 1 --quiet
         # 1000 atoms in tiles of 128 (--ipt 2): 8 row tiles, even, the last partial
-        t_ok "coulomb-opencl-$sweep-ipt2-even-rows" $c --impl opencl --acc double --sweep $sweep --ipt 2 --unroll 2 \
+        t_ok "coulomb-opencl-$sweep-ipt2-even-rows" $c --impl $ocl --acc double --sweep $sweep --ipt 2 --unroll 2 \
             --block 64 --random 1000 --check --reps 1 --quiet
-        t_ok "coulomb-opencl-$sweep-kahan-water" $c --impl opencl --acc kahan --sweep $sweep --unroll 8 --water 1500 \
+        t_ok "coulomb-opencl-$sweep-kahan-water" $c --impl $ocl --acc kahan --sweep $sweep --unroll 8 --water 1500 \
             --check --reps 1 --quiet
-        t_ok "coulomb-opencl-$sweep-one-block" $c --impl opencl --acc double --sweep $sweep --block 128 --random 100 \
+        t_ok "coulomb-opencl-$sweep-one-block" $c --impl $ocl --acc double --sweep $sweep --block 128 --random 100 \
             --check --reps 1 --quiet
         # --ipt: 1031 atoms in tiles of 64 * ipt (9 and 5 row tiles: odd): own, full and partial last
         # tiles whose work-items hold real atoms and padding together; 100 atoms: one tile
         for ipt in 2 4; do
-            t_ok "coulomb-opencl-$sweep-ipt$ipt" $c --impl opencl --acc double --sweep $sweep --ipt $ipt --unroll 8 \
+            t_ok "coulomb-opencl-$sweep-ipt$ipt" $c --impl $ocl --acc double --sweep $sweep --ipt $ipt --unroll 8 \
                 --block 64 --random 1031 --check --reps 1 --quiet
-            t_ok "coulomb-opencl-$sweep-ipt$ipt-one-tile" $c --impl opencl --acc exact --sweep $sweep --ipt $ipt \
+            t_ok "coulomb-opencl-$sweep-ipt$ipt-one-tile" $c --impl $ocl --acc exact --sweep $sweep --ipt $ipt \
                 --block 32 --random 100 --check --reps 1 --quiet
         done
     done
     for acc in float kahan pairwise; do
-        t_ok "coulomb-opencl-$acc-ipt4-water" $c --impl opencl --acc $acc --ipt 4 --water 1500 --check --reps 1 --quiet
+        t_ok "coulomb-opencl-$acc-ipt4-water" $c --impl $ocl --acc $acc --ipt 4 --water 1500 --check --reps 1 --quiet
     done
     # --wg is --block under OpenCL's name: the same run, block 64 in the CSV
     rm -f "$tmp/wg.csv"
-    t_ok coulomb-opencl-wg $c --impl opencl --acc double --wg 64 --random 1000 --check --reps 1 --quiet --csv "$tmp/wg.csv"
+    t_ok coulomb-opencl-wg $c --impl $ocl --acc double --wg 64 --random 1000 --check --reps 1 --quiet --csv "$tmp/wg.csv"
     t_grep coulomb-opencl-wg-column '^64$' awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "block") c = k }
         NR == 2 { print $c }' "$tmp/wg.csv"
-    t_ok coulomb-opencl-kahan-full $c --impl opencl --acc kahan --sweep full --water 1500 --check --reps 1 --quiet
-    t_ok coulomb-opencl-hand $c --impl opencl --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 \
+    t_ok coulomb-opencl-kahan-full $c --impl $ocl --acc kahan --sweep full --water 1500 --check --reps 1 --quiet
+    t_ok coulomb-opencl-hand $c --impl $ocl --acc double --input $d/nacl_cube.xyzq --e-ref -966.9890776248491 \
         --check --reps 1 --quiet
-    t_ok coulomb-opencl-exact-full $c --impl opencl --acc exact --sweep full --unroll 8 --block 64 --random 1000 \
+    t_ok coulomb-opencl-exact-full $c --impl $ocl --acc exact --sweep full --unroll 8 --block 64 --random 1000 \
         --check --reps 1 --quiet
     t_ok coulomb-opencl-ref-device _t80_refs_agree $c --impl ref --water 3000 --reps 1 --quiet -- \
-        $c --impl opencl --acc float --ref device --water 3000 --reps 1 --quiet
+        $c --impl $ocl --acc float --ref device --water 3000 --reps 1 --quiet
     for acc in float double kahan pairwise exact; do
-        t_ok "coulomb-opencl-$acc-adk" $c --impl opencl --acc $acc --input $adk --e-ref $adk_e --check --reps 1 \
+        t_ok "coulomb-opencl-$acc-adk" $c --impl $ocl --acc $acc --input $adk --e-ref $adk_e --check --reps 1 \
             --warmup 0 --quiet
     done
-    t_error coulomb-opencl-no-device 2 'cl-device 7: platform 0 has' $c --impl opencl --random 10 --cl-device 7
+    t_error coulomb-opencl-no-device 2 "cl-device 7: platform ${CL_PLATFORM:-0} has" $c --impl $ocl --random 10 --cl-device 7
     # the device's limits, checked in setup before any kernel is enqueued: one line naming the
     # limit and the device's value, exit 2 (not an OpenCL error code at the launch). PoCL allows
     # 4096 work-items per work-group and 1 MiB of local memory, more than any legal --wg (at most
@@ -171,28 +174,28 @@ else
     # lower (never raise) the values the checks see (kernels/opencl/coulomb_cl.c)
     t_error coulomb-opencl-local-mem-limit 2 \
         'wg\) 1024 with --ipt 4 and 8-byte reals \(--acc double\) needs 147456 bytes of local memory per work-group .*more than CL_DEVICE_LOCAL_MEM_SIZE 65536 of .*lowered from the device.s [0-9]+ by NBR_CL_FAKE_LOCAL_MEM' \
-        env NBR_CL_FAKE_LOCAL_MEM=65536 $c --impl opencl --acc double --wg 1024 --ipt 4 --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_LOCAL_MEM=65536 $c --impl $ocl --acc double --wg 1024 --ipt 4 --random 1000 --reps 1 --quiet
     # under the same limit 512 work-items (24576 bytes) fit and run
-    t_ok coulomb-opencl-local-mem-fits env NBR_CL_FAKE_LOCAL_MEM=65536 $c --impl opencl --acc double --wg 512 \
+    t_ok coulomb-opencl-local-mem-fits env NBR_CL_FAKE_LOCAL_MEM=65536 $c --impl $ocl --acc double --wg 512 \
         --random 1000 --check --reps 1 --quiet
     # float fits in 2048 bytes (1536), the --ref device reference (exact: 3072) does not
     t_error coulomb-opencl-local-mem-ref-device 2 \
         '\(--acc exact: also the --ref device reference.s precision\) needs 3072 bytes .*CL_DEVICE_LOCAL_MEM_SIZE 2048 ' \
-        env NBR_CL_FAKE_LOCAL_MEM=2048 $c --impl opencl --acc float --ref device --wg 64 --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_LOCAL_MEM=2048 $c --impl $ocl --acc float --ref device --wg 64 --random 1000 --reps 1 --quiet
     t_error coulomb-opencl-max-wg-limit 2 \
         'wg\) 512 is more than CL_DEVICE_MAX_WORK_GROUP_SIZE 256 of .*lowered from the device.s [0-9]+ by NBR_CL_FAKE_MAX_WG' \
-        env NBR_CL_FAKE_MAX_WG=256 $c --impl opencl --wg 512 --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_MAX_WG=256 $c --impl $ocl --wg 512 --random 1000 --reps 1 --quiet
     t_error coulomb-opencl-fake-env-bad 2 "NBR_CL_FAKE_MAX_WG='8x' is not a positive integer" \
-        env NBR_CL_FAKE_MAX_WG=8x $c --impl opencl --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_MAX_WG=8x $c --impl $ocl --random 1000 --reps 1 --quiet
     # unlowered, on whatever device this is: the largest tile (147456 bytes) runs where it fits the
     # device's CL_DEVICE_LOCAL_MEM_SIZE (its value read from the hook's message) and is refused
     # naming that value where it does not (e.g. NVIDIA's 48 KiB), or refused for a work-group limit
     _t80_largest_tile() {
         local dev_local rc
-        dev_local=$(NBR_CL_FAKE_LOCAL_MEM=1 $c --impl opencl --random 10 --reps 1 --quiet 2>&1 |
+        dev_local=$(NBR_CL_FAKE_LOCAL_MEM=1 $c --impl $ocl --random 10 --reps 1 --quiet 2>&1 |
             sed -n 's/.*lowered from the device.s \([0-9]*\) by NBR_CL_FAKE_LOCAL_MEM.*/\1/p')
         [ -n "$dev_local" ] || { echo "no device CL_DEVICE_LOCAL_MEM_SIZE in the message"; return 1; }
-        $c --impl opencl --acc double --wg 1024 --ipt 4 --random 5000 --check --reps 1 --quiet 2>"$tmp/largest.err"
+        $c --impl $ocl --acc double --wg 1024 --ipt 4 --random 5000 --check --reps 1 --quiet 2>"$tmp/largest.err"
         rc=$?
         cat "$tmp/largest.err"
         echo "device local memory $dev_local, needed 147456, exit code $rc"
@@ -302,15 +305,15 @@ t_error coulomb-err-impl 2 '--impl must be one of ref\|opencl\|cuda' $c --impl m
 t_error coulomb-err-cuda-here 2 'coulomb-cuda' $c --impl cuda --random 10
 # the tiled kernels' knobs exist where coulomb was built with OpenCL (the Makefile says when it was not)
 if $c --help 2>&1 | grep -q -- '--unroll'; then
-    t_error coulomb-err-unroll 2 '--unroll must be 1, 2, 4 or 8' $c --impl opencl --unroll 3 --random 10
-    t_error coulomb-err-block 2 '--block \(--wg\) must be a power of two' $c --impl opencl --block 96 --random 10
-    t_error coulomb-err-wg 2 '--block \(--wg\) must be a power of two' $c --impl opencl --wg 96 --random 10
+    t_error coulomb-err-unroll 2 '--unroll must be 1, 2, 4 or 8' $c --impl $ocl --unroll 3 --random 10
+    t_error coulomb-err-block 2 '--block \(--wg\) must be a power of two' $c --impl $ocl --block 96 --random 10
+    t_error coulomb-err-wg 2 '--block \(--wg\) must be a power of two' $c --impl $ocl --wg 96 --random 10
     t_error coulomb-err-wg-ref 2 '--wg does not apply to --impl ref' $c --impl ref --wg 64 --random 10
     t_error coulomb-err-unroll-ref 2 '--unroll does not apply to --impl ref' $c --impl ref --unroll 2 --random 10
-    t_error coulomb-err-ipt 2 '--ipt must be 1, 2 or 4' $c --impl opencl --ipt 3 --random 10
+    t_error coulomb-err-ipt 2 '--ipt must be 1, 2 or 4' $c --impl $ocl --ipt 3 --random 10
     t_error coulomb-err-ipt-ref 2 '--ipt does not apply to --impl ref' $c --impl ref --ipt 2 --random 10
     t_grep coulomb-help '--unroll' $c --help
-    t_error coulomb-err-sweep 2 '--sweep must be one of half\|full\|folded' $c --impl opencl --sweep thesis --random 10
+    t_error coulomb-err-sweep 2 '--sweep must be one of half\|full\|folded' $c --impl $ocl --sweep thesis --random 10
     t_error coulomb-err-sweep-ref 2 '--sweep does not apply to --impl ref' $c --impl ref --sweep half --random 10
 else
     t_skip coulomb-opencl-knobs "coulomb built without OpenCL here (no CL/cl.h or ICD loader): --unroll, --block, --wg, --ipt, --sweep absent"

@@ -99,18 +99,14 @@ else
         failed+=("opencl: no NVIDIA OpenCL platform (opencl.log)")
     else
         stamp "NVIDIA OpenCL: platform $cl_platform of $cl_bin"
-        # the test file's OpenCL cases use platform 0: where another ICD (the device's PoCL, at
-        # 5ea09f2) comes first, the tests see an ICD folder holding NVIDIA's alone
-        test_env=()
-        if [ "$cl_platform" != 0 ]; then
-            mkdir -p /tmp/cl/nvidia-only && echo "$nv_lib" >/tmp/cl/nvidia-only/nvidia.icd
-            test_env=(OCL_ICD_VENDORS=/tmp/cl/nvidia-only OPENCL_VENDOR_PATH=/tmp/cl/nvidia-only)
-            echo "note: NVIDIA is platform $cl_platform; the tests run with an ICD folder of NVIDIA's alone"
-        fi
-        header "BUILD=$cl_build tests/run.sh 80 (NVIDIA OpenCL alone, platform 0)" >"$OUT/tests-opencl.log"
+        # the test file's OpenCL cases use platform CL_PLATFORM (default 0): NVIDIA's here, where
+        # another ICD (the device's PoCL since 5ea09f2) comes first. An ICD folder of NVIDIA's alone
+        # (OCL_ICD_VENDORS) did not hide PoCL at 58b17da: the tests ran on it again
+        test_env=(CL_PLATFORM=$cl_platform)
+        header "BUILD=$cl_build CL_PLATFORM=$cl_platform tests/run.sh 80 (NVIDIA OpenCL)" >"$OUT/tests-opencl.log"
         env "${test_env[@]}" BUILD=$cl_build timeout 130 tests/run.sh 80 >>"$OUT/tests-opencl.log" 2>&1 ||
             failed+=("tests-opencl (exit $?)")
-        env "${test_env[@]}" $cl_build/double/coulomb --impl opencl --random 8 --reps 1 --warmup 0 --quiet 2>&1 |
+        $cl_build/double/coulomb --impl opencl --cl-platform $cl_platform --random 8 --reps 1 --warmup 0 --quiet 2>&1 |
             head -1 | sed 's/^/tests ran on: /' >>"$OUT/tests-opencl.log"
         stamp "tests, OpenCL build: $(tail -1 "$OUT/tests-opencl.log")"
         grep -E '^(FAIL|SKIP)' "$OUT/tests-opencl.log" | head -20
