@@ -66,12 +66,13 @@ def main(paths):
         head = ["phase"] + cols + (["B/A"] if len(cols) == 2 else [])
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
-        names = list(OrderedDict.fromkeys(n for r in cols for ph in by_rev[r] for n in ph))
+        tail = ["sum", "rebuilds", "step (us)"]
+        names = [n for n in OrderedDict.fromkeys(n for r in cols for ph in by_rev[r] for n in ph) if n not in tail] + tail
         for name in names:
             med = [statistics.median([ph[name] for ph in by_rev[r] if name in ph] or [float("nan")]) for r in cols]
-            row = [name] + [fmt(v) for v in med]
+            row = [name] + ["-" if v != v else fmt(v) for v in med]
             if len(cols) == 2:
-                row.append(fmt(med[1] / med[0]) if med[0] > 0 else "-")
+                row.append(fmt(med[1] / med[0]) if med[0] > 0 and med[1] == med[1] else "-")
             print("| " + " | ".join(row) + " |")
 
 

@@ -8,7 +8,8 @@
 #    every tagged row, the halo rows joined by tag and revision, a second run skips;
 #  - plots/dd.py: figures and section with no CSV ("not yet measured"), from the stand-in rows,
 #    from a runs/device/dd.sh-style CSV + log (ranks/backend/mode from the tag), and a damaged
-#    CSV stops with file and line.
+#    CSV stops with file and line;
+#  - runs/ddprof_table.py on the committed side-by-side phase logs (results/h200/ddprof-*).
 tmp=$TEST_LOG_DIR/dd_figs
 rm -rf "$tmp"
 mkdir -p "$tmp/bin" "$tmp/res/h200-x2" "$tmp/none"
@@ -135,3 +136,16 @@ elif py91=$(plots/venv.sh 2>"$tmp/venv.log"); then
 else
     t_skip dd-plots "no python with pandas and matplotlib (plots/venv.sh: $(tail -1 "$tmp/venv.log"))"
 fi
+
+# runs/ddprof_table.py (stdlib): the committed side-by-side phase logs give B/A per phase (the
+# migration's count and the rank skew named), a log with no phase line is left out with a word,
+# and a file not named as the ddprof part names them stops it
+ab=results/h200/ddprof-96df8a0b6be5-58b17da53500
+t_grep ddprof-table-ratio '^\| migrate \| 9806 \| 1524 \| 0.1554 \|$' \
+    bash -c "python3 runs/ddprof_table.py $ab/ddprof-sp-2rank-p2p-96df8a0b6be5-r*.log $ab/ddprof-sp-2rank-p2p-58b17da53500-r*.log"
+t_grep ddprof-table-skew '^\| skew \| - \| 2496 \| - \|$' \
+    bash -c "python3 runs/ddprof_table.py $ab/ddprof-sp-2rank-p2p-96df8a0b6be5-r*.log $ab/ddprof-sp-2rank-p2p-58b17da53500-r*.log"
+echo "mpirun: rank 1 failed" >"$tmp/ddprof-sp-2rank-p2p-abc-r1.log"
+t_grep ddprof-table-failed-run 'ddprof-sp-2rank-p2p-abc-r1.log: no phase line .*left out' \
+    bash -c "python3 runs/ddprof_table.py $tmp/ddprof-sp-2rank-p2p-abc-r1.log $ab/ddprof-lj-1rank-mpi-58b17da53500-r1.log 2>&1"
+t_error ddprof-table-bad-name 1 'not a ddprof log name' python3 runs/ddprof_table.py "$tmp/ddprof.log"
