@@ -253,7 +253,11 @@ __global__ void dd_scatter_kernel(const int *cell_of, const int *cell_slot, cons
 /* One thread per row (a local atom; with --dd-newton on, a ghost too): every atom (local or
  * ghost) of the 27 cells around its own within r_n goes into W (record_candidate, shared with
  * the single-GPU builds), with --dd-newton on only those whose zone shares no axis with the
- * row's. */
+ * row's. The grid has no periodic wrap (the ghosts are the images), so the three cells of a row
+ * along x are one run of cell_atoms (cell_start is the exclusive scan of the counts): nine runs,
+ * read four candidates at a time with their positions fetched before any is tested, as
+ * gpu-layer reads H, so a thread has several loads in flight instead of one dependent chain per
+ * candidate. The candidates and their order are those of the 27-cell walk. */
 template <int Mode, int Layout>
 __global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const int *__restrict__ cell_of,
                                                           const int *__restrict__ cell_start,
@@ -270,20 +274,32 @@ __global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const i
         const int zi = zone ? zone[i] : 0;
         int *w = W + w_index<Layout>(0, i, n_rows, nbr_cap);
         const size_t w_step = w_index<Layout>(1, i, n_rows, nbr_cap) - w_index<Layout>(0, i, n_rows, nbr_cap);
+        /* --dd-newton on: a pair of two ghosts that both came from above along an axis is the
+         * upper domain's (the eighth-shell rule: each pair on one domain) */
+        auto consider = [&](int j, const real4 &rj) {
+            if (!(zi & (zone ? zone[j] : 0))) record_candidate(i, j, rj, ri, rn2, w, w_step, m, nbr_cap);
+        };
         const int c = cell_of[i], cx = c % grid.gc[0], cy = c / grid.gc[0] % grid.gc[1], cz = c / (grid.gc[0] * grid.gc[1]);
+        const int x0 = max(cx - 1, 0), x1 = min(cx + 1, grid.gc[0] - 1);
         for (int z = max(cz - 1, 0); z <= min(cz + 1, grid.gc[2] - 1); z++)
-            for (int y = max(cy - 1, 0); y <= min(cy + 1, grid.gc[1] - 1); y++)
-                for (int x = max(cx - 1, 0); x <= min(cx + 1, grid.gc[0] - 1); x++) {
-                    const int cell = (z * grid.gc[1] + y) * grid.gc[0] + x;
-                    const int start = cell_start[cell], end = start + cell_count[cell];
-                    for (int k = start; k < end; k++) {
-                        const int j = cell_atoms[k];
-                        /* --dd-newton on: a pair of two ghosts that both came from above along an
-                         * axis is the upper domain's (the eighth-shell rule: each pair on one domain) */
-                        if (zi & (zone ? zone[j] : 0)) continue;
-                        record_candidate(i, j, fetch_pos<Mode>(pos, j), ri, rn2, w, w_step, m, nbr_cap);
-                    }
+            for (int y = max(cy - 1, 0); y <= min(cy + 1, grid.gc[1] - 1); y++) {
+                const int row = (z * grid.gc[1] + y) * grid.gc[0];
+                const int end = cell_start[row + x1] + cell_count[row + x1];
+                int k = cell_start[row + x0];
+                for (; k + 3 < end; k += 4) {
+                    const int j0 = cell_atoms[k], j1 = cell_atoms[k + 1], j2 = cell_atoms[k + 2], j3 = cell_atoms[k + 3];
+                    const real4 r0 = fetch_pos<Mode>(pos, j0), r1 = fetch_pos<Mode>(pos, j1),
+                                r2 = fetch_pos<Mode>(pos, j2), r3 = fetch_pos<Mode>(pos, j3);
+                    consider(j0, r0);
+                    consider(j1, r1);
+                    consider(j2, r2);
+                    consider(j3, r3);
                 }
+                for (; k < end; k++) {
+                    const int j = cell_atoms[k];
+                    consider(j, fetch_pos<Mode>(pos, j));
+                }
+            }
         nbr_count[i] = m;
     }
     record_nbr_stats(m, status);
