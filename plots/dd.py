@@ -356,11 +356,52 @@ def section(outmd):
             cb = [[c, crossover(m, c)[0]] for c in BACKENDS if (m.comm == c).any()]
             out += ["Where 2 GPUs start to beat the best single GPU (each backend's best mode per N):", "",
                     md_table(["backend", "2 GPUs pay"], cb), ""]
+    out += rebuild_phases()
     out += ["### The paper's intra-node statements beside ours", "", paper_vs_ours(df), "",
             "### The issue's targets (nvidia-h200-x2)", "", targets(df), ""]
     if txt.get("differences"):
         out += ["### Why our numbers and the paper's are not the same experiment", "", txt["differences"], ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def rebuild_phases():
+    """gpu-dd's rebuild by phase (NBR_DD_PROFILE) from every results/<machine>/ddprof-*/ folder of
+    logs (runs/device/all.sh part ddprof), read by runs/ddprof_table.py: one table per folder,
+    a row per system, rank count, backend and revision (the median over its rounds)."""
+    sys.path.insert(0, os.path.join(figdata.ROOT, "runs"))
+    import ddprof_table
+    out = []
+    for d in sorted(glob.glob(os.path.join(figdata.results_dir(), "*", "ddprof-*", ""))):
+        logs = sorted(glob.glob(os.path.join(d, "ddprof-*.log")))
+        data = ddprof_table.collect(logs) if logs else {}
+        if not data:
+            continue
+        machine = os.path.basename(os.path.dirname(os.path.dirname(d)))
+        m = re.search(r"-x(\d+)$", machine)
+        gpus = int(m.group(1)) if m else 1
+        m = re.search(r"ddprof-([0-9a-f]{7,})", os.path.basename(os.path.dirname(d)))
+        folder_rev = m.group(1) if m else "-"   # logs named before the revision was in the name
+        phases = list(dict.fromkeys(n for by_rev in data.values() for med, _ in by_rev.values()
+                                    for n in med if n not in ddprof_table.TAIL))
+        body = []
+        for (system, ranks, comm), by_rev in data.items():
+            for rev, (med, rounds) in by_rev.items():
+                on = f"{ranks}" if ranks <= gpus else f"{ranks} on {gpus} GPU (shared)"
+                body.append([system.upper(), on, comm, folder_rev if rev == "-" else rev, rounds] +
+                            [fmt(med.get(n)) for n in phases] +
+                            [fmt(med["sum"]), fmt(med["rebuilds"]), fmt(med["step (us)"])])
+        out += [f"`{figdata.rel(os.path.dirname(d))}` ({machine}, {gpus} GPU{'s' if gpus > 1 else ''}):", "",
+                md_table(["system", "ranks", "comm", "revision", "rounds"] + phases +
+                         ["sum", "rebuilds", "us/step"], body), ""]
+    if not out:
+        return []
+    return ["### gpu-dd's rebuild by phase (NBR_DD_PROFILE)", "",
+            "A rebuild migrates atoms, finds the ghosts and builds the lists; what of it "
+            "does not halve on 2 GPUs is part of T_P - T_1/P above. us per rebuild, the largest over ranks, median "
+            "over rounds; the stream synchronised at each phase boundary. Since f3093a6 the ranks also meet there "
+            "and the wait is the phase skew; before it a phase holds its waits on the other ranks. Rows whose ranks "
+            "share one GPU ran time-sliced: they say what a change did, not what P GPUs take. us/step: the run's "
+            "median step, profile on (SP 8M and LJ 4M, 300 steps).", ""] + out
 
 
 NOT = "not yet measured"

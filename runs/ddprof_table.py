@@ -46,11 +46,14 @@ def fmt(x):
     return f"{x:.4g}"
 
 
-def main(paths):
-    if not paths:
-        sys.exit(__doc__.strip().splitlines()[0])
-    runs = OrderedDict()   # key -> rev -> [phases]
-    revs = []
+TAIL = ["sum", "rebuilds", "step (us)"]
+
+
+def collect(paths):
+    """{(system, ranks, comm): {revision: {phase: median over rounds}}} and, per key and
+    revision, the number of rounds; revisions in order of first appearance. Logs without a
+    phase line are left out with a word on stderr."""
+    runs, revs = OrderedDict(), []
     for path in paths:
         r = parse(path)
         if r is None:
@@ -59,17 +62,33 @@ def main(paths):
         runs.setdefault(key, OrderedDict()).setdefault(rev, []).append(phases)
         if rev not in revs:
             revs.append(rev)
-    for (system, np, comm), by_rev in runs.items():
-        cols = [r for r in revs if r in by_rev]
-        rounds = ", ".join(f"{r}: {len(by_rev[r])}" for r in cols)
+    out = OrderedDict()
+    for key, by_rev in runs.items():
+        out[key] = OrderedDict()
+        for rev in [r for r in revs if r in by_rev]:
+            rounds = by_rev[rev]
+            names = list(OrderedDict.fromkeys(n for ph in rounds for n in ph))
+            names = [n for n in names if n not in TAIL] + TAIL
+            med = OrderedDict((n, statistics.median([ph[n] for ph in rounds if n in ph] or [float("nan")]))
+                              for n in names)
+            out[key][rev] = (med, len(rounds))
+    return out
+
+
+def main(paths):
+    if not paths:
+        sys.exit(__doc__.strip().splitlines()[0])
+    for (system, np, comm), by_rev in collect(paths).items():
+        cols = list(by_rev)
+        rounds = ", ".join(f"{r}: {by_rev[r][1]}" for r in cols)
         print(f"\n{system}, {np} rank(s), {comm} (rounds {rounds}; us per rebuild, median over rounds)\n")
         head = ["phase"] + cols + (["B/A"] if len(cols) == 2 else [])
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
-        tail = ["sum", "rebuilds", "step (us)"]
-        names = [n for n in OrderedDict.fromkeys(n for r in cols for ph in by_rev[r] for n in ph) if n not in tail] + tail
+        names = list(OrderedDict.fromkeys(n for r in cols for n in by_rev[r][0]))
+        names = [n for n in names if n not in TAIL] + TAIL
         for name in names:
-            med = [statistics.median([ph[name] for ph in by_rev[r] if name in ph] or [float("nan")]) for r in cols]
+            med = [by_rev[r][0].get(name, float("nan")) for r in cols]
             row = [name] + ["-" if v != v else fmt(v) for v in med]
             if len(cols) == 2:
                 row.append(fmt(med[1] / med[0]) if med[0] > 0 and med[1] == med[1] else "-")

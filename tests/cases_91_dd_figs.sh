@@ -133,6 +133,14 @@ elif py91=$(plots/venv.sh 2>"$tmp/venv.log"); then
     head -2 "$tmp/res/h200-x2/dd_scaling.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200-x2/dd_scaling.csv"
     t_error dd-plots-damaged-csv 2 'dd_scaling\.csv line 2: [0-9]+ fields' \
         env NBR_RESULTS="$tmp/bad" "$py91" plots/dd.py --figures "$tmp/bf"
+    # the rebuild by phase: a folder of ddprof logs per machine, the revision from the log's name
+    # or (older logs) the folder's, ranks sharing a GPU said so
+    mkdir -p "$tmp/prof/h200-x2/ddprof-0c39b7584559-logs" "$tmp/prof/h200/ddprof-96df8a0b6be5-58b17da53500"
+    cp results/h200-x2/ddprof-0c39b7584559-logs/ddprof-sp-2gpu-p2p.log "$tmp/prof/h200-x2/ddprof-0c39b7584559-logs/"
+    cp results/h200/ddprof-96df8a0b6be5-58b17da53500/ddprof-sp-2rank-p2p-58b17da53500-r*.log "$tmp/prof/h200/ddprof-96df8a0b6be5-58b17da53500/"
+    t_grep dd-plots-ddprof '^1 1$' sh -c "env NBR_RESULTS='$tmp/prof' '$py91' plots/dd.py --section '$tmp/P.md' >'$tmp/P.out' &&
+        echo \$(grep -c '^| SP | 2 | p2p | 0c39b7584559 | 1 | 3293 | ' '$tmp/P.out') \
+             \$(grep -c '^| SP | 2 on 1 GPU (shared) | p2p | 58b17da53500 | 2 | 1524 | .* | 2496 | 14435 | 27 | 6854 |$' '$tmp/P.out')"
 else
     t_skip dd-plots "no python with pandas and matplotlib (plots/venv.sh: $(tail -1 "$tmp/venv.log"))"
 fi

@@ -146,10 +146,10 @@ if want ddprof; then
     # tabulates them.
     progs=("$(cat .git-rev 2>/dev/null || echo head)=build/float/gpu-dd")
     if [ -n "${DDPROF_BASE:-}" ]; then
-        if make -C "$DDPROF_BASE" -j16 build/float/gpu-dd >"$R/ddprof-base-build.log" 2>&1; then
+        if make -C "$DDPROF_BASE" -j16 build/float/gpu-dd >"$R/base-build.log" 2>&1; then
             progs=("$(cat "$DDPROF_BASE/.git-rev" 2>/dev/null || echo base)=$DDPROF_BASE/build/float/gpu-dd" "${progs[@]}")
         else
-            say "ddprof: DDPROF_BASE did not build ($(tail -1 "$R/ddprof-base-build.log"))"
+            say "ddprof: DDPROF_BASE did not build ($(tail -1 "$R/base-build.log"))"
         fi
     fi
     ngpu=$(nvidia-smi -L | grep -c '^GPU')
