@@ -62,6 +62,9 @@ if want suite; then
         while IFS= read -r name; do cp "build/test-logs/$name.log" "build/test-logs/$name.out" "$R/failed-logs/" 2>/dev/null; done
     pack
 fi
+# TEST_ONLY (and NBR_DD_MULTI) were the suite's: the tests later parts run (the coulomb part's
+# OpenCL tests) are whole (at 39b2e8e a suite TEST_ONLY left them none)
+unset TEST_ONLY
 if want dd; then
     OUT=$R/dd DD_PART=timing DD_WALL=$(( ${DD_S:-90} - 10 )) timeout "${DD_S:-90}" runs/device/dd.sh >"$R/dd-timing.out" 2>&1
     say "gpu-dd timing: $(tail -1 "$R/dd-timing.out")"
