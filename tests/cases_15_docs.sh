@@ -28,3 +28,20 @@ elif ! "$BUILD/double/coulomb" --help 2>&1 | grep -q -- '--wg'; then
 else
     t_grep readme-flags-known 'every README flag is known' readme_flags_known
 fi
+
+# gpu-dd's environment variables (read in its sources, not parsed by the option table): each
+# one its --help names, so that a variable added or renamed in the code cannot go undocumented
+dd_env_documented() {
+    local help missing=() v
+    help=$("$BUILD/double/gpu-dd" --help 2>&1) || { echo "gpu-dd --help failed"; return 1; }
+    for v in $(grep -ohE '"NBR_DD_[A-Z_]+"' variants/gpu-dd.cu kernels/cuda/dd*.cu kernels/cuda/dd*.cuh | tr -d '"' | sort -u); do
+        grep -qw -- "$v" <<<"$help" || missing+=("$v")
+    done
+    [ ${#missing[@]} -eq 0 ] || { echo "gpu-dd reads, --help does not name: ${missing[*]}"; return 1; }
+    echo "every NBR_DD_ variable gpu-dd reads is in its --help"
+}
+if [ -x "$BUILD/double/gpu-dd" ]; then
+    t_grep dd-env-documented 'every NBR_DD_ variable' dd_env_documented
+else
+    t_skip dd-env-documented "gpu-dd not built here (no mpi.h or no nvcc)"
+fi

@@ -255,7 +255,18 @@ int main(int argc, char **argv)
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--help") && g_rank == 0)
             printf("gpu-dd: start P ranks with mpirun -np P (one rank runs without mpirun)\n"
-                   "compiled backends: mpi p2p%s%s\n\n", dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
+                   "compiled backends: mpi p2p%s%s\n"
+                   "environment (diagnostics; the last four are the tests' planted faults):\n"
+                   "  NBR_DD_PROFILE=1      a rebuild timed by phase, ranks aligned at each boundary (skew: the waits)\n"
+                   "  NBR_DD_HALO_REPS=R    the halo exchange and the force kernel replayed R times after the run\n"
+                   "  NBR_DD_TIMEOUT_S=S    how long a wait on a peer may take before every rank stops (20)\n"
+                   "  NBR_DD_ALL_RANKS=1    every rank prints (rank 0 only otherwise)\n"
+                   "  NBR_DD_HORIZON=0      --decide device: look at the device only at sample points\n"
+                   "  NBR_DD_FORCE_GATE=0   --decide device: forces launched without the gate graph\n"
+                   "  NBR_DD_FAIL_RANK=r, NBR_DD_FAIL_STEP=k   rank r stops at start (or at the rebuild at step k)\n"
+                   "  NBR_DD_LOSE_STEP=k    rank 0 drops an atom at the rebuild at step k (the conservation check)\n"
+                   "  NBR_DD_SORT_SKIP_V=k  the sort by cell at step k leaves the velocities behind\n\n",
+                   dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
     const int n = drop_csv_flags(argc, argv);
     const char *all = getenv("NBR_DD_ALL_RANKS");
     if (g_rank > 0 && !(all && *all == '1')) {
