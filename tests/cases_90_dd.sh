@@ -135,6 +135,8 @@ t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$
 t_error "dd-refuse-bad-comm" 2 "comm must be one of mpi\|nccl\|p2p\|nvshmem \(got 'shmem'\)" "$dd" --comm shmem --ne 8
 t_error "dd-refuse-bad-overlap" 2 "dd-overlap must be one of off\|on \(got 'yes'\)" "$dd" --dd-overlap yes --ne 8
 t_error "dd-refuse-bad-grid" 2 'dd-grid 2x1: expected PXxPYxPZ' "$dd" --dd-grid 2x1 --ne 8
+t_error "dd-refuse-bad-halo-reps" 2 "NBR_DD_HALO_REPS='10x': not a whole number of replays" env NBR_DD_HALO_REPS=10x "$dd" --ne 8
+t_error "dd-refuse-negative-halo-reps" 2 "NBR_DD_HALO_REPS='-1': not a whole number" env NBR_DD_HALO_REPS=-1 "$dd" --ne 8
 t_error "dd-refuse-graph-mpi" 2 'dd-graph on needs a backend without host steps' "$dd" --dd-graph on --comm mpi --ne 8
 t_error "dd-device-refuse-mpi" 2 'decide device needs a backend without host steps' "$dd" --decide device --comm mpi --ne 8
 t_ok "dd-device-refuse-mpi-2ranks" dd_refused 2 'decide device needs a backend without host steps' \

@@ -26,6 +26,7 @@
 #include <string.h>
 
 static int g_rank, g_size;
+static long g_halo_reps;   /* NBR_DD_HALO_REPS, else --stage-reps; 0: no replays after the run */
 #ifdef NBR_NCCL
 static const int dd_have_nccl = 1;
 #else
@@ -92,6 +93,13 @@ static void dd_options(Sim *s, Dd *d)
     if (d->newton && d->overlap)
         dd_fail(EXIT_INPUT, "--dd-newton on with --dd-overlap on: not supported yet (the ghosts' rows and the force halo "
                             "are not split into inner and border work)");
+    /* NBR_DD_HALO_REPS (the replays after the run): read here, so that a bad value stops the run
+     * before it starts, not after it */
+    const char *reps = getenv("NBR_DD_HALO_REPS");
+    char *end = NULL;
+    g_halo_reps = reps && *reps ? strtol(reps, &end, 10) : p->stage_reps;
+    if (reps && *reps && (*end || g_halo_reps < 0 || g_halo_reps > 1000000))
+        dd_fail(EXIT_INPUT, "NBR_DD_HALO_REPS='%s': not a whole number of replays from 0 (none) to 1000000", reps);
     /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
     if (p->decide == DECIDE_DEVICE && d->comm_kind == COMM_MPI)
         dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
@@ -182,10 +190,9 @@ static void dd_finish(Sim *s)
     dd_prof_report(d);
     /* the halo exchange and the force kernel on their own (the stage replays time them
      * together as "force"): the halo's cost per step for each backend; largest over ranks */
-    if (s->p.stage_reps > 0 || getenv("NBR_DD_HALO_REPS")) {
-        const char *env = getenv("NBR_DD_HALO_REPS");
-        const int reps = env ? atoi(env) : s->p.stage_reps;
-        double t[2] = {replay_us(d, reps > 0 ? reps : 1, halo_once), replay_us(d, reps > 0 ? reps : 1, force_once)};
+    if (g_halo_reps > 0) {
+        const int reps = (int)g_halo_reps;
+        double t[2] = {replay_us(d, reps, halo_once), replay_us(d, reps, force_once)};
         const double mine[2] = {t[0], t[1]};
         dd_allreduce_max_d(t, 2);
         printf("# dd: halo exchange %.4g us/step, force kernel %.4g us/call (largest over ranks; rank 0: %.4g, "
@@ -258,7 +265,8 @@ int main(int argc, char **argv)
                    "compiled backends: mpi p2p%s%s\n"
                    "environment (diagnostics; the last four are the tests' planted faults):\n"
                    "  NBR_DD_PROFILE=1      a rebuild timed by phase, ranks aligned at each boundary (skew: the waits)\n"
-                   "  NBR_DD_HALO_REPS=R    the halo exchange and the force kernel replayed R times after the run\n"
+                   "  NBR_DD_HALO_REPS=R    the halo exchange and the force kernel replayed R times after the run (0: none;\n"
+                   "                        unset: --stage-reps times)\n"
                    "  NBR_DD_TIMEOUT_S=S    how long a wait on a peer may take before every rank stops (20)\n"
                    "  NBR_DD_ALL_RANKS=1    every rank prints (rank 0 only otherwise)\n"
                    "  NBR_DD_HORIZON=0      --decide device: look at the device only at sample points\n"
