@@ -120,6 +120,17 @@ __global__ void face_flags_kernel(const real4 *r, int n, int axis, int dir, real
     flags[i] = dir < 0 ? x < face + reach : x >= face - reach;
 }
 
+/* The two pulses of an axis (down, then up) from one read of the positions. */
+__global__ void face_flags2_kernel(const real4 *r, int n, int axis, real lo_face, real hi_face, real reach,
+                                   int *down, int *up)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const real x = axis_of(r[i], axis);
+    down[i] = x < lo_face + reach;
+    up[i] = x >= hi_face - reach;
+}
+
 __global__ void pack_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *out,
                             unsigned long long *signal, const int *gate)
 {
@@ -717,26 +728,37 @@ static void gather_ghosts(Sim *s, Dd *d)
     d->n_ghost = 0;
     for (int k = 0; k < d->npulses; k += per) {
         const int ncand = d->n_local + d->n_ghost;   /* local atoms and the ghosts of the axes before */
+        /* each pulse's send list: its flags (both of an axis from one read of r; perm_alt is free
+         * scratch between the sorts), then a compaction into the pulse's list; one look at the
+         * counts for the axis. Every select ends before ensure_atoms below may move the arrays. */
+        int *flags[2] = {d->flags, d->perm_alt};
+        for (int q = k; q < k + per; q++) ensure_send(d, &d->pulse[q], ncand);
+        if (per == 2)
+            face_flags2_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(
+                g->r, ncand, d->pulse[k].axis, (real)d->lo[d->pulse[k].axis], (real)d->hi[d->pulse[k].axis], reach,
+                flags[0], flags[1]);
+        else
+            face_flags_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(
+                g->r, ncand, d->pulse[k].axis, d->pulse[k].dir,
+                (real)(d->pulse[k].dir < 0 ? d->lo[d->pulse[k].axis] : d->hi[d->pulse[k].axis]), reach, flags[0]);
+        LAUNCH_CHECK("face_flags_kernel");
+        for (int q = k; q < k + per; q++) {
+            size_t bytes = d->cub_bytes;
+            CUDA_CHECK(cub::DeviceSelect::Flagged(d->cub_tmp, bytes, thrust::counting_iterator<int>(0), flags[q - k],
+                                                  d->pulse[q].send_idx, d->counters + (q - k), ncand, g->stream));
+        }
+        read_counters(d, per);
+        dd_prof(d, PROF_SELECT);
         for (int q = k; q < k + per; q++) {
             DdPulse *pl = &d->pulse[q];
-            const real face = (real)(pl->dir < 0 ? d->lo[pl->axis] : d->hi[pl->axis]);
-            ensure_send(d, pl, ncand);
-            face_flags_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(g->r, ncand, pl->axis, pl->dir, face, reach,
-                                                                       d->flags);
-            LAUNCH_CHECK("face_flags_kernel");
-            size_t bytes = d->cub_bytes;
-            CUDA_CHECK(cub::DeviceSelect::Flagged(d->cub_tmp, bytes, thrust::counting_iterator<int>(0), d->flags,
-                                                  pl->send_idx, d->counters, ncand, g->stream));
-            read_counters(d, 1);
-            dd_prof(d, PROF_SELECT);
-            pl->nsend = d->counters_host[0];
+            pl->nsend = d->counters_host[q - k];
             dd_sendrecv_int(&pl->nsend, 1, pl->send_rank, &pl->nrecv, pl->recv_rank);
             pl->recv_off = d->n_local + d->n_ghost;
             ensure_atoms(s, d, pl->recv_off + pl->nrecv, pl->recv_off);
             if (d->newton) ensure_ret(d, pl, pl->nrecv + pl->nsend);   /* out, then what comes back */
             d->n_ghost += pl->nrecv;
-            dd_prof(d, PROF_COUNTS);
         }
+        dd_prof(d, PROF_COUNTS);
         /* this axis's ghosts, now that the room for them is known */
         dd_comm_rebuilt(d, k, per);
         dd_prof(d, PROF_REFRESH);
