@@ -27,7 +27,21 @@ R=/tmp/nbrlab-results
 mkdir -p "$R" "$OUT"
 t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
-pack() { cp -r build/test-logs/units "$R/test-units" 2>/dev/null; tar czf "$OUT/results.tgz" -C "$R" . 2>/dev/null; }
+# What a part started must not outlive it: a part cut by its time limit can leave programs
+# running (mpirun's ranks sit in process groups of their own), and they would share the GPU with
+# the next part's timings (at 8accbc3 the first ddprof round ran beside a cut suite's gpu-dd
+# ranks: its phases up to 2x the second round's). After every part (pack), any mpirun or program
+# of a build/ tree still running is stopped and named in the summary.
+reap() {
+    local pids
+    pids=$(pgrep -f '(^|[ /])(mpirun|orted|prted)( |$)|(^|[ /])build[^ ]*/(float|double)/' | grep -vx "$$")
+    [ -n "$pids" ] || return 0
+    echo "[$(el) s] stopped, left running by the part before: $(ps -o pid=,args= -p "$(echo $pids | tr ' ' ',')" 2>/dev/null |
+        cut -c1-80 | tr '\n' ';')" | tee -a "$R/summary.txt"
+    kill -9 $pids 2>/dev/null
+    sleep 2
+}
+pack() { reap; cp -r build/test-logs/units "$R/test-units" 2>/dev/null; tar czf "$OUT/results.tgz" -C "$R" . 2>/dev/null; }
 # PARTS is also the name drivers (runs/rumd_figs.sh, runs/device/gamdpy.sh) read: taken here and
 # unset, so the suite's driver tests do not inherit it
 ALL_PARTS=${PARTS:-build suite dd coulomb gamdpy salt}; unset PARTS
