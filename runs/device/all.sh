@@ -29,8 +29,8 @@ t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
 # What a part started must not outlive it: a part cut by its time limit can leave programs
 # running (mpirun's ranks sit in process groups of their own), and they would share the GPU with
-# the next part's timings (at 8accbc3 the first ddprof round ran beside a cut suite's gpu-dd
-# ranks: its phases up to 2x the second round's). After every part (pack), any mpirun or program
+# the next part's timings (at 8accbc3 the first ddprof round ran beside what the cut suite and
+# Coulomb parts left: its phases up to 2x the second round's). After every part (pack), any mpirun or program
 # of a build/ tree still running is stopped and named in the summary.
 reap() {
     local pids
