@@ -94,6 +94,25 @@ def halo_from_csv(path):
     return {(t, r): (a, b) for t, r, a, b in zip(text(df, "tag"), text(df, "git_rev"), h, f)}
 
 
+REVS_FILE = "dd_report_revs"
+
+
+def report_revs(machine_dir):
+    """The revisions (prefixes) results/<machine>/dd_report_revs names, one per line ('#' starts a
+    comment): the section and figures use only those rows of that machine, so that a run of one
+    revision is what they show; none named (or no file): every revision."""
+    path = os.path.join(machine_dir, REVS_FILE)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        revs = [line.split("#")[0].strip() for line in f]
+    revs = [r for r in revs if r]
+    for r in revs:
+        if not re.fullmatch(r"[0-9a-f]{7,40}", r):
+            sys.exit(f"dd.py: {figdata.rel(path)}: '{r}' is not a revision (7 to 40 hex digits)")
+    return revs
+
+
 def rows():
     """One DataFrame of every ok row of every machine's dd CSVs, with machine, source, kind,
     ranks, comm, mode, sys, nn, t (us/step), halo, force; None when there is none."""
@@ -101,6 +120,7 @@ def rows():
     frames = []
     for d in sorted(glob.glob(os.path.join(figdata.results_dir(), "*", ""))):
         machine = os.path.basename(os.path.dirname(d))
+        keep = report_revs(d)
         for fname, source in SOURCES:
             path = os.path.join(d, fname)
             df = nbrcsv.read_optional(path, need=["tag", "status", "n", "us_per_step"], numeric=["n", "us_per_step"])
@@ -132,6 +152,10 @@ def rows():
             df["dmode"] = [m + f" grid {g}" if g and not re.fullmatch(r"\d+x1x1", g) else m
                            for m, g in zip(df["dmode"], grid)]
             df["rev"] = text(df, "git_rev")
+            if keep:
+                df = df[[any(r.startswith(k) for k in keep) for r in df["rev"]]].copy()
+                if df.empty:
+                    continue
             df.loc[df.ranks == 1, "comm"] = ""
             sysc = text(df, "system")
             df["sys"] = [s if s else "sp" for s in sysc]
@@ -319,8 +343,14 @@ def section(outmd):
     out = ["## Doijade et al. 2025: multi-GPU domain decomposition and the halo exchange (issue 13)", "",
            "*This section: `plots/dd.py` from `results/*/dd_timing.csv` (runs/device/dd.sh, halo lines from "
            "`dd_timing.log`) and `results/*/dd_scaling.csv` (runs/dd_scaling.sh, halo lines from "
-           "`dd_scaling_halo.csv`); the paper's statements are the text of `reference/dd_text.md`.*", "",
-           txt.get("intro", ""), ""]
+           "`dd_scaling_halo.csv`); the paper's statements are the text of `reference/dd_text.md`.*", ""]
+    chosen = [(os.path.basename(os.path.dirname(d)), report_revs(d))
+              for d in sorted(glob.glob(os.path.join(figdata.results_dir(), "*", "")))]
+    chosen = [f"{m}: {', '.join(r)}" for m, r in chosen if r]
+    if chosen:
+        out += [f"*Rows of the revisions that `results/<machine>/{REVS_FILE}` names only ({'; '.join(chosen)}); "
+                "the other machines' rows of every revision.*", ""]
+    out += [txt.get("intro", ""), ""]
     if txt.get("paper"):
         out += ["### What the paper reports (intra-node first)", "", txt["paper"], ""]
     out += fig_links(outmd, FIGS)

@@ -129,6 +129,20 @@ elif py91=$(plots/venv.sh 2>"$tmp/venv.log"); then
     t_grep dd-plots-grid '^200 160$' sh -c "env NBR_RESULTS='$tmp/grid' '$py91' plots/dd.py --section '$tmp/G.md' >'$tmp/G.out' &&
         echo \$(grep -E '^\| h200-x4 \| 1,000,000 \| 4 GPUs p2p plain \|' '$tmp/G.out' | cut -d'|' -f5) \
              \$(grep -E '^\| h200-x4 \| 1,000,000 \| 4 GPUs p2p plain grid 2x2x1 \|' '$tmp/G.out' | cut -d'|' -f5)"
+    # results/<machine>/dd_report_revs: only the named revision's rows reach the section; a name
+    # that is not a revision stops it with the file's name
+    mkdir -p "$tmp/revs/h200-x2"
+    { echo "git_rev,host,variant,tag,system,ne,n,ranks,comm,dd_grid,us_per_step,status"
+      for rev in abc1234 def5678; do
+          echo "$rev,h,gpu-dd,dd-sp-1gpu-ne100-s500,sp,100,1000000,1,-,1x1x1,400,ok"
+          echo "$rev,h,gpu-dd,dd-sp-2gpu-p2p-ne100-s500,sp,100,1000000,2,p2p,2x1x1,250,ok"
+      done; } >"$tmp/revs/h200-x2/dd_scaling.csv"
+    echo "def5678   # the run the report shows" >"$tmp/revs/h200-x2/dd_report_revs"
+    t_grep dd-plots-report-revs '^0 2 1$' sh -c "env NBR_RESULTS='$tmp/revs' '$py91' plots/dd.py --section '$tmp/R.md' >'$tmp/R.out' &&
+        echo \$(grep -c '| abc1234 |' '$tmp/R.out') \$(grep -c '| def5678 |' '$tmp/R.out') \$(grep -c 'revisions that .results/<machine>/dd_report_revs. names only (h200-x2: def5678)' '$tmp/R.out')"
+    echo "tuesday" >"$tmp/revs/h200-x2/dd_report_revs"
+    t_error dd-plots-report-revs-bad 1 "dd_report_revs: 'tuesday' is not a revision" \
+        env NBR_RESULTS="$tmp/revs" "$py91" plots/dd.py --section "$tmp/R2.md"
     mkdir -p "$tmp/bad/h200-x2"
     head -2 "$tmp/res/h200-x2/dd_scaling.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200-x2/dd_scaling.csv"
     t_error dd-plots-damaged-csv 2 'dd_scaling\.csv line 2: [0-9]+ fields' \
