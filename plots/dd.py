@@ -315,6 +315,25 @@ def best_per_backend(m, sys_, n, p=2):
     return out
 
 
+def strong_scaling(m, ps):
+    """Issue 14's view, once more than 2 GPUs ran: per N and backend, the speed-up over the best
+    single GPU (and the time per step) at each P, the backend's best mode there."""
+    if not any(p > 2 for p in ps):
+        return []
+    body = []
+    for n in sorted(set(m.nn)):
+        per_p = {p: best_per_backend(m, None, n, p) for p in ps}
+        for c in BACKENDS:
+            cells = [per_p[p].get(c) for p in ps]
+            if all(r is None for r in cells):
+                continue
+            body.append([f"{int(n):,}", c] + ["-" if r is None else f"{fmt(r.sp_best)}x ({fmt(r.t)} us, {r.dmode})"
+                                              for r in cells])
+    return ["Strong scaling at fixed N: speed-up over the best single GPU of the same machine and revision (time "
+            "per step, mode) at each P, each backend's best mode there:", "",
+            md_table(["N", "backend"] + [f"{p} GPUs" for p in ps], body), ""]
+
+
 def crossover(m, comm, p=2):
     """Where P GPUs start to beat the best single GPU with this backend (its best mode per N):
     (text, value or None, kind) with kind 'at' (a measured N), 'below' (pays at every N) or 'above'."""
@@ -383,9 +402,12 @@ def section(outmd):
                 "T_P - T_1/P: what P GPUs add over a perfect split of gpu-dd's one-rank step (the exchange, the ghost "
                 f"atoms' extra list and force work, and what is not overlapped). Revisions: {revs(used)}.", ""]
         if m is not None and not m.empty:
-            cb = [[c, crossover(m, c)[0]] for c in BACKENDS if (m.comm == c).any()]
-            out += ["Where 2 GPUs start to beat the best single GPU (each backend's best mode per N):", "",
-                    md_table(["backend", "2 GPUs pay"], cb), ""]
+            ps = sorted(set(m.ranks))
+            cb = [[c] + [crossover(m, c, p)[0] for p in ps] for c in BACKENDS if (m.comm == c).any()]
+            who = "2 GPUs start" if ps == [2] else "P GPUs start"
+            out += [f"Where {who} to beat the best single GPU (each backend's best mode per N):", "",
+                    md_table(["backend"] + [f"{p} GPUs pay" for p in ps], cb), ""]
+            out += strong_scaling(m, ps)
     out += rebuild_phases()
     out += ["### The paper's intra-node statements beside ours", "", paper_vs_ours(df), "",
             "### The issue's targets (nvidia-h200-x2)", "", targets(df), ""]

@@ -129,6 +129,17 @@ elif py91=$(plots/venv.sh 2>"$tmp/venv.log"); then
     t_grep dd-plots-grid '^200 160$' sh -c "env NBR_RESULTS='$tmp/grid' '$py91' plots/dd.py --section '$tmp/G.md' >'$tmp/G.out' &&
         echo \$(grep -E '^\| h200-x4 \| 1,000,000 \| 4 GPUs p2p plain \|' '$tmp/G.out' | cut -d'|' -f5) \
              \$(grep -E '^\| h200-x4 \| 1,000,000 \| 4 GPUs p2p plain grid 2x2x1 \|' '$tmp/G.out' | cut -d'|' -f5)"
+    # more than 2 GPUs (issue 14): a column per P in the pay table and the strong-scaling table,
+    # speed-ups over the single GPU of the same machine and revision
+    mkdir -p "$tmp/p8/h200-x8"
+    { echo "git_rev,host,variant,tag,system,ne,n,ranks,comm,dd_grid,us_per_step,status"
+      echo "abc1234,h,gpu-dd,dd-sp-1gpu-ne200-s500,sp,200,8000000,1,-,1x1x1,1200,ok"
+      echo "abc1234,h,gpu-dd,dd-sp-2gpu-p2p-ne200-s500,sp,200,8000000,2,p2p,2x1x1,700,ok"
+      echo "abc1234,h,gpu-dd,dd-sp-4gpu-p2p-ne200-s500,sp,200,8000000,4,p2p,4x1x1,400,ok"
+      echo "abc1234,h,gpu-dd,dd-sp-8gpu-g2x2x2-p2p-ne200-s500,sp,200,8000000,8,p2p,2x2x2,240,ok"; } >"$tmp/p8/h200-x8/dd_scaling.csv"
+    t_grep dd-plots-strong-scaling '^1 1$' sh -c "env NBR_RESULTS='$tmp/p8' '$py91' plots/dd.py --section '$tmp/S.md' >'$tmp/S.out' &&
+        echo \$(grep -c '^| backend | 2 GPUs pay | 4 GPUs pay | 8 GPUs pay |$' '$tmp/S.out') \
+             \$(grep -c '^| 8,000,000 | p2p | 1.71x (700 us, plain) | 3x (400 us, plain) | 5x (240 us, plain grid 2x2x2) |$' '$tmp/S.out')"
     # results/<machine>/dd_report_revs: only the named revision's rows reach the section; a name
     # that is not a revision stops it with the file's name
     mkdir -p "$tmp/revs/h200-x2"
