@@ -235,6 +235,10 @@ dd_sort_planted() {
     [ $rc -ne 0 ] && echo "$out" | grep -Eq 'differ beyond|different rebuild steps'
 }
 t_ok "dd-sort-planted-velocities-left" dd_sort_planted "$dd" --ne 16 --steps 300 --equil 0 --stage-reps 0
+# float ids past 2^24 (SP, 258^3 = 17.2M atoms): they ride in v.w as the int's bits, since a float
+# value tells only 2^24 ids apart; the id checksum at every rebuild (the first build included) must
+# match the host's sum over every id (with ids as float values it fails at the first build)
+t_ok "dd-float-ids-past-2p24" "$ddf" --ne 258 --steps 40 --equil 0 --stage-reps 0 --quiet
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_newton_comms; do
@@ -303,6 +307,16 @@ for comm in $dd_comms; do
         --equil 100 --check
 done
 t_ok "dd-multi-double-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $dd --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
+# float ids past 2^24 across a migration (17.2M atoms, too many for --check's O(N^2) reference):
+# the checksum at every rebuild after atoms moved between the ranks
+dd_big_ids_migrate() {
+    local out
+    out=$(dd_mpirun "$@" 2>&1) || { echo "$out" | tail -20; return 1; }
+    echo "$out" | tail -4
+    echo "$out" | grep -Eq '# dd: [1-9][0-9]* atoms migrated' || { echo "no atom migrated"; return 1; }
+}
+t_ok "dd-multi-float-2ranks-ids-past-2p24" dd_big_ids_migrate -np 2 $ddf --comm mpi --ne 258 --steps 60 --equil 0 \
+    --stage-reps 0
 t_ok "dd-multi-double-4ranks-1x1x4-overlap-mpi" dd_multi_pass -np 4 $dd --dd-grid 1x1x4 --dd-overlap on --ne 28 \
     --steps 300 --equil 100 --check
 # --decide device on 2 ranks: the same rebuild steps as the host decision (same start, no

@@ -290,10 +290,6 @@ int main(int argc, char **argv)
     variant.compiler = NBR_COMPILER;
     variant.has_u = 1;
     variant.pair_multiplicity = 2;
-#ifdef NBR_FLOAT
-    variant.max_atoms = 1L << 24;   /* ids ride in v.w */
-    variant.max_atoms_why = "atom ids travel in the float fourth component of the velocities";
-#endif
     variant.init = dd_init;
     variant.finish = dd_finish;
     variant.kick_drift = dd_kick_drift;

@@ -10,7 +10,7 @@
  *                                        by +-L where they cross the periodic boundary, so
  *                                        every pair is a plain difference of two positions
  * The charge rides in r.w (as in every GPU program: the ghosts carry it for free), the global
- * atom id in v.w (exact in float up to 2^24 atoms): migrants carry it, the check gathers by it,
+ * atom id in v.w (in float as the int's bits: id_to_w): migrants carry it, the check gathers by it,
  * the conservation test hashes it; the ghosts' ids are sent only when the check asks.
  *
  * Ghosts arrive by pulses, axis by axis (those with one domain first, whose pulses are local

@@ -34,8 +34,35 @@ struct DdAtom {
 
 __host__ __device__ __forceinline__ real axis_of(const real4 &r, int axis) { return axis == 0 ? r.x : (axis == 1 ? r.y : r.z); }
 
-/* The global id rides in v.w (the charge in r.w, as in every GPU program). */
-__device__ __forceinline__ int atom_id(const real4 &v) { return (int)v.w; }
+/* The global id rides in v.w (the charge in r.w, as in every GPU program), which nothing
+ * computes with (kicks, drifts and rescaling touch x, y, z; packs, sorts and exchanges copy the
+ * whole real4): in double as its value, in float as the int's bits, since a float value is exact
+ * only to 2^24 (16.8M atoms, short of the 64M of the 4- and 8-GPU runs). Ids below 2^23 are then
+ * denormal bit patterns, moved but never computed with, so never flushed; the id checksum at
+ * every rebuild and --check's gather by id would see one that changed. */
+__host__ __device__ __forceinline__ real id_to_w(int id)
+{
+    if constexpr (sizeof(real) == sizeof(int)) {
+        real w;
+        memcpy(&w, &id, sizeof w);
+        return w;
+    } else {
+        return (real)id;
+    }
+}
+
+__host__ __device__ __forceinline__ int w_to_id(real w)
+{
+    if constexpr (sizeof(real) == sizeof(int)) {
+        int id;
+        memcpy(&id, &w, sizeof id);
+        return id;
+    } else {
+        return (int)w;
+    }
+}
+
+__device__ __forceinline__ int atom_id(const real4 &v) { return w_to_id(v.w); }
 
 /* splitmix64's finaliser: ids mixed before summing, so a lost atom and a duplicated one
  * cannot cancel in the sum the way plain ids could. */
@@ -520,7 +547,7 @@ void dd_setup(Sim *s, Dd *d)
             owner_coord(z, s->L, d->dims[2]) != d->coord[2])
             continue;
         hr[n] = make_real4(x, y, z, s->q[i]);
-        hv[n] = make_real4(s->v[i].x, s->v[i].y, s->v[i].z, (real)i);
+        hv[n] = make_real4(s->v[i].x, s->v[i].y, s->v[i].z, id_to_w(i));
         n++;
     }
     d->id_hash_all = all;
@@ -1020,7 +1047,7 @@ void dd_gather(Sim *s, Dd *d, int with_forces)
     DdAtom *mine = (DdAtom *)nbr_alloc(sizeof(DdAtom) * (n + 1), "gather");
     for (int i = 0; i < n; i++) {
         DdAtom *t = &mine[i];
-        t->id = (int)hv[i].w;
+        t->id = w_to_id(hv[i].w);
         t->r[0] = hr[i].x; t->r[1] = hr[i].y; t->r[2] = hr[i].z;
         t->v[0] = hv[i].x; t->v[1] = hv[i].y; t->v[2] = hv[i].z;
         t->a[0] = ha[i].x; t->a[1] = ha[i].y; t->a[2] = ha[i].z;
@@ -1067,8 +1094,8 @@ void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg)
         const int m_i = count[i] < cap ? count[i] : cap;
         for (int m = 0; m < m_i; m++) {
             const int j = W[row ? w_index<WLAYOUT_ROW>(m, i, n, cap) : w_index<WLAYOUT_COL>(m, i, n, cap)];
-            pairs[2 * k] = (int)hr[i].w;
-            pairs[2 * k + 1] = j >= 0 && j < n_all ? (int)hr[j].w : -1;   /* out of range reported by the check */
+            pairs[2 * k] = w_to_id(hr[i].w);
+            pairs[2 * k + 1] = j >= 0 && j < n_all ? w_to_id(hr[j].w) : -1;   /* out of range reported by the check */
             k++;
         }
     }
