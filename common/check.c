@@ -92,7 +92,11 @@ static int check_pairs(Sim *s)
             while (at < ps.n && ps.key[at] < key) { extra++; at++; } /* stored, not a neighbour */
             int count = 0;
             while (at < ps.n && ps.key[at] == key) { count++; at++; }
-            if (border) { borderline++; if (count && count != v->pair_multiplicity) wrong_mult++; continue; }
+            /* a borderline pair may be stored by one row and not the other: gpu-dd's rows see each
+             * other through ghost images shifted by +-L, rounded apart (seed 13 of float salt at
+             * 345fce3); the lists' cut r_n lies beyond r_c, so it carries no force either way.
+             * More than the multiplicity is still wrong. */
+            if (border) { borderline++; if (count > v->pair_multiplicity) wrong_mult++; continue; }
             expected++;
             if (count == 0) missing++;
             else if (count != v->pair_multiplicity) wrong_mult++;
@@ -132,10 +136,17 @@ int check_run(Sim *s, int unstable)
         m2 += ref.fmag[i] * ref.fmag[i];
         u2 += ref.umag[i] * ref.umag[i];
     }
-    /* per-atom errors are relative to the atom's value, but never to less than 1% of the
-     * typical sum of pair magnitudes (rounding works on the terms, not on their sum: with
-     * charges, F_i and U_i of an atom can be near 0 while its ~400 terms are not) */
-    double f_floor = 0.01 * sqrt(m2 / n), u_floor = 0.01 * sqrt(u2 / n);
+    /* per-atom errors are relative to the atom's value, but never to less than a floor, since
+     * rounding works on the terms, not on their sum (with charges, F_i and U_i of an atom can be
+     * near 0 while its ~400 terms are not): 1% of the typical sum of |f_ij| for forces; 3% of
+     * the typical sum of |u_ij| / 2 for energies, as a float U_i of ~420 salt terms was off by
+     * up to 2.3e-6 of that sum (38 float epsilons, ~2 sqrt(n) eps) in 30 gpu-dd runs at 345fce3,
+     * beyond 1% x 2e-4; 3% x 2e-4 is ~5 sqrt(n) eps */
+    double f_floor = 0.01 * sqrt(m2 / n), u_floor = 0.03 * sqrt(u2 / n);
+    /* test hook: NBR_CHECK_PLANT_U=x adds x times its sum of |u_ij| / 2 to atom 0's U, a planted
+     * error the energy check must catch (1e-4) or pass (1e-7) */
+    const char *plant_u = getenv("NBR_CHECK_PLANT_U");
+    if (plant_u && *plant_u && v->has_u) s->u[0] += atof(plant_u) * ref.umag[0];
     if (f_floor == 0) f_floor = 1e-300;
     if (u_floor == 0) u_floor = 1e-300;
     double ferr = 0, uerr = 0;

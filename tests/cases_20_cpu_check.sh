@@ -40,3 +40,16 @@ for v in $cpu_variants; do
             "$BUILD/$prec/$v" --system salt --ne 16 --steps 200 --equil 100 --stage-reps 0 --check --quiet
     done
 done
+# the per-atom energy check's floor (3% of the typical sum of |u_ij| / 2, common/check.c) against
+# an error planted in atom 0's U (NBR_CHECK_PLANT_U, times that atom's sum): float salt catches
+# 1e-4 and passes 1e-7 (its rounding reaches ~2e-6); double catches 1e-9
+check_energy_fails() {   # CHECK_LINE ARGS...: the check fails, on its energy line
+    local out
+    out=$("$@" 2>&1) && { echo "$out" | tail -3; echo "the check passed"; return 1; }
+    echo "$out" | grep -E '^check (energies|cpu-layer)'
+    echo "$out" | grep -Eq '^check energies: max per-atom error [0-9.e+-]+ \(atom 0\)' || { echo "not atom 0's energy"; return 1; }
+}
+salt_check=(--system salt --ne 16 --steps 200 --equil 100 --stage-reps 0 --check)
+t_ok check-energy-planted-float-1e-4 check_energy_fails env NBR_CHECK_PLANT_U=1e-4 "$BUILD/float/cpu-layer" "${salt_check[@]}"
+t_grep check-energy-planted-float-1e-7 'check cpu-layer: PASS' env NBR_CHECK_PLANT_U=1e-7 "$BUILD/float/cpu-layer" "${salt_check[@]}"
+t_ok check-energy-planted-double-1e-9 check_energy_fails env NBR_CHECK_PLANT_U=1e-9 "$BUILD/double/cpu-layer" "${salt_check[@]}"
