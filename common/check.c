@@ -140,7 +140,7 @@ int check_run(Sim *s, int unstable)
      * rounding works on the terms, not on their sum (with charges, F_i and U_i of an atom can be
      * near 0 while its ~400 terms are not): 1% of the typical sum of |f_ij| for forces; 3% of
      * the typical sum of |u_ij| / 2 for energies, as a float U_i of ~420 salt terms was off by
-     * up to 2.3e-6 of that sum (38 float epsilons, ~2 sqrt(n) eps) in 30 gpu-dd runs at 345fce3,
+     * up to 2.3e-6 of that sum (38 float epsilons, ~2 sqrt(n) eps) in 27 gpu-dd runs at be7d857 and 345fce3,
      * beyond 1% x 2e-4; 3% x 2e-4 is ~5 sqrt(n) eps */
     double f_floor = 0.01 * sqrt(m2 / n), u_floor = 0.03 * sqrt(u2 / n);
     /* test hook: NBR_CHECK_PLANT_U=x adds x times its sum of |u_ij| / 2 to atom 0's U, a planted
