@@ -435,9 +435,15 @@ def rebuild_phases():
         folder_rev = m.group(1) if m else "-"   # logs named before the revision was in the name
         phases = list(dict.fromkeys(n for by_rev in data.values() for med, _ in by_rev.values()
                                     for n in med if n not in ddprof_table.TAIL))
+        # the revisions in the order the call first ran them (its summary's ddprof lines: the base
+        # before the snapshot), else as found
+        summary = os.path.join(d, "summary.txt")
+        ran = "".join(line for line in open(summary, errors="replace") if " ddprof " in line) \
+            if os.path.exists(summary) else ""
+        first = lambda rev: ran.find(rev) if rev in ran else len(ran)
         body = []
         for (system, ranks, comm), by_rev in data.items():
-            for rev, (med, rounds) in by_rev.items():
+            for rev, (med, rounds) in sorted(by_rev.items(), key=lambda kv: first(kv[0])):
                 on = f"{ranks}" if ranks <= gpus else f"{ranks} on {gpus} GPU (shared)"
                 body.append([system.upper(), on, comm, folder_rev if rev == "-" else rev, rounds] +
                             [fmt(med.get(n)) for n in phases] +
