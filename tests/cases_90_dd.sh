@@ -237,7 +237,7 @@ dd_sort_planted() {
 t_ok "dd-sort-planted-velocities-left" dd_sort_planted "$dd" --ne 16 --steps 300 --equil 0 --stage-reps 0
 # float ids past 2^24 (SP, 258^3 = 17.2M atoms): they ride in v.w as the int's bits, since a float
 # value tells only 2^24 ids apart; the id checksum at every rebuild (the first build included) must
-# match the host's sum over every id (with ids as float values it fails at the first build)
+# match the host's sum over every id (as float values, ids above 2^24 would collide; before 345fce3 float gpu-dd refused this N)
 t_ok "dd-float-ids-past-2p24" "$ddf" --ne 258 --steps 40 --equil 0 --stage-reps 0 --quiet
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd

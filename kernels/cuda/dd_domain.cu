@@ -137,25 +137,17 @@ __global__ void id_hash_kernel(const real4 *v, int n, unsigned long long *hash)
 
 /* ---- ghosts ------------------------------------------------------------------------- */
 
-/* Candidates of a pulse near the face it sends across (a margin of rounding added: an
- * extra ghost costs nothing, a missing one loses a pair). */
-__global__ void face_flags_kernel(const real4 *r, int n, int axis, int dir, real face, real reach, int *flags)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const real x = axis_of(r[i], axis);
-    flags[i] = dir < 0 ? x < face + reach : x >= face - reach;
-}
-
-/* The two pulses of an axis (down, then up) from one read of the positions. */
-__global__ void face_flags2_kernel(const real4 *r, int n, int axis, real lo_face, real hi_face, real reach,
-                                   int *down, int *up)
+/* Candidates of an axis's pulses near the faces they send across (a margin of rounding added:
+ * an extra ghost costs nothing, a missing one loses a pair): the down pulse's into down, and
+ * where up is given the up pulse's, from one read of the positions. */
+__global__ void face_flags_kernel(const real4 *r, int n, int axis, real lo_face, real hi_face, real reach, int *down,
+                                  int *up)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const real x = axis_of(r[i], axis);
     down[i] = x < lo_face + reach;
-    up[i] = x >= hi_face - reach;
+    if (up) up[i] = x >= hi_face - reach;
 }
 
 __global__ void pack_kernel(const real4 *r, const int *idx, int n, int axis, real shift, real4 *out,
@@ -760,14 +752,10 @@ static void gather_ghosts(Sim *s, Dd *d)
          * counts for the axis. Every select ends before ensure_atoms below may move the arrays. */
         int *flags[2] = {d->flags, d->perm_alt};
         for (int q = k; q < k + per; q++) ensure_send(d, &d->pulse[q], ncand);
-        if (per == 2)
-            face_flags2_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(
-                g->r, ncand, d->pulse[k].axis, (real)d->lo[d->pulse[k].axis], (real)d->hi[d->pulse[k].axis], reach,
-                flags[0], flags[1]);
-        else
-            face_flags_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(
-                g->r, ncand, d->pulse[k].axis, d->pulse[k].dir,
-                (real)(d->pulse[k].dir < 0 ? d->lo[d->pulse[k].axis] : d->hi[d->pulse[k].axis]), reach, flags[0]);
+        const int axis = d->pulse[k].axis;   /* per 2: down, then up; --dd-newton on: down alone */
+        face_flags_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(g->r, ncand, axis, (real)d->lo[axis],
+                                                                   (real)d->hi[axis], reach, flags[0],
+                                                                   per == 2 ? flags[1] : NULL);
         LAUNCH_CHECK("face_flags_kernel");
         for (int q = k; q < k + per; q++) {
             size_t bytes = d->cub_bytes;
