@@ -40,27 +40,19 @@ __host__ __device__ __forceinline__ real axis_of(const real4 &r, int axis) { ret
  * only to 2^24 (16.8M atoms, short of the 64M of the 4- and 8-GPU runs). Ids below 2^23 are then
  * denormal bit patterns, moved but never computed with, so never flushed; the id checksum at
  * every rebuild and --check's gather by id would see one that changed. */
-__host__ __device__ __forceinline__ real id_to_w(int id)
+template <class To, class From>
+__host__ __device__ __forceinline__ To id_cast(From x)
 {
-    if constexpr (sizeof(real) == sizeof(int)) {
-        real w;
-        memcpy(&w, &id, sizeof w);
-        return w;
+    if constexpr (sizeof(real) == sizeof(int)) {   /* float: the bits */
+        To y;
+        memcpy(&y, &x, sizeof y);
+        return y;
     } else {
-        return (real)id;
+        return (To)x;
     }
 }
-
-__host__ __device__ __forceinline__ int w_to_id(real w)
-{
-    if constexpr (sizeof(real) == sizeof(int)) {
-        int id;
-        memcpy(&id, &w, sizeof id);
-        return id;
-    } else {
-        return (int)w;
-    }
-}
+__host__ __device__ __forceinline__ real id_to_w(int id) { return id_cast<real>(id); }
+__host__ __device__ __forceinline__ int w_to_id(real w) { return id_cast<int>(w); }
 
 __device__ __forceinline__ int atom_id(const real4 &v) { return w_to_id(v.w); }
 
