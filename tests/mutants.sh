@@ -21,7 +21,6 @@
 # Table format: tests/mutants.txt (its header); docs/mutants.md.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-root=$PWD
 table=tests/mutants.txt files="" changed="" only="" rev="" jobs=$(nproc 2>/dev/null || echo 2) keep=0 list=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -166,8 +165,9 @@ for k in "${sel[@]}"; do
                 run_tests "${fpat[$k]}" "${fonly[$k]}"; rc=$?
                 set -- $failed
                 if [ $# -gt 0 ]; then
-                    result="caught by $*"
-                    [ $# -le 3 ] || result="caught by $# tests: $1, $2, $3, ..."
+                    result="caught by $(printf '%s, ' "${@:1:3}")"
+                    result=${result%, }
+                    [ $# -le 3 ] || result="caught by $# tests: ${result#caught by }, ..."
                 elif [ $rc != 0 ]; then result="ERROR: the tests ended with exit $rc and no FAIL line"
                 elif grep -q '^0 passed, 0 failed' "$scratch/tests.log"; then result="SURVIVED (no test matches)"
                 else result="SURVIVED ($(counts))"; fi
