@@ -3,6 +3,7 @@
 #   make            build all programs into build/<precision>/
 #   make run        build, then run the default comparison on this machine (runs/default.sh)
 #   make test       build, then run the test suite (tests/run.sh); GPU tests need a GPU
+#   make mutants    plant known faults one at a time in a scratch copy: the suite must catch each
 #   make info       toolchain and machine versions, for benchmark provenance
 #   make plots      figures from the committed CSVs (plots/all.sh); make report: REPORT.md.
 #                   Both run python in build/venv, made from plots/requirements.txt the first time
@@ -96,7 +97,7 @@ CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)
 GPU_BINS := $(if $(NVCC),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
 TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop)
 
-.PHONY: all cpu gpu run test info clean plots report
+.PHONY: all cpu gpu run test mutants info clean plots report
 all: cpu gpu $(TEST_BINS)
 cpu: $(CPU_BINS)
 ifeq ($(OPENCL_FOUND),)
@@ -185,6 +186,11 @@ run: all
 
 test: all
 	tests/run.sh
+
+# mutation test (docs/mutants.md): each fault of tests/mutants.txt planted in a scratch copy, its
+# tests run there; FILES=... only the faults in those files, MUTANTS_BASE=REV those a change touched
+mutants:
+	tests/mutants.sh $(if $(FILES),--files '$(FILES)') $(if $(MUTANTS_BASE),--changed '$(MUTANTS_BASE)') $(if $(MUTANTS),--only '$(MUTANTS)')
 
 # regression tracking (README "Regression tracking"): the quick and full benchmark suites
 # (runs/suites.txt) append to results/<machine>/bench.csv; history plots them against the

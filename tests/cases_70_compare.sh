@@ -189,4 +189,44 @@ _t70_fixture() {
         tests/fixtures/slow-force.sh "$T70/fixture" && grep -c 'v.forces = planted_forces;' "$T70/fixture/common/md_loop.c"
 }
 t_grep fixture_slow_force_applies '^[1-9]' _t70_fixture
+
+# --- the CI gate's own settings (runs/compare.sh --gate) ------------------------------------
+# The real gate suite (runs/suites.txt) on two "revisions" of stand-in programs, one slower by
+# a known factor (fake-variant.sh: B's metric is FACTOR x A's, +-2% noise each): 10% and 20%
+# slower must pass the 25% gate, 30% and 60% slower must fail it. The GATE_* overrides are
+# cleared so the defaults are what is tested. Planted fault, caught: the threshold 25 -> 250
+# in compare.sh (30% and 60% then pass).
+_t70_gate_build() {   # NAME FACTOR: every CPU program name linked to the fake
+    local d=$T70/gate-$1 v
+    mkdir -p "$d/double"
+    for v in $(basename -s .c variants/cpu-*.c); do ln -sf "$PWD/tests/fixtures/fake-variant.sh" "$d/double/$v"; done
+    echo "$2" >"$d/factor"
+    echo "gate-$1" >"$d/.git-rev"
+}
+_t70_gate() {   # PCT WANT_RC: the gate on base vs PCT% slower; its exit status and CSV
+    local pct=$1 want=$2 rc
+    _t70_gate_build "$pct" "$(awk -v p="$pct" 'BEGIN { print 1 + p / 100 }')"
+    env -u GATE_THRESHOLD -u GATE_MAX_PAIRS -u GATE_BUDGET NBR_LOCK=none runs/compare.sh --gate --no-plot \
+        --out "$T70/gate" --name "gate-$pct" "build:$T70/gate-base" "build:$T70/gate-$pct"
+    rc=$?
+    echo "exit status $rc (want $want)"
+    [ "$rc" = "$want" ] || return 1
+    # every benchmark of the real gate suite compared, in at least 6 pairs
+    python3 - "$T70/gate/gate-$pct.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {l.split()[1] for l in open("runs/suites.txt") if l.split()[:1] == ["gate"]}
+got = {r["bench"] for r in rows}
+assert got == want, (got, want)
+for b in want:
+    n = max(int(r["pair"]) for r in rows if r["bench"] == b)
+    assert 6 <= n <= 12, (b, n)
+print(f"gate suite compared: {len(want)} benchmarks")
+EOF
+}
+_t70_gate_build base 1
+t_grep gate-threshold-10pct-passes 'gate suite compared' _t70_gate 10 0
+t_grep gate-threshold-20pct-passes 'gate suite compared' _t70_gate 20 0
+t_grep gate-threshold-30pct-fails 'gate suite compared' _t70_gate 30 1
+t_grep gate-threshold-60pct-fails 'gate suite compared' _t70_gate 60 1
 rm -rf "$T70"
