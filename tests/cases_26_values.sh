@@ -5,7 +5,8 @@
 #       symmetry, so every production sample is the start), the CSV pressure against the log's
 #       step-0 pressure less its kinetic part, Press - 2/3 rho KE/N (LAMMPS prints 8 digits:
 #       within 2e-6): SP (tests/data/lammps_sp6.log, ne 6), LJ (tests/data/lammps_ljsys9_long.log,
-#       ne 9) and lammps-lj (tests/data/lammps_lj6.log, fcc ne 6). Catches a wrong virial.
+#       ne 9) and lammps-lj (tests/data/lammps_lj6.log, fcc ne 6); e_start, then U/N, against
+#       PotEng. Double and float. Catches a wrong virial.
 #   value-melt-*-vs-lammps  the liquid: LAMMPS's protocol (--equil 1000 rescaled every 20
 #       steps, then NVE; LAMMPS ran 4000 steps, nbrlab 4000 in 4 blocks, sampled every 100 as
 #       LAMMPS's thermo 100), the CSV pressure against the mean Press of the log's timed run, the
@@ -25,23 +26,27 @@
 T26=$TEST_LOG_DIR/t26
 mkdir -p "$T26"
 
-# _t26_lammps_virial LOG RHO: the first thermo line's Press - 2/3 rho KE (KE per atom)
-_t26_lammps_virial() {
-    awk -v rho="$2" '/^Step / { for (k = 1; k <= NF; k++) { if ($k == "Press") cp = k; if ($k == "KinEng") ck = k }
-                                getline; printf "%.10g\n", $cp - 2.0 / 3 * rho * $ck; exit }' "$1"
+# _t26_lammps_start LOG RHO: the first thermo line's Press - 2/3 rho KE and PotEng (per atom)
+_t26_lammps_start() {
+    awk -v rho="$2" '/^Step / { for (k = 1; k <= NF; k++) { if ($k == "Press") cp = k; if ($k == "KinEng") ck = k
+                                                             if ($k == "PotEng") cu = k }
+                                getline; printf "%.10g %s\n", $cp - 2.0 / 3 * rho * $ck, $cu; exit }' "$1"
 }
 
-# _t26_lattice PREC LOG RHO SYSTEM NE: the CSV pressure of the motionless lattice against the log
+# _t26_lattice PREC LOG RHO SYSTEM NE: the motionless lattice's CSV pressure and e_start (= U/N)
+# against the log; double within LAMMPS's 8 digits (2e-6, 1e-7), float within 1e-5 and 4e-6
+# (float measured up to 2.0e-6 and 8.1e-7 off, lammps-lj); temp_mean below 1e-6 (float: 7e-11)
 _t26_lattice() {
-    local prec=$1 log=$2 rho=$3 csv=$T26/lattice-$1-$4.csv want got t
+    local prec=$1 log=$2 rho=$3 csv=$T26/lattice-$1-$4.csv want got e t
     rm -f "$csv" "$csv.blocks"
     "$BUILD/$prec/cpu-grouped" --system "$4" --ne "$5" --temp 0 --equil 0 --steps 200 --stage-reps 0 --quiet \
         --allow-dirty --csv "$csv" --blocks-csv "$csv.blocks" || return 1
-    want=$(_t26_lammps_virial "$log" "$rho") && got=$(python3 runs/csvq.py get "$csv" pressure) &&
-        t=$(python3 runs/csvq.py get "$csv.blocks" temp_mean) || return 1
-    awk -v g="$got" -v w="$want" -v t="$t" 'BEGIN {
-        printf "pressure %s, LAMMPS Press - 2/3 rho KE/N = %s; temp_mean %s\n", g, w, t
-        exit !(w != "" && (g - w) ^ 2 <= 4e-12 && t * t < 1e-20) }'
+    want=$(_t26_lammps_start "$log" "$rho") && got=$(python3 runs/csvq.py get "$csv" pressure) &&
+        e=$(python3 runs/csvq.py get "$csv" e_start) && t=$(python3 runs/csvq.py get "$csv.blocks" temp_mean) || return 1
+    awk -v g="$got" -v w="${want% *}" -v e="$e" -v u="${want#* }" -v t="$t" -v f="$([ "$prec" = float ] && echo 1)" 'BEGIN {
+        printf "pressure %s, LAMMPS Press - 2/3 rho KE/N = %s; e_start %s, PotEng %s; temp_mean %s\n", g, w, e, u, t
+        dp = f ? 1e-5 : 2e-6; du = f ? 4e-6 : 1e-7
+        exit !(w != "" && u != "" && (g - w) ^ 2 <= dp * dp && (e - u) ^ 2 <= du * du && t * t < 1e-12) }'
 }
 
 # _t26_melt SYSTEM NE LOG DP DT: the liquid's CSV pressure and blocks' temperature against the log
@@ -80,9 +85,12 @@ EOF
 }
 
 if [ -x "$BUILD/double/cpu-grouped" ]; then
-    t_ok value-pressure-csv-sp-vs-lammps _t26_lattice double tests/data/lammps_sp6.log 0.8 sp 6
-    t_ok value-pressure-csv-lj-vs-lammps _t26_lattice double tests/data/lammps_ljsys9_long.log 0.38 lj 9
-    t_ok value-pressure-csv-lammps-lj-vs-lammps _t26_lattice double tests/data/lammps_lj6.log 0.8442 lammps-lj 6
+    for prec in double float; do
+        [ -x "$BUILD/$prec/cpu-grouped" ] || { t_skip "value-pressure-csv-$prec" "not built"; continue; }
+        t_ok value-pressure-csv-sp-vs-lammps-$prec _t26_lattice $prec tests/data/lammps_sp6.log 0.8 sp 6
+        t_ok value-pressure-csv-lj-vs-lammps-$prec _t26_lattice $prec tests/data/lammps_ljsys9_long.log 0.38 lj 9
+        t_ok value-pressure-csv-lammps-lj-vs-lammps-$prec _t26_lattice $prec tests/data/lammps_lj6.log 0.8442 lammps-lj 6
+    done
     t_ok value-melt-sp-vs-lammps _t26_melt sp 6 tests/data/lammps_sp6_long.log 0.4 0.07
     t_ok value-melt-lj-vs-lammps _t26_melt lj 9 tests/data/lammps_ljsys9_long.log 0.08 0.12
 else
