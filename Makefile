@@ -95,7 +95,10 @@ prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
 
 CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)))
 GPU_BINS := $(if $(NVCC),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
-TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop)
+TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop $(BUILD)/$(p)/test-clock \
+               $(BUILD)/$(p)/test-coulomb-clock)
+# the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
+FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 
 .PHONY: all cpu gpu run test mutants info clean plots report
 all: cpu gpu $(TEST_BINS)
@@ -142,6 +145,10 @@ $(BUILD)/$(1)/test-core: $(BUILD)/$(1)/tests/test_core.o $(call objs,$(1),$(COMM
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/test-loop: $(BUILD)/$(1)/tests/loop_emulator.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/$(1)/test-clock: $(BUILD)/$(1)/variants/cpu-grouped.o $(call objs,$(1),$(FAKE_CLOCK_SRC) $(KCPU_SRC))
+	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/$(1)/test-coulomb-clock: $(BUILD)/$(1)/variants/coulomb.o $(call objs,$(1),$(FAKE_CLOCK_SRC) $(KCPU_SRC) $(COULOMB_C) $(OPENCL_C)) $(if $(OPENCL_FOUND),$(BUILD)/$(1)/gen/coulomb_cl_src.o)
+	$(CC) $(CFLAGS) -fopenmp $$^ -o $$@ $(LDLIBS) $(if $(OPENCL_FOUND),-lOpenCL)
 # CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
 $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 	@mkdir -p $$(@D)
