@@ -1,15 +1,18 @@
 /* csvrow.c - CSV rows, headers and the refusal rules (see csvrow.h). */
-#define _XOPEN_SOURCE 700   /* realpath */
+#define _XOPEN_SOURCE 700   /* realpath, sigaction, fcntl locks */
 #include "csvrow.h"
 #include "core.h"
 #include "fail.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void csv_vcol(CsvRow *row, const char *name, const char *fmt, va_list ap)
@@ -89,6 +92,109 @@ static int under_results(const char *path)
     return 0;
 }
 
+/* Signals during a write: SIGINT, SIGTERM and SIGHUP are held (recorded, not acted on) while a
+ * row is written or a file made for a check exists, then raised again: a second Ctrl-C, or a
+ * program without a handler of its own, dies after the row, not in the middle of it. */
+static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP};
+enum { NHELD = sizeof held_signals / sizeof held_signals[0] };
+static volatile sig_atomic_t held;
+static void hold_one(int sig) { held = sig; }
+
+static void signals_hold(struct sigaction old[NHELD])
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hold_one;
+    sigemptyset(&sa.sa_mask);
+    held = 0;
+    for (int k = 0; k < NHELD; k++) {
+        sigaction(held_signals[k], NULL, &old[k]);
+        if (old[k].sa_handler != SIG_IGN) sigaction(held_signals[k], &sa, NULL);   /* an ignored one stays so */
+    }
+}
+
+static void signals_release(const struct sigaction old[NHELD])
+{
+    for (int k = 0; k < NHELD; k++) sigaction(held_signals[k], &old[k], NULL);
+    if (held) raise(held);   /* to the program's own handler, or its default: death */
+}
+
+/* The columns of a header line, split in place at the commas. */
+static int split_header(char *line, char **col)
+{
+    int n = 0;
+    for (char *c = line; n < 4 * CSV_MAX_COLS;) {
+        col[n++] = c;
+        c = strchr(c, ',');
+        if (!c) break;
+        *c++ = '\0';
+    }
+    return n;
+}
+
+static int has_col(char *const *col, int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(col[k], name) == 0) return 1;
+    return 0;
+}
+
+/* The existing file `f` (read past its header line `theirs`) has another header than `ours`:
+ * refused with the reason. A header that shares most of its columns with ours (each side at
+ * least half of its own) is this kind of row from another version of the schema; one that
+ * shares few is another program's file (the MD loop's run rows, its block rows and the
+ * Coulomb programs' rows share only their provenance columns), named by the program its
+ * first row came from. */
+static void refuse_header(const char *who, const char *path, const char *flag, char *theirs, const char *ours,
+                          FILE *f)
+{
+    static char mine[CSV_MAX_COLS * 32];
+    static char *tc[4 * CSV_MAX_COLS], *oc[CSV_MAX_COLS];
+    char start[48];   /* the start of their header, for the message */
+    snprintf(start, sizeof start, "%.40s%s", theirs, strlen(theirs) > 40 ? "..." : "");
+    snprintf(mine, sizeof mine, "%s", ours);
+    const int nt = split_header(theirs, tc), no = split_header(mine, oc);
+    int shared = 0;
+    for (int k = 0; k < no; k++) shared += has_col(tc, nt, oc[k]);
+    if (2 * shared >= nt && 2 * shared >= no) {
+        char added[200] = "", dropped[200] = "";
+        int nadd = 0, ndrop = 0;
+        for (int k = 0; k < no; k++)
+            if (!has_col(tc, nt, oc[k]) && nadd++ < 4)
+                snprintf(added + strlen(added), sizeof added - strlen(added), "%s%s", nadd > 1 ? " " : "", oc[k]);
+        for (int k = 0; k < nt; k++)
+            if (!has_col(oc, no, tc[k]) && ndrop++ < 4)
+                snprintf(dropped + strlen(dropped), sizeof dropped - strlen(dropped), "%s%s", ndrop > 1 ? " " : "",
+                         tc[k]);
+        nbr_fail(EXIT_INPUT, "%s: --%s %s has another header: the CSV schema changed (this build adds %d column%s%s%s%s, "
+                             "drops %d%s%s%s%s): write to a new file, or migrate it (runs/migrate_csv.py)",
+                 who, flag, path, nadd, nadd == 1 ? "" : "s", nadd ? ": " : "", added, nadd > 4 ? " ..." : "", ndrop,
+                 ndrop ? ": " : "", dropped, ndrop > 4 ? " ..." : "",
+                 nadd || ndrop ? "" : "; the same columns in another order");
+    }
+    /* whose rows: the value of its variant or program column in its first row */
+    char owner[CSV_COL_LEN] = "";
+    int id = -1;
+    for (int k = 0; k < nt && id < 0; k++)
+        if (strcmp(tc[k], "variant") == 0 || strcmp(tc[k], "program") == 0) id = k;
+    char *line = NULL;
+    size_t cap = 0;
+    if (id >= 0 && getline(&line, &cap, f) > 0) {
+        char *c = line;
+        for (int k = 0; k < id && c; k++) if ((c = strchr(c, ','))) c++;
+        if (c) snprintf(owner, sizeof owner, "%.*s", (int)strcspn(c, ",\r\n"), c);
+    }
+    free(line);
+    char whose[CSV_COL_LEN + 64];
+    if (!owner[0]) snprintf(whose, sizeof whose, "%s", id < 0 ? "a file without a variant or program column"
+                                                              : "a file of another program, without rows");
+    else if (strcmp(owner, who) == 0) snprintf(whose, sizeof whose, "%s's rows, but of another kind than --%s's", owner, flag);
+    else snprintf(whose, sizeof whose, "rows of %s", owner);
+    nbr_fail(EXIT_INPUT, "%s: --%s %s has another header: it is another program's file (%s; %d of its %d columns "
+                         "are among the %d this one writes; its header: %s): write to a file of its own",
+             who, flag, path, whose, shared, nt, no, start);
+}
+
 void csv_open_check(const char *who, int allow_dirty, const char *path, const char *flag, const char *header)
 {
     if (under_results(path) && !nbr_rev_committed() && !allow_dirty)
@@ -98,31 +204,88 @@ void csv_open_check(const char *who, int allow_dirty, const char *path, const ch
     /* opened now so that a bad path fails before the run; a file made only for this check is
      * removed again, so a run that stops before its first row leaves no empty CSV behind (an
      * empty file has no header, and the drivers would refuse to append to it) */
+    struct sigaction old[NHELD];
+    signals_hold(old);
     const int existed = access(path, F_OK) == 0;
     FILE *f = fopen(path, "a+");
-    if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
+    if (!f) {
+        const int e = errno;
+        signals_release(old);
+        nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(e));
+    }
     rewind(f);
     static char first[CSV_MAX_COLS * 32];
     first[0] = '\0';
     if (fgets(first, sizeof first, f)) {
-        first[strcspn(first, "\n")] = '\0';
-        if (strcmp(first, header) != 0)
-            nbr_fail(EXIT_INPUT, "%s: --%s %s has another header (CSV schema changed): write to a new file", who,
-                     flag, path);
+        first[strcspn(first, "\r\n")] = '\0';
+        if (strcmp(first, header) != 0) {
+            signals_release(old);
+            refuse_header(who, path, flag, first, header, f);
+        }
     }
     fclose(f);
     if (!existed) remove(path);
+    signals_release(old);
 }
 
+/* Writes all of `len` bytes; 0, or the errno of the write that failed. */
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        const ssize_t k = write(fd, p, len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return errno;
+        if (k == 0) return EIO;
+        p += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+/* The row is appended whole or not at all: the line (with the header where the file is new or
+ * empty) is built in memory and written under a lock, and a failed write or close (a full disk,
+ * a quota) cuts the file back to its length before, or removes the file this call made. No
+ * fsync: local file systems report a full disk at write(2) and NFS at close(2), both checked,
+ * and block rows are written between timed blocks, where a sync would cost milliseconds. */
 void csv_append(const char *who, int allow_dirty, const char *path, const char *flag, const CsvRow *row)
 {
     static char header[CSV_MAX_COLS * 32];
+    static char text[sizeof header + CSV_MAX_COLS * CSV_COL_LEN + 2];
     csv_header(row, header, sizeof header);
     csv_open_check(who, allow_dirty, path, flag, header);
-    FILE *f = fopen(path, "a");
-    if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
-    if (ftell(f) == 0) fprintf(f, "%s\n", header);
-    for (int k = 0; k < row->n; k++) fprintf(f, "%s%s", k ? "," : "", row->value[k]);
-    fputc('\n', f);
-    fclose(f);
+    struct sigaction old[NHELD];
+    signals_hold(old);
+    const int existed = access(path, F_OK) == 0;
+    const int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        const int e = errno;
+        signals_release(old);
+        nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(e));
+    }
+    /* one writer at a time, so that the length before is this row's start (programs run in
+     * parallel on one CSV); where locks are not supported (some NFS) the append goes on */
+    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &lock) != 0 && errno == EINTR) {}
+    struct stat st;
+    const off_t before = fstat(fd, &st) == 0 ? st.st_size : -1;
+    size_t len = 0;
+    if (before == 0) len = (size_t)snprintf(text, sizeof text, "%s\n", header);
+    for (int k = 0; k < row->n; k++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", k ? "," : "", row->value[k]);
+    text[len++] = '\n';
+    int err = before < 0 ? errno : write_all(fd, text, len), cut_err = 0;
+    if (err && before >= 0 && ftruncate(fd, before) != 0) cut_err = errno;
+    if (close(fd) != 0 && !err) {
+        err = errno;   /* a write-back error reported at the close: cut by name */
+        if (truncate(path, before) != 0) cut_err = errno;
+    }
+    if (err && !existed && !cut_err) unlink(path);   /* nothing of this row, no empty file */
+    signals_release(old);
+    if (err && cut_err)
+        nbr_fail(EXIT_CAPACITY, "%s: cannot append a row to --%s %s: %s; cutting it back to its %lld bytes failed too "
+                                "(%s): its last line is incomplete",
+                 who, flag, path, strerror(err), (long long)before, strerror(cut_err));
+    if (err)
+        nbr_fail(EXIT_CAPACITY, "%s: cannot append a row to --%s %s: %s (%s)", who, flag, path, strerror(err),
+                 existed ? "the file is left as it was" : "no file is left");
 }

@@ -12,9 +12,11 @@
  * (exit 4, the CSV row says so); --verify-lists checks each stale neighbour structure at its
  * last use. */
 #include "core.h"
+#include "interrupt.h"
 #include "sim.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,21 @@ static void stop_unstable(Sim *s, RunResult *res, const char *why)
     exit(EXIT_UNSTABLE);
 }
 
+/* SIGINT or SIGTERM: a run row with status interrupted and the steps done (nothing measured:
+ * its other numbers are zero), so the block rows already written belong to a row; then the
+ * signal's own exit. */
+static void stop_if_interrupted(Sim *s)
+{
+    const int sig = nbr_interrupted();
+    if (!sig) return;
+    static const RunResult none;
+    fprintf(stderr, "%s: interrupted (%s) after step %d of %d%s\n", s->variant->name,
+            sig == SIGINT ? "SIGINT" : "SIGTERM", s->step, s->p.steps,
+            s->p.csv[0] ? ": the CSV row says interrupted" : "");
+    report_csv(s, &none, "interrupted");
+    nbr_die_of(sig);
+}
+
 static void stop_if_not_finite(Sim *s, RunResult *res)
 {
     if (isfinite(total_energy(s)) && isfinite(s->props.vv_max) && isfinite(s->props.virial_sum)) return;
@@ -202,6 +219,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         nbr_fail(EXIT_INPUT, "%s: --rc %.4g must be below half the box edge L/2 = %.4g (minimum image): raise --ne",
                  v.name, p->rc, 0.5 * params_box(p));
     report_open(s);   /* output files are refused now, not after the computing */
+    nbr_catch_interrupts();
     check_memory(s);
     s->r = nbr_alloc(sizeof(vec3) * s->n, "positions");
     s->v = nbr_alloc(sizeof(vec3) * s->n, "velocities");
@@ -313,6 +331,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
                 continue;
             }
             stop_if_not_finite(s, &res);
+            stop_if_interrupted(s);   /* a device-decided run: at its sample points */
             if (look) {   /* not a sample point: no statistics */
                 step = end + 1;
                 continue;
@@ -320,6 +339,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             if (!s->production) { rescale_acc += s->props.ukin_sum; rescale_n++; }
         } else {
             for (int k = step; k <= end; k++) {
+                stop_if_interrupted(s);   /* s->step steps done */
                 s->step = k;
                 v.kick_drift(s);
                 if (s->rebuild_due) rebuild(s, &ls);
@@ -391,6 +411,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             block_e = block_t = 0;
         }
     }
+    stop_if_interrupted(s);
     res.nblocks = nblocks;
     res.verified = ls.verified;
 
@@ -420,6 +441,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     if (p->check) status = check_run(s, res.unstable);
     /* after the check: the replays move the atoms */
     if (prod_steps > 0 && p->stage_reps > 0 && !res.unstable) stage_timing(s, &res);
+    stop_if_interrupted(s);   /* during the check or the stage timing */
     report_summary(s, &res);
     if (res.unstable)
         fprintf(stderr, "%s: unstable: the energy drifted by %.3g (relative), beyond --drift-limit %g\n", v.name,

@@ -88,6 +88,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "e_rms", "%.4g", res->e_rms);
     col(row, "pressure", "%.8g", res->pressure);
     col(row, "lists_verified", "%ld", res->verified);
+    col(row, "steps_done", "%d", s->step);   /* all of --steps, unless interrupted or unstable */
     col(row, "status", "%s", status);
 }
 

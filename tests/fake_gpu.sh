@@ -94,7 +94,7 @@ def append(path, head, out):
 
 
 head, (row,) = rows(os.path.join(tmp, "row.csv"))
-row.update(variant=variant, ne=ne, n=str(int(ne) ** 3), steps=steps, equil=equil)
+row.update(variant=variant, ne=ne, n=str(int(ne) ** 3), steps=steps, equil=equil, steps_done=steps)
 for col, v in zip(["threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign", "reduce", "decide", "graph"], k):
     if v:   # else cpu-layer's own value ("-" for a knob it does not have)
         row[col] = v

@@ -1,0 +1,122 @@
+# No row is ever half-written (issue 24, item 4), and a refused CSV says why (issue 25).
+#  - a full disk (an 8 KB tmpfs; root only, else SKIP): a row that does not fit leaves the file
+#    byte-identical (exit 3, one line naming the file), so do later runs; once space is freed the
+#    next row is whole; a new file that cannot take its header and row (run CSV, block CSV,
+#    coulomb's CSV) is not left behind, empty or header-only;
+#  - SIGINT / SIGTERM mid-run: the block rows written so far get a run row, status interrupted,
+#    with the steps done; the program then dies of the signal (128 + its number);
+#  - another program's file and a changed schema are refused, each with its own reason.
+b=$BUILD/double
+rows=$TEST_LOG_DIR/rows
+rm -rf "$rows"; mkdir -p "$rows"
+_t33_md=($b/cpu-grouped --ne 8 --steps 20 --equil 0 --quiet)
+
+# every line of CSV $1 has as many fields as its header
+_t33_whole() { awk -F, 'NR == 1 { n = NF } NF != n { print FILENAME ":" NR ": " NF " fields, header " n; bad = 1 } END { exit bad }' "$1"; }
+
+# one run that must fail on the full disk: exit 3, one line naming the file, the CSV unchanged
+# (or, where there was none, none left)
+_t33_refused() {   # CSV CMD...
+    local csv=$1 rc lines; shift
+    rm -f "$rows/before.csv"
+    [ -e "$csv" ] && cp "$csv" "$rows/before.csv"
+    "$@" >/dev/null 2>"$rows/err"; rc=$?
+    lines=$(grep -c '' "$rows/err")
+    cat "$rows/err"
+    [ $rc -eq 3 ] || { echo "exit code $rc, expected 3"; return 1; }
+    [ "$lines" -eq 1 ] || { echo "stderr has $lines lines"; return 1; }
+    grep -q "cannot append a row to --.*csv $csv: No space left on device" "$rows/err" || { echo "message"; return 1; }
+    if [ -e "$rows/before.csv" ]; then cmp "$rows/before.csv" "$csv" || { echo "the CSV changed"; return 1; }
+    else [ ! -e "$csv" ] || { echo "$csv was left behind ($(wc -c <"$csv") bytes)"; return 1; }; fi
+}
+
+# rows until the disk is full: one page for the CSV (the other held by a filler); the run whose
+# row crosses the page boundary (part of it would fit) must be refused as above
+_t33_fill_until_refused() {
+    local csv=$1 k
+    for k in $(seq 30); do
+        _t33_refused "$csv" "${_t33_md[@]}" --csv "$csv" >"$rows/fill.log" && { cat "$rows/fill.log"; return 0; }
+        grep -q '^exit code 0, expected 3$' "$rows/fill.log" || { cat "$rows/fill.log"; return 1; }
+    done
+    echo "30 rows fitted on an 8 KB disk"; return 1
+}
+
+mnt=$rows/mnt
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=8k nbrlab-rows "$mnt" 2>"$rows/mount.err"; then
+    head -c 4096 /dev/zero >"$mnt/filler"
+    t_ok csv-fulldisk-row-unchanged _t33_fill_until_refused "$mnt/r.csv"
+    t_ok csv-fulldisk-rows-whole _t33_whole "$mnt/r.csv"
+    t_ok csv-fulldisk-later-run-1 _t33_refused "$mnt/r.csv" "${_t33_md[@]}" --csv "$mnt/r.csv"
+    t_ok csv-fulldisk-later-run-2 _t33_refused "$mnt/r.csv" "${_t33_md[@]}" --csv "$mnt/r.csv"
+    rm -f "$mnt/filler"
+    _t33_freed() {
+        local before; before=$(grep -c '' "$mnt/r.csv")
+        "${_t33_md[@]}" --csv "$mnt/r.csv" || return 1
+        _t33_whole "$mnt/r.csv" || return 1
+        [ "$(grep -c '' "$mnt/r.csv")" -eq $((before + 1)) ] || { echo "not one row more"; return 1; }
+        tail -n 1 "$mnt/r.csv" | grep -q ',ok$' || { echo "the new row does not end in status ok"; return 1; }
+    }
+    t_ok csv-fulldisk-freed-next-row-whole _t33_freed
+    # the disk quite full: new files get no page at all
+    head -c 8192 /dev/zero >"$mnt/filler" 2>/dev/null
+    t_ok csv-fulldisk-new-run-csv-not-left _t33_refused "$mnt/new.csv" "${_t33_md[@]}" --csv "$mnt/new.csv"
+    t_ok csv-fulldisk-new-blocks-csv-not-left _t33_refused "$mnt/blocks.csv" "${_t33_md[@]}" --avg-block 5 \
+        --blocks-csv "$mnt/blocks.csv"
+    t_ok csv-fulldisk-coulomb-not-left _t33_refused "$mnt/coulomb.csv" $b/coulomb --random 30 --reps 1 --quiet \
+        --csv "$mnt/coulomb.csv"
+    umount "$mnt"
+else
+    t_skip csv-fulldisk "cannot mount an 8 KB tmpfs here ($(head -n 1 "$rows/mount.err")): needs root"
+fi
+
+# a signal mid-run (started in the background with job control, so that SIGINT is not ignored
+# as a script's background job's is), sent once the first block row is there
+_t33_interrupt() (   # SIG
+    set -m
+    local sig=$1 csv=$rows/int-$1.csv blocks=$rows/int-$1-blocks.csv pid rc k
+    rm -f "$csv" "$blocks"
+    $b/cpu-grouped --ne 12 --steps 1000000 --equil 100 --avg-block 50 --quiet --csv "$csv" --blocks-csv "$blocks" \
+        2>"$rows/int-$sig.err" &
+    pid=$!
+    for k in $(seq 400); do [ -s "$blocks" ] && [ "$(grep -c "" "$blocks")" -ge 3 ] && break; sleep 0.05; done
+    kill -"$sig" $pid
+    for k in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+    kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "still running 10 s after SIG$sig"; return 1; }
+    wait $pid; rc=$?
+    cat "$rows/int-$sig.err"
+    [ $rc -eq $((128 + $(kill -l "$sig"))) ] || { echo "exit code $rc, not death by SIG$sig"; return 1; }
+    [ -s "$blocks" ] || { echo "no block rows"; return 1; }
+    [ -s "$csv" ] || { echo "$(($(grep -c '' "$blocks") - 1)) block rows, no run row"; return 1; }
+    _t33_whole "$blocks" && _t33_whole "$csv" || return 1
+    # one run row, interrupted, its steps done at or after the last block row's step, short of --steps
+    awk -F, 'FNR == 1 { for (k = 1; k <= NF; k++) c[FILENAME, $k] = k; next }
+             FILENAME ~ /blocks/ { last = $c[FILENAME, "step"]; nb++; next }
+             { nr++; st = $c[FILENAME, "status"]; done = $c[FILENAME, "steps_done"] }
+             END { printf "%d block rows (last at step %s), %d run rows: status %s, steps_done %s\n", nb, last, nr, st, done
+                   exit !(nb >= 2 && nr == 1 && st == "interrupted" && done + 0 >= last + 0 && done + 0 < 1000000) }' \
+        "$blocks" "$csv" || return 1
+    [ "$(grep -c '' "$rows/int-$sig.err")" -eq 1 ] || { echo "stderr is not one line"; return 1; }
+)
+t_ok csv-interrupt-sigint _t33_interrupt INT
+t_ok csv-interrupt-sigterm _t33_interrupt TERM
+
+# refused appends name the real reason
+"${_t33_md[@]}" --csv "$rows/md.csv" --blocks-csv "$rows/md-blocks.csv" --avg-block 10 >/dev/null
+$b/coulomb --random 30 --reps 1 --quiet --csv "$rows/coulomb.csv" >/dev/null
+t_error csv-refuse-md-into-coulomb 2 "coulomb.csv has another header: it is another program's file \\(rows of coulomb;" \
+    "${_t33_md[@]}" --csv "$rows/coulomb.csv"
+t_error csv-refuse-coulomb-into-md 2 "md.csv has another header: it is another program's file \\(rows of cpu-grouped;" \
+    $b/coulomb --random 30 --reps 1 --quiet --csv "$rows/md.csv"
+t_error csv-refuse-run-into-blocks 2 "md-blocks.csv has another header: it is another program's file \\(cpu-grouped's rows, but of another kind than --csv's" \
+    "${_t33_md[@]}" --csv "$rows/md-blocks.csv"
+t_error csv-refuse-blocks-into-run 2 "md.csv has another header: it is another program's file \\(cpu-grouped's rows, but of another kind than --blocks-csv's" \
+    "${_t33_md[@]}" --blocks-csv "$rows/md.csv"
+# the same program's file from before a schema change: a column dropped (drift) or added
+awk -F, -v OFS=, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "drift") d = k }
+    { s = ""; for (k = 1; k <= NF; k++) if (k != d) s = s (s == "" ? "" : OFS) $k; print s }' "$rows/md.csv" >"$rows/old.csv"
+sed '1 s/$/,retired/; 2,$ s/$/,-/' "$rows/coulomb.csv" >"$rows/old-coulomb.csv"
+t_error csv-refuse-schema-added 2 "old.csv has another header: the CSV schema changed \\(this build adds 1 column: drift, drops 0\\)" \
+    "${_t33_md[@]}" --csv "$rows/old.csv"
+t_error csv-refuse-schema-dropped 2 "old-coulomb.csv has another header: the CSV schema changed \\(this build adds 0 columns, drops 1: retired\\)" \
+    $b/coulomb --random 30 --reps 1 --quiet --csv "$rows/old-coulomb.csv"
