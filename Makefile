@@ -3,6 +3,8 @@
 #   make            build all programs into build/<precision>/
 #   make run        build, then run the default comparison on this machine (runs/default.sh)
 #   make test       build, then run the test suite (tests/run.sh); GPU tests need a GPU
+#   make tour       the tour of the trade-offs (runs/tour.py, docs/tour.md): every CPU stop, and
+#                   every GPU stop where a GPU and the GPU programs are there (else SKIP)
 #   make info       toolchain and machine versions, for benchmark provenance
 #   make plots      figures from the committed CSVs (plots/all.sh); make report: REPORT.md.
 #                   Both run python in build/venv, made from plots/requirements.txt the first time
@@ -96,7 +98,7 @@ CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)
 GPU_BINS := $(if $(NVCC),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
 TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop)
 
-.PHONY: all cpu gpu run test info clean plots report
+.PHONY: all cpu gpu run test tour info clean plots report
 all: cpu gpu $(TEST_BINS)
 cpu: $(CPU_BINS)
 ifeq ($(OPENCL_FOUND),)
@@ -185,6 +187,10 @@ run: all
 
 test: all
 	tests/run.sh
+
+# the CPU stops need only the CPU programs; GPU stops run where `make gpu` has built theirs
+tour: cpu
+	BUILD=$(BUILD) runs/tour.py run
 
 # regression tracking (README "Regression tracking"): the quick and full benchmark suites
 # (runs/suites.txt) append to results/<machine>/bench.csv; history plots them against the
