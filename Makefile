@@ -4,6 +4,8 @@
 #   make run        build, then run the default comparison on this machine (runs/default.sh)
 #   make test       build, then run the test suite (tests/run.sh); GPU tests need a GPU
 #   make mutants    plant known faults one at a time in a scratch copy: the suite must catch each
+#   make tour       the tour of the trade-offs (runs/tour.py, docs/tour.md): every CPU stop, and
+#                   every GPU stop where a GPU and the GPU programs are there (else SKIP)
 #   make info       toolchain and machine versions, for benchmark provenance
 #   make plots      figures from the committed CSVs (plots/all.sh); make report: REPORT.md.
 #                   Both run python in build/venv, made from plots/requirements.txt the first time
@@ -100,7 +102,7 @@ TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/tes
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
 FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 
-.PHONY: all cpu gpu run test mutants info clean plots report
+.PHONY: all cpu gpu run test mutants tour info clean plots report
 all: cpu gpu $(TEST_BINS)
 cpu: $(CPU_BINS)
 ifeq ($(OPENCL_FOUND),)
@@ -198,6 +200,10 @@ test: all
 # tests run there; FILES=... only the faults in those files, MUTANTS_BASE=REV those a change touched
 mutants:
 	tests/mutants.sh $(if $(FILES),--files '$(FILES)') $(if $(MUTANTS_BASE),--changed '$(MUTANTS_BASE)') $(if $(MUTANTS),--only '$(MUTANTS)')
+
+# the CPU stops need only the CPU programs; GPU stops run where `make gpu` has built theirs
+tour: cpu
+	BUILD=$(BUILD) runs/tour.py run
 
 # regression tracking (README "Regression tracking"): the quick and full benchmark suites
 # (runs/suites.txt) append to results/<machine>/bench.csv; history plots them against the

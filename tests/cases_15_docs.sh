@@ -1,33 +1,40 @@
-# README against the code: every --flag README.md names is a flag some program's --help lists
-# (generated from the option tables that parse them), or one a script under runs/ or plots/
-# reads (its text names it), or mpirun's. A flag renamed or removed in the code but left in
-# the README fails here.
-readme_flags_known() {
-    local known unknown=() f b
-    known=$(for b in "$BUILD"/double/* "$BUILD"/float/*; do
-                case ${b##*/} in test-*) continue ;; esac
-                [ -f "$b" ] && [ -x "$b" ] && "$b" --help 2>&1
-            done | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
-    [ -n "$known" ] || { echo "no program's --help read (nothing built?)"; return 1; }
-    for f in $(grep -oE -- '--[a-z][a-z0-9-]+' README.md | sort -u); do
-        grep -qxF -- "$f" <<<"$known" && continue
-        case $f in --help | --allow-run-as-root | --bind-to | --oversubscribe) continue ;; esac
-        grep -qF -- "$f" runs/*.sh runs/*.py runs/device/*.sh plots/*.py && continue
-        unknown+=("$f")
-    done
-    [ ${#unknown[@]} -eq 0 ] || { echo "README names flags no program or script has: ${unknown[*]}"; return 1; }
-    echo "every README flag is known ($(wc -w <<<"$known") program flags)"
+# README and docs/ against the code: every --flag they name exists in the program or script
+# the text attributes it to (tests/docs_flags.py says how: the command it is part of, else its
+# table row's or section's program, else any program or script). A flag renamed or removed in
+# the code, or put with the wrong program, fails here. Programs not built here (gpu-dd without
+# MPI, coulomb without OpenCL) are checked against their option table's source instead.
+docs_files=(README.md docs/*.md)
+t_grep docs-flags-known 'every flag the docs name is known' tests/docs_flags.py "$BUILD" "${docs_files[@]}"
+
+# planted: a flag another program has (gpu-layer's --read) given to cpu-grouped in a docs
+# file, once in a command and once in that program's section, must fail naming both
+docs_flags_planted() {
+    local d=$TEST_LOG_DIR/docs-planted
+    rm -rf "$d"; mkdir -p "$d"
+    { cat docs/programs.md
+      printf '\n## cpu-grouped\n\nIts `--read` knob.\n\n```sh\nbuild/double/cpu-grouped --ne 8 --read ldg\n```\n'
+    } >"$d/programs.md"
+    local out rc
+    out=$(tests/docs_flags.py "$BUILD" README.md "$d/programs.md" 2>&1); rc=$?
+    echo "$out"
+    [ $rc -eq 1 ] && [ "$(grep -c -- '--read: not a flag of cpu-grouped' <<<"$out")" -eq 2 ] &&
+        echo "planted flags caught"
 }
-# README documents every program; where an optional one is not built here (gpu-dd without MPI,
-# coulomb without OpenCL: the Makefile says so) its flags cannot be read, and CI, which installs
-# both, runs the check
-if [ ! -x "$BUILD/double/gpu-dd" ] && command -v nvcc >/dev/null 2>&1; then
-    t_skip readme-flags-known "gpu-dd not built here (no mpi.h): its flags cannot be read"
-elif ! "$BUILD/double/coulomb" --help 2>&1 | grep -q -- '--wg'; then
-    t_skip readme-flags-known "coulomb built without OpenCL here: its --wg and --cl-device cannot be read"
-else
-    t_grep readme-flags-known 'every README flag is known' readme_flags_known
-fi
+t_grep docs-flags-planted-caught 'planted flags caught' docs_flags_planted
+
+# README is a user's guide, not a notebook: at most 15 KB, lines of at most 100 characters,
+# no commit hashes (those belong in results/ and REPORT.md); it links every docs/ file
+readme_is_guide() {
+    local bytes long hashes f missing=()
+    bytes=$(wc -c <README.md)
+    long=$(awk 'length > 100' README.md | wc -l)
+    hashes=$(grep -oE '\b[0-9a-f]{7,40}\b' README.md | grep '[a-f]' | grep '[0-9]' | sort -u | tr '\n' ' ')
+    for f in docs/*.md; do grep -qF "($f)" README.md || missing+=("$f"); done
+    echo "README: $bytes bytes, $long lines over 100 characters, hashes: ${hashes:-none}," \
+        "docs not linked: ${missing[*]:-none}"
+    [ "$bytes" -le 15360 ] && [ "$long" -eq 0 ] && [ -z "$hashes" ] && [ ${#missing[@]} -eq 0 ]
+}
+t_grep readme-is-a-guide 'README: ' readme_is_guide
 
 # gpu-dd's environment variables (read in its sources, not parsed by the option table): each
 # one its --help names, so that a variable added or renamed in the code cannot go undocumented
