@@ -7,7 +7,7 @@
 #   onchip-same-rebuilds-*  double, no rescaling, 500 steps from the same start: the chunk kernel
 #                       rebuilds at the steps gpu-layer's stage-by-stage device loop does (the
 #                       hash in the summary), in each tier
-#   onchip-replay-*     an overflow planted with --grow-from 15 (room for 16 neighbours) is grown
+#   onchip-replay-*     an overflow planted with --grow-from 15 (SP: the liquid needs more) is grown
 #                       and the chunk replayed from the kernel's snapshot; the run ends where a run
 #                       with room to spare ends (E/N within 1e-9, double), in each tier
 #   onchip-drift-*      energy drift over 10^4 steps in each tier (the bound of cases_50)
@@ -27,18 +27,18 @@ fi
 oc_pass="check gpu-onchip: PASS"
 # the same rebuilds as gpu-layer's device loop (its companions: layers, reordering off so that
 # only the summation order differs)
-oc_same_as_layer() {
-    local layer=$1 oc=$2 a b; shift 2
+oc_same_as_layer() {   # LAYER ONCHIP TIER ARGS...
+    local layer=$1 oc=$2 tier=$3 a b; shift 3
     a=$("$layer" "$@" --decide device --layers device --reorder 0 --graph on) || { echo "$a"; return 1; }
-    b=$("$oc" "$@" --decide device) || { echo "$b"; return 1; }
+    b=$("$oc" "$@" --decide device --tier "$tier") || { echo "$b"; return 1; }
     a=$(grep 'rebuilds after step 0' <<<"$a"); b=$(grep 'rebuilds after step 0' <<<"$b")
     echo "gpu-layer:  $a"; echo "gpu-onchip: $b"
     [ -n "$a" ] && [ "$a" = "$b" ]
 }
-oc_replay_same() {
-    local grown ample e1 e2
+oc_replay_same() {   # AMPLE ARGS...: AMPLE a hard capacity with room to spare (and within a block)
+    local grown ample e1 e2 room=$1; shift
     grown=$("$@" --grow-from 15) || { echo "$grown"; return 1; }
-    ample=$("$@" --max-nbr 200) || { echo "$ample"; return 1; }
+    ample=$("$@" --max-nbr "$room") || { echo "$ample"; return 1; }
     grep -Eq 'grows = [1-9]' <<<"$grown" || { echo "$grown"; echo "no capacity grew"; return 1; }
     e1=$(grep 'energy E/N' <<<"$grown" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
     e2=$(grep 'energy E/N' <<<"$ample" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
@@ -77,15 +77,15 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
             set -- $c
             lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
             if [ -x "$layer" ]; then
-                t_ok "onchip-same-rebuilds-$1-$2" oc_same_as_layer $layer $b --system $2 $lat --ne $3 --tier $1 \
+                t_ok "onchip-same-rebuilds-$1-$2" oc_same_as_layer $layer $b $1 --system $2 $lat --ne $3 \
                     --steps 500 --equil 0 --sample-every 50 --stage-reps 0 --quiet
             else
                 t_skip "onchip-same-rebuilds-$1-$2" "$layer not built"
             fi
         done
-        t_ok "onchip-replay-block" oc_replay_same $b --ne 8 $dev --tier block --sample-every 20 --steps 400 \
+        t_ok "onchip-replay-block" oc_replay_same 60 $b --ne 8 $dev --tier block --sample-every 20 --steps 400 \
             --equil 0 --stage-reps 0 --quiet
-        t_ok "onchip-replay-grid" oc_replay_same $b --ne 16 $dev --tier grid --sample-every 20 --steps 400 \
+        t_ok "onchip-replay-grid" oc_replay_same 200 $b --ne 16 $dev --tier grid --sample-every 20 --steps 400 \
             --equil 0 --stage-reps 0 --quiet
     fi
     t_ok "onchip-drift-$prec-block-sp-ne8" oc_drift $b --ne 8 $dev --tier block --steps 10000 --equil 500 --quiet
