@@ -66,9 +66,10 @@ extern const char *const leapfrog_names[];
 enum { GRAPH_OFF, GRAPH_ON, GRAPH_COND };
 extern const char *const graph_names[];
 extern const char *const lattice_names[];
-/* --tier (gpu-onchip): the system in one block's shared memory, or a cooperative grid over
- * global memory (L2); auto picks block where it fits */
-enum { TIER_AUTO, TIER_BLOCK, TIER_GRID };
+/* --tier (gpu-onchip): the system in one block's shared memory, a cooperative grid over
+ * global memory (L2), or a thread-block cluster (positions replicated in every block's shared
+ * memory); auto picks cluster, then block, where they fit */
+enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
 extern const char *const tier_names[];
 extern const char *const list_names[];
 
@@ -109,6 +110,7 @@ typedef struct Params {
     int sample_every;    /* steps between sample points (energies, pressure) */
     int leapfrog;        /* LEAPFROG_*: with --decide device, the step's integration as split or fused kernels */
     int tier;            /* TIER_* (gpu-onchip) */
+    int cluster;         /* blocks per cluster of --tier cluster (gpu-onchip); 0 = by N */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */
     char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */

@@ -1,9 +1,11 @@
 # gpu-onchip (variants/gpu-onchip.cu: one launch per chunk, the system on chip) beyond the GPU
 # groups every gpu-* program gets (tests/cases_50_gpu.sh, which runs its host path and its
 # device loop with the tier auto picks):
-#   onchip-check-*      --check after device runs in each tier (block, grid), SP, LJ, lammps-lj
-#                       and the charged salt (grid: too big for a block), several --sample-every
-#                       (chunk lengths), t_p 1 and 8, with equilibration (rescales at sample points)
+#   onchip-check-*      --check after device runs in each tier (block, grid, cluster), SP, LJ,
+#                       lammps-lj and the charged salt (grid: too big for a block; cluster: r_c 4
+#                       so that double fits at N = 1728), several --sample-every (chunk lengths), t_p 1 and 8,
+#                       with equilibration (rescales at sample points); the cluster also with
+#                       --cluster 1, 3 (own ranges of unequal size) and 16, and at N = 1728
 #   onchip-same-rebuilds-*  double, no rescaling, 500 steps from the same start: the chunk kernel
 #                       rebuilds at the steps gpu-layer's stage-by-stage device loop does (the
 #                       hash in the summary), in each tier
@@ -11,11 +13,13 @@
 #                       and the chunk replayed from the kernel's snapshot; the run ends where a run
 #                       with room to spare ends (E/N within 1e-9, double), in each tier
 #   onchip-drift-*      energy drift over 10^4 steps in each tier (the bound of cases_50)
-#   onchip-err-*        --tier block for a system over one block's shared memory: exit 3, one line
-#                       naming the limit; a t_p the kernels do not take: exit 2
+#   onchip-err-*        --tier block / cluster for a system over one block's shared memory: exit
+#                       3, one line naming the limit; a t_p the kernels do not take, a cluster over
+#                       16 blocks: exit 2
 # Planted fault for the lead (a test build, make BUILD=build-plant NVOPT="-O3
-# -DNBR_PLANT_ONCHIP_VMAX"): the block tier's largest v^2 from warp 0 alone: the rebuild hash
-# differs from gpu-layer's (onchip-same-rebuilds-block-* FAIL).
+# -DNBR_PLANT_ONCHIP_VMAX"): the block tier's largest v^2 from warp 0 alone, the cluster
+# tier's from rank 0's block alone: the rebuild hash differs from gpu-layer's
+# (onchip-same-rebuilds-block-* and -cluster-* FAIL).
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
 oc_groups="check same-rebuilds replay drift err"
 ocb=$BUILD/double/gpu-onchip
@@ -57,7 +61,8 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
     b=$BUILD/$prec/gpu-onchip
     [ -x "$b" ] || { t_skip "onchip-$prec" "$b not built"; continue; }
     # block: N <= ~900 for LJ-like lists; SP ne 8 512, lj ne 8 512, lammps-lj sc 8 512
-    for c in "block sp 8" "block lj 8" "block lammps-lj 8" "grid sp 16" "grid lj 12" "grid lammps-lj 16"; do
+    for c in "block sp 8" "block lj 8" "block lammps-lj 8" "grid sp 16" "grid lj 12" "grid lammps-lj 16" \
+        "cluster sp 8" "cluster lj 8" "cluster lammps-lj 8" "cluster lammps-lj 12"; do
         set -- $c
         lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
         for every in 1 10 100; do
@@ -69,11 +74,18 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
         t_grep "onchip-check-$prec-$1-$2-tp1" "$oc_pass" $b --system $2 $lat --ne $3 $dev --tier $1 --tp 1 \
             --steps 300 --equil 100 --stage-reps 0 --check --quiet
     done
+    for C in 1 3 16; do
+        t_grep "onchip-check-$prec-cluster-sp-c$C" "$oc_pass" $b --ne 8 $dev --tier cluster --cluster $C \
+            --sample-every 10 --steps 300 --equil 100 --stage-reps 0 --check --quiet
+    done
+    t_grep "onchip-check-$prec-cluster-salt" "$oc_pass" $b --system salt --ne 12 --rc 4 $dev --tier cluster --steps 200 \
+        --equil 100 --stage-reps 0 --check --quiet
     t_grep "onchip-check-$prec-grid-salt" "$oc_pass" $b --system salt --ne 16 $dev --tier grid --steps 200 \
         --equil 100 --stage-reps 0 --check --quiet
     if [ $prec = double ]; then
         layer=$BUILD/double/gpu-layer
-        for c in "block sp 8" "block lammps-lj 8" "grid sp 16" "grid lammps-lj 16"; do
+        for c in "block sp 8" "block lammps-lj 8" "grid sp 16" "grid lammps-lj 16" "cluster sp 8" \
+            "cluster lammps-lj 8" "cluster lammps-lj 12"; do
             set -- $c
             lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
             if [ -x "$layer" ]; then
@@ -85,12 +97,19 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
         done
         t_ok "onchip-replay-block" oc_replay_same 60 $b --ne 8 $dev --tier block --sample-every 20 --steps 400 \
             --equil 0 --stage-reps 0 --quiet
+        t_ok "onchip-replay-cluster" oc_replay_same 200 $b --ne 8 $dev --tier cluster --sample-every 20 --steps 400 \
+            --equil 0 --stage-reps 0 --quiet
         t_ok "onchip-replay-grid" oc_replay_same 200 $b --ne 16 $dev --tier grid --sample-every 20 --steps 400 \
             --equil 0 --stage-reps 0 --quiet
     fi
     t_ok "onchip-drift-$prec-block-sp-ne8" oc_drift $b --ne 8 $dev --tier block --steps 10000 --equil 500 --quiet
+    t_ok "onchip-drift-$prec-cluster-sp-ne12" oc_drift $b --ne 12 $dev --tier cluster --steps 10000 --equil 500 --quiet
     t_ok "onchip-drift-$prec-grid-sp-ne16" oc_drift $b --ne 16 $dev --tier grid --steps 10000 --equil 500 --quiet
     t_error "onchip-err-$prec-block-too-big" 3 'tier block: N = 4096 atoms .* shared memory, over the [0-9]+ ' \
         $b --system lammps-lj --lattice sc --ne 16 $dev --tier block --steps 0 --equil 0
+    t_error "onchip-err-$prec-cluster-too-big" 3 'tier cluster: N = 8000 atoms .* shared memory per block, over the [0-9]+ ' \
+        $b --system lammps-lj --lattice sc --ne 20 $dev --tier cluster --steps 0 --equil 0
+    t_error "onchip-err-$prec-cluster17" 2 'cluster = 17 is outside its limits' $b --ne 8 --tier cluster --cluster 17 \
+        --steps 0 --equil 0
     t_error "onchip-err-$prec-tp3" 2 'takes 1, 2, 4, 8, 16 or 32' $b --ne 8 --tp 3 --steps 0 --equil 0
 done

@@ -2,26 +2,32 @@
  * every step between two sample points (the loop's chunk, Variant.chunk_run): forces, the
  * leapfrog, the rebuild test and the rebuild, the host seeing only sample points.
  *
- * Tiers (--tier; auto = block where it fits, else grid):
+ * Tiers (--tier; auto = cluster where it fits, else block where it fits, else grid):
  *   block  one thread block of 1024 threads; positions (two buffers: a step reads one, drifts
  *          into the other, so a step needs one __syncthreads), velocities, counts and the 16-bit
  *          lists in shared memory; the lists are loaded at the chunk's start and stored at its
  *          end (when it rebuilt). N is limited by shared memory (refused with one line).
+ *   cluster  a thread-block cluster of C blocks (--cluster; 8 or 16), block b owning N/C atoms:
+ *          every block a full copy of the positions (two buffers) in its shared memory, its own
+ *          atoms' velocities and lists; each step's new positions and largest v^2 written into
+ *          every block through distributed shared memory, one cluster.sync per step
+ *          (cluster_kernel). N is limited by one block's shared memory (refused with one line).
  *   grid   a cooperative grid (cg::this_grid().sync()), the same step over global memory (L2):
  *          positions in two buffers, velocities in place, lists in global memory.
  * A step: forces of each atom from its list (t_p lanes per atom, no Newton 3, no atomics), the
  * second half-kick, v^2, the next step's half-kick and drift; one sync for the largest v^2;
  * then every thread takes the same rebuild decision (md_loop.c's rule, in double). A rebuild
- * step wraps, syncs once more, and builds the n2 lists (onchip.cuh): each atom's list is built
- * and read by its own lanes only, so no sync follows. Energies, virial and v^2 are summed at
+ * step wraps, syncs once more, and builds the n2 lists (onchip.cuh): in the grid each atom's
+ * list is built and read by its own lanes only, so no sync follows; the block and the cluster
+ * build with a warp per atom and one block barrier. Energies, virial and v^2 are summed at
  * the chunk's last step only.
  *
  * Never a truncated list: a build that finds more than the capacity stores what fits and
  * records the need; at the sample point the host grows the capacity (or stops at a hard
  * --max-nbr with one line), restores the snapshot the kernel wrote at the chunk's start
  * (r, v, a and the control block) and replays the chunk with a rebuild forced first, as the
- * stage-by-stage device loop does (device_loop.cu). A block tier that no longer fits moves to
- * the grid (auto) or stops (--tier block).
+ * stage-by-stage device loop does (device_loop.cu). A block or cluster tier that no longer
+ * fits moves on (auto: cluster, block, grid) or stops (--tier block, --tier cluster).
  *
  * With --decide host (and for --check, --verify-lists, --stage-reps) the same build and force
  * functions run as per-stage kernels over global memory; the leapfrog, wrap, rescale and
@@ -75,11 +81,14 @@ struct Onchip {
     int *count;
     int cap;
     Capacity capacity;
-    int tier;          /* TIER_BLOCK or TIER_GRID: the one chunks run on now */
+    int tier;          /* TIER_BLOCK, TIER_GRID or TIER_CLUSTER: the one chunks run on now */
     int tp;            /* lanes per atom */
     int block_threads; /* the block tier's block */
     int grid_blocks;   /* the grid tier's co-resident blocks */
     int smem_limit;    /* dynamic shared memory one block may have (block tier) */
+    int cluster;       /* the cluster tier's blocks per cluster C */
+    int cluster_threads; /* and threads per block */
+    int cluster_limit; /* dynamic shared memory one block of the cluster tier may have */
     int device_mode;
     OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host, *ctrl_host_dev, *ctrl_stage;
     real4 *snap_r, *snap_v, *snap_a, *rw0, *rw1;
@@ -182,18 +191,22 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             }
             Tier::sync();
             double tot = 0;
-            for (int i0 = 0; i0 < n; i0 += ngroups) {   /* the same trip count in every warp */
-                const int i = i0 + group;
+            /* block: a warp per atom, then a barrier (39 ns) before the t_p-lane groups read the
+             * lists; grid: each atom's own t_p lanes, so that no grid sync (1 us) follows */
+            const int btp = Tier::grid ? tp : 32, bsub = rank & (btp - 1), bgroup = rank / btp;
+            for (int i0 = 0; i0 < n; i0 += nthr / btp) {   /* the same trip count in every warp */
+                const int i = i0 + bgroup;
                 const bool act = i < n;
-                const int m = onchip_build_atom(i, act, sub, tp, rc, n, A.L, A.rn2, list + (size_t)(act ? i : 0) * cap,
-                                                cap);
-                if (act && sub == 0) {
+                const int m = onchip_build_atom(i, act, bsub, btp, rc, n, A.L, A.rn2,
+                                                list + (size_t)(act ? i : 0) * cap, cap);
+                if (act && bsub == 0) {
                     count[i] = m;
                     tot += m;
                     nb_max = max(nb_max, m);
                 }
             }
-            __syncwarp();   /* an atom's list and count are read by its own lanes only */
+            if (Tier::grid) __syncwarp();   /* an atom's list and count are read by its own lanes only */
+            else __syncthreads();
             nb_last = tot;
             if (step > A.equil) nb_prod += tot;
             built = 1;
@@ -293,6 +306,208 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
     }
 }
 
+/* ---- the cluster tier ---- */
+
+/* Blocks per cluster at most (16: the non-portable size of sm_90). */
+enum { CLUSTER_MAX = 16 };
+
+/* Slots in every block's shared memory that the other blocks of the cluster write. */
+struct ClusterSlots {
+    double vv[2][CLUSTER_MAX];       /* each rank's largest v^2 of the step; steps k & 1 in rotation */
+    double sums[CLUSTER_MAX][5];     /* the chunk's sums by rank (rank 0's copy is read) */
+    int nb_max[CLUSTER_MAX];
+};
+
+/* Own atoms per block at most, and the dynamic shared memory of one block of the cluster tier:
+ * two full position buffers, then the own atoms' velocities, counts and 16-bit lists. */
+static int cluster_own(int n, int C) { return (n + C - 1) / C; }
+static size_t cluster_smem(int n, int C, int cap)
+{
+    const size_t own = (size_t)cluster_own(n, C);
+    return 2 * (size_t)n * sizeof(real4) + own * (sizeof(real4) + sizeof(int)) + own * cap * 2;
+}
+
+/* One cluster of C blocks, block b owning atoms [b N / C, (b + 1) N / C). Every block holds all
+ * N positions in its shared memory, in two buffers: a step reads buffer cur (forces of the own
+ * atoms, t_p lanes each) and each block writes its own atoms' drifted positions into buffer
+ * cur ^ 1 of every block (distributed shared memory), and its largest v^2 into slot vv[k & 1][b]
+ * of every block. Then one cluster.sync per step, which does two things:
+ *  - it orders (release/acquire) every remote write of step k before any read of step k + 1, so
+ *    each block's buffer cur ^ 1 is complete when it becomes cur;
+ *  - no block writes buffer X at step k + 1 (X = cur of step k, the next step's cur ^ 1) before
+ *    every block has arrived, i.e. finished its step-k reads of X; and slot vv[k & 1] is written
+ *    again at step k + 2 only, after a sync that every block reaches after it read the slot.
+ * So two buffers and one sync suffice. Every block reads the same C partials and takes the same
+ * rebuild decision; a rebuild wraps the full local copy (the same arithmetic on the same values in
+ * every block, so the copies stay bitwise equal), and builds the own atoms' n2 lists over it, one
+ * warp per atom. */
+template <int Kind>
+__global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
+{
+    extern __shared__ __align__(32) unsigned char smem[];
+    __shared__ ClusterSlots slots;
+    __shared__ double vv_warp[32];
+    cg::cluster_group cluster = cg::this_cluster();
+    const int n = A.n, tp = A.tp, cap = A.cap;
+    const int C = (int)cluster.num_blocks(), me = (int)cluster.block_rank();
+    const int lo = (int)((long)me * n / C), hi = (int)((long)(me + 1) * n / C), nown = hi - lo;
+    const int own_max = (n + C - 1) / C;
+    const int tid = threadIdx.x, nthr = blockDim.x;
+    const int lane = tid & 31, warp = tid >> 5, nwarps = nthr >> 5;
+    const int sub = tid & (tp - 1), group = tid / tp, ngroups = nthr / tp;
+    real4 *const rb0 = (real4 *)smem, *const rb1 = rb0 + n;
+    real4 *const vw = rb1 + n;                   /* own atoms' velocities, by i - lo */
+    int *const count = (int *)(vw + own_max);    /* own atoms' counts and lists, by i - lo */
+    onchip_idx *const list = (onchip_idx *)(count + own_max);
+    OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
+
+    /* every block the first half-kick and drift of all N atoms into its buffer 0 (the same
+     * arithmetic everywhere); the snapshot, velocities and counts of its own atoms */
+    for (int i = tid; i < n; i += nthr) {
+        real4 ri = A.r[i], vi = A.v[i];
+        const real4 ai = A.a[i];
+        if (i >= lo && i < hi) {
+            A.snap_r[i] = ri; A.snap_v[i] = vi; A.snap_a[i] = ai;
+            count[i - lo] = A.count[i];
+        }
+        oc_half_kick(vi, ai, A.half_dt);
+        oc_drift(ri, vi, A.dt);
+        rb0[i] = ri;
+        if (i >= lo && i < hi) vw[i - lo] = vi;
+    }
+    if (!c.due) {   /* the own lists, unless the first step rebuilds anyway */
+        const unsigned *from = (const unsigned *)(A.list + (size_t)lo * cap);
+        unsigned *to = (unsigned *)list;
+        for (long k = tid; k < (long)nown * cap / 2; k += nthr) to[k] = from[k];
+    }
+    if (me == 0 && tid == 0) *A.ctrl_snap = c;
+    cluster.sync();   /* also: every block of the cluster runs before any remote access */
+
+    double nb_last = 0, nb_prod = 0, ukin = 0, upot = 0, vir = 0, vv_last = 0;
+    int nb_max = 0, built = 0, cur = 0;
+    for (int k = 0; k < A.nsteps; k++) {
+        const int step = c.step + 1;
+        const bool last = k == A.nsteps - 1;
+        real4 *const rc = cur ? rb1 : rb0, *const rnext = cur ? rb0 : rb1;
+        if (c.due) {   /* nobody else writes buffer cur this step: the wrap is local */
+            for (int i = tid; i < n; i += nthr) {
+                real4 ri = rc[i];
+                ri.x = pbc_wrap(ri.x, A.L); ri.y = pbc_wrap(ri.y, A.L); ri.z = pbc_wrap(ri.z, A.L);
+                rc[i] = ri;
+            }
+            __syncthreads();
+            double tot = 0;
+            for (int a0 = 0; a0 < nown; a0 += nwarps) {   /* the same trip count in every warp */
+                const int a = a0 + warp;
+                const bool act = a < nown;
+                const int m = onchip_build_atom(lo + a, act, lane, 32, rc, n, A.L, A.rn2,
+                                                list + (size_t)(act ? a : 0) * cap, cap);
+                if (act && lane == 0) {
+                    count[a] = m;
+                    tot += m;
+                    nb_max = max(nb_max, m);
+                }
+            }
+            __syncthreads();   /* lists built by warps, read by the force groups */
+            nb_last = tot;
+            if (step > A.equil) nb_prod += tot;
+            built = 1;
+        }
+        double vv_t = 0;
+        for (int a0 = 0; a0 < nown; a0 += ngroups) {
+            const int a = a0 + group, i = lo + a;
+            const bool act = a < nown;
+            const int cnt = act ? min(count[a], cap) : 0;
+            const OnchipSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
+                                                        A.L, A.pot);
+            real4 vi = make_real4(0, 0, 0, 0);
+            if (act) {   /* every lane of the group: the same sums, the same kick */
+                const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
+                vi = vw[a];
+                oc_half_kick(vi, ai, A.half_dt);
+                const double vv = oc_speed2(vi);
+                vv_t = fmax(vv_t, vv);
+                if (!last) {
+                    oc_half_kick(vi, ai, A.half_dt);
+                    real4 ri = rc[i];
+                    oc_drift(ri, vi, A.dt);
+                    for (int q = sub; q < C; q += tp) *cluster.map_shared_rank(rnext + i, q) = ri;
+                } else if (sub == 0) {   /* the sample point: the state after the kick, and its sums */
+                    A.r[i] = rc[i];
+                    A.a[i] = ai;
+                    A.u[i] = (real)0.5 * f.u;
+                    A.v[i] = vi;
+                    ukin += vv;
+                    upot += (real)0.5 * f.u;
+                    vir += (real)0.5 * f.w;
+                }
+            }
+            __syncwarp();   /* the group's lanes have read vw[a] */
+            if (act && sub == 0) vw[a] = vi;
+        }
+        /* the block's largest v^2 into every block's slot, then the one sync of the step */
+        double vv = warp_reduce(vv_t, MaxOp());
+        if (lane == 0) vv_warp[warp] = vv;
+        __syncthreads();
+        if (warp == 0) {
+            double b = lane < nwarps ? vv_warp[lane] : 0.0;
+            b = __shfl_sync(0xffffffffu, warp_reduce(b, MaxOp()), 0);
+            for (int q = lane; q < C; q += 32) *cluster.map_shared_rank(&slots.vv[k & 1][me], q) = b;
+        }
+        cluster.sync();
+        vv = 0;
+#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): rank 0's largest v^2 */
+        vv = slots.vv[k & 1][0];
+#else
+        for (int q = 0; q < C; q++) vv = fmax(vv, slots.vv[k & 1][q]);
+#endif
+        /* md_loop.c's rebuild test and bookkeeping (integrate.cu's decide_step) */
+        if (c.due) {
+            c.builds_total++;
+            c.rebuild_hash = c.rebuild_hash * 1000003ull + (unsigned long long)step;
+            if (step > A.equil) c.builds_prod++;
+            c.disp = 0;
+        }
+        c.step = step;
+        c.disp += sqrt(vv) * A.ddt;
+        c.due = c.disp >= A.threshold;
+        if (last) vv_last = vv;
+        cur ^= 1;
+    }
+
+    /* the chunk's sums: each block's into rank 0's slots, summed there in rank order */
+    const double s_ukin = block_reduce(ukin, SumOp(), 0.0), s_upot = block_reduce(upot, SumOp(), 0.0),
+                 s_vir = block_reduce(vir, SumOp(), 0.0), s_last = block_reduce(nb_last, SumOp(), 0.0),
+                 s_prod = block_reduce(nb_prod, SumOp(), 0.0);
+    const int s_max = block_reduce(nb_max, MaxOp(), 0);
+    if (built) {   /* the own lists back to global memory for the next chunk */
+        const unsigned *from = (const unsigned *)list;
+        unsigned *to = (unsigned *)(A.list + (size_t)lo * cap);
+        for (long k = tid; k < (long)nown * cap / 2; k += nthr) to[k] = from[k];
+        for (int a = tid; a < nown; a += nthr) A.count[lo + a] = count[a];
+    }
+    if (tid == 0) {
+        double *to = cluster.map_shared_rank(&slots.sums[me][0], 0);
+        to[0] = s_ukin; to[1] = s_upot; to[2] = s_vir; to[3] = s_last; to[4] = s_prod;
+        *cluster.map_shared_rank(&slots.nb_max[me], 0) = s_max;
+    }
+    cluster.sync();   /* the sums are in; and no block exits while another may still write to it */
+    if (me == 0 && tid == 0) {
+        double t[5] = {0, 0, 0, 0, 0};
+        int t_max = 0;
+        for (int q = 0; q < C; q++) {
+            for (int j = 0; j < 5; j++) t[j] += slots.sums[q][j];
+            t_max = max(t_max, slots.nb_max[q]);
+        }
+        c.nbr_max_seen = max(c.nbr_max_seen, t_max);
+        if (built) c.nbr_last = (unsigned long long)t[3];
+        c.nbr_sum_prod += t[4];
+        c.ukin = t[0]; c.upot = t[1]; c.virial = t[2]; c.vvmax = vv_last;
+        *A.ctrl = c;
+        *A.ctrl_host = c;
+    }
+}
+
 /* ---- the host path: the same build and forces as per-stage kernels over global memory ---- */
 
 __global__ void build_kernel(const real4 *r, int n, int tp, real L, real rn2, onchip_idx *list, int *count, int cap,
@@ -350,15 +565,79 @@ static int fit_lists(Sim *s, GpuSim *g, int need)
 static int lanes(const Sim *s, int tier)
 {
     if (s->p.tp > 0) return s->p.tp;
-    if (tier == TIER_GRID) return 4;
+    if (tier == TIER_GRID) return 8;   /* results/h200/onchip.md: t_p 8 beat 4 at 4096 (LJ and SP) */
+    if (tier == TIER_CLUSTER) {   /* 8 lanes, fewer where the own atoms would need over 1024 threads */
+        int tp = 8;
+        while (tp > 1 && tp * cluster_own(s->n, oc.cluster) > 1024) tp /= 2;
+        return tp;
+    }
     int tp = 1;
     while (tp < 8 && 2 * tp * s->n <= BLOCK_THREADS) tp *= 2;
     return tp;
 }
 
-/* The tier for the current capacity: --tier block that does not fit stops with one line. */
+/* The cluster tier's C: --cluster, else 8 below 1024 atoms, else 16. */
+static int cluster_size(const Sim *s)
+{
+    if (s->p.cluster > 0) return s->p.cluster;
+    return s->n < 1024 ? 8 : 16;
+}
+
+/* Whether the cluster tier fits at the current capacity: its shared memory per block, and a
+ * cluster of such blocks on the device (cudaOccupancyMaxActiveClusters). Where it does not and
+ * --tier cluster asked for it, one line naming the limit. */
+static int cluster_fits(Sim *s)
+{
+    const int C = cluster_size(s), own = cluster_own(s->n, C);
+    oc.cluster = C;
+    const int tp = lanes(s, TIER_CLUSTER);
+    int threads = (own * tp + 31) / 32 * 32;
+    threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
+    oc.cluster_threads = threads;
+    const size_t need = cluster_smem(s->n, C, oc.cap);
+    const int hard = s->p.tier == TIER_CLUSTER;
+    if (need > (size_t)oc.cluster_limit) {
+        if (hard) {
+            const double per_atom = 2.0 * sizeof(real4) + (sizeof(real4) + sizeof(int) + 2.0 * oc.cap) / C;
+            nbr_fail(EXIT_CAPACITY, "%s: --tier cluster: N = %d atoms (%d per block of a cluster of %d) with room for "
+                     "%d neighbours each need %zu bytes of shared memory per block, over the %d one block may have on "
+                     "this device (N <= %d at this capacity): use --tier grid or auto", s->variant->name, s->n, own, C,
+                     oc.cap, need, oc.cluster_limit, (int)((oc.cluster_limit - 2 * oc.cap - 64) / per_atom));
+        }
+        return 0;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = C; at[0].val.clusterDim.y = 1; at[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(C); cfg.blockDim = dim3(threads); cfg.dynamicSmemBytes = need;
+    cfg.attrs = at; cfg.numAttrs = 1;
+    int nclusters = 0;
+    cudaError_t e = cudaSuccess;
+    dispatch_potential(s->pot.kind, [&](auto kind) {
+        e = cudaOccupancyMaxActiveClusters(&nclusters, cluster_kernel<decltype(kind)::value>, &cfg);
+    });
+    if (e != cudaSuccess || nclusters < 1) {
+        (void)cudaGetLastError();
+        if (hard)
+            nbr_fail(EXIT_CAPACITY, "%s: --tier cluster: a cluster of %d blocks of %d threads with %zu bytes of shared "
+                     "memory each does not fit on this device (%s): use a smaller --cluster, --tier grid or auto",
+                     s->variant->name, C, threads, need,
+                     e != cudaSuccess ? cudaGetErrorString(e) : "no such cluster can be resident");
+        return 0;
+    }
+    return 1;
+}
+
+/* The tier for the current capacity: --tier block or cluster that does not fit stops with one
+ * line; auto takes the cluster, else the block, where they fit (the cluster: results/h200/onchip.md). */
 static void choose_tier(Sim *s)
 {
+    if ((s->p.tier == TIER_CLUSTER || s->p.tier == TIER_AUTO) && cluster_fits(s)) {
+        oc.tier = TIER_CLUSTER;
+        oc.tp = lanes(s, oc.tier);
+        return;
+    }
     const size_t need = block_smem(s->n, oc.cap);
     const int fits = need <= (size_t)oc.smem_limit;
     if (s->p.tier == TIER_BLOCK && !fits)
@@ -394,9 +673,17 @@ static int init(Sim *s)
     cudaFuncAttributes fa;
     CUDA_CHECK(cudaFuncGetAttributes(&fa, chunk_kernel<BlockTier, POT_LJ>));
     oc.smem_limit = optin - (int)fa.sharedSizeBytes;
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, cluster_kernel<POT_LJ>));
+    oc.cluster_limit = optin - (int)fa.sharedSizeBytes;
     dispatch_potential(s->pot.kind, [&](auto kind) {
-        CUDA_CHECK(cudaFuncSetAttribute(chunk_kernel<BlockTier, decltype(kind)::value>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, oc.smem_limit));
+        constexpr int K = decltype(kind)::value;
+        CUDA_CHECK(cudaFuncSetAttribute(chunk_kernel<BlockTier, K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        oc.smem_limit));
+        CUDA_CHECK(cudaFuncSetAttribute(cluster_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        oc.cluster_limit));
+        /* 16 blocks per cluster where the device allows it (sm_90 does); refused later otherwise */
+        if (cudaFuncSetAttribute(cluster_kernel<K>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+            (void)cudaGetLastError();
     });
     oc.block_threads = BLOCK_THREADS;
     choose_tier(s);
@@ -516,6 +803,16 @@ static int chunk_run(Sim *s, int nsteps)
         constexpr int K = decltype(kind)::value;
         if (oc.tier == TIER_BLOCK) {
             chunk_kernel<BlockTier, K><<<1, oc.block_threads, block_smem(s->n, oc.cap), g->stream>>>(A);
+        } else if (oc.tier == TIER_CLUSTER) {
+            cudaLaunchConfig_t cfg = {};
+            cudaLaunchAttribute at[1];
+            at[0].id = cudaLaunchAttributeClusterDimension;
+            at[0].val.clusterDim.x = oc.cluster; at[0].val.clusterDim.y = 1; at[0].val.clusterDim.z = 1;
+            cfg.gridDim = dim3(oc.cluster); cfg.blockDim = dim3(oc.cluster_threads);
+            cfg.dynamicSmemBytes = cluster_smem(s->n, oc.cluster, oc.cap);
+            cfg.stream = g->stream;
+            cfg.attrs = at; cfg.numAttrs = 1;
+            CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_kernel<K>, A));
         } else {
             if (!oc.grid_blocks) {
                 int per_sm = 0;
