@@ -82,11 +82,11 @@ static const Option options[] = {
      "gpu-onchip, with --decide device: where the system lives while one launch runs the steps between two "
      "sample points: block (one thread block, everything in shared memory; small N), grid (a cooperative grid, "
      "state in global memory / L2, grid-wide syncs), cluster (a thread-block cluster, every block a full copy of the "
-     "positions in its shared memory, one cluster-wide sync per step) or auto (cluster where it fits, else block where "
-     "it fits, else grid)"},
+     "positions in its shared memory, one cluster-wide sync per step) or auto (cluster up to N = 2048 where it fits, "
+     "else block where it fits, else grid)"},
     {"cluster", T_INT, F(cluster), 0, 16, NULL, KNOB_TIER, NULL,
-     "gpu-onchip, --tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = by N: 8 below 1024 "
-     "atoms, else 16; above 8 needs a device that allows non-portable cluster sizes)"},
+     "gpu-onchip, --tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = 16, or 8 where 16 do "
+     "not fit; above 8 needs a device that allows non-portable cluster sizes)"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
     {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
      "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "

@@ -5,7 +5,7 @@
 #                       lammps-lj and the charged salt (grid: too big for a block; cluster: r_c 4
 #                       so that double fits at N = 1728), several --sample-every (chunk lengths), t_p 1 and 8,
 #                       with equilibration (rescales at sample points); the cluster also with
-#                       --cluster 1, 3 (own ranges of unequal size) and 16, and at N = 1728
+#                       --cluster 1, 3 (own ranges of unequal size) and 8, and at N = 1728
 #   onchip-same-rebuilds-*  double, no rescaling, 500 steps from the same start: the chunk kernel
 #                       rebuilds at the steps gpu-layer's stage-by-stage device loop does (the
 #                       hash in the summary), in each tier
@@ -74,7 +74,7 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
         t_grep "onchip-check-$prec-$1-$2-tp1" "$oc_pass" $b --system $2 $lat --ne $3 $dev --tier $1 --tp 1 \
             --steps 300 --equil 100 --stage-reps 0 --check --quiet
     done
-    for C in 1 3 16; do
+    for C in 1 3 8; do
         t_grep "onchip-check-$prec-cluster-sp-c$C" "$oc_pass" $b --ne 8 $dev --tier cluster --cluster $C \
             --sample-every 10 --steps 300 --equil 100 --stage-reps 0 --check --quiet
     done

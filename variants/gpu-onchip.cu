@@ -2,12 +2,13 @@
  * every step between two sample points (the loop's chunk, Variant.chunk_run): forces, the
  * leapfrog, the rebuild test and the rebuild, the host seeing only sample points.
  *
- * Tiers (--tier; auto = cluster where it fits, else block where it fits, else grid):
+ * Tiers (--tier; auto = cluster up to 2048 atoms where it fits, else block where it fits, else
+ * grid):
  *   block  one thread block of 1024 threads; positions (two buffers: a step reads one, drifts
  *          into the other, so a step needs one __syncthreads), velocities, counts and the 16-bit
  *          lists in shared memory; the lists are loaded at the chunk's start and stored at its
  *          end (when it rebuilt). N is limited by shared memory (refused with one line).
- *   cluster  a thread-block cluster of C blocks (--cluster; 8 or 16), block b owning N/C atoms:
+ *   cluster  a thread-block cluster of C blocks (--cluster; default 16), block b owning N/C atoms:
  *          every block a full copy of the positions (two buffers) in its shared memory, its own
  *          atoms' velocities and lists; each step's new positions and largest v^2 written into
  *          every block through distributed shared memory, one cluster.sync per step
@@ -566,8 +567,8 @@ static int lanes(const Sim *s, int tier)
 {
     if (s->p.tp > 0) return s->p.tp;
     if (tier == TIER_GRID) return 8;   /* results/h200/onchip.md: t_p 8 beat 4 at 4096 (LJ and SP) */
-    if (tier == TIER_CLUSTER) {   /* 8 lanes, fewer where the own atoms would need over 1024 threads */
-        int tp = 8;
+    if (tier == TIER_CLUSTER) {   /* up to 16 lanes, as many as 1024 threads give the own atoms */
+        int tp = 16;           /* (onchip.md: 512 / 16 blocks best at 16, 1728 at 8, 4096 at 4) */
         while (tp > 1 && tp * cluster_own(s->n, oc.cluster) > 1024) tp /= 2;
         return tp;
     }
@@ -576,26 +577,18 @@ static int lanes(const Sim *s, int tier)
     return tp;
 }
 
-/* The cluster tier's C: --cluster, else 8 below 1024 atoms, else 16. */
-static int cluster_size(const Sim *s)
+/* Whether the cluster tier fits at the current capacity with C blocks: its shared memory per
+ * block, and a cluster of such blocks on the device (cudaOccupancyMaxActiveClusters). Where it
+ * does not and `hard`, one line naming the limit. */
+static int cluster_fits_c(Sim *s, int C, int hard)
 {
-    if (s->p.cluster > 0) return s->p.cluster;
-    return s->n < 1024 ? 8 : 16;
-}
-
-/* Whether the cluster tier fits at the current capacity: its shared memory per block, and a
- * cluster of such blocks on the device (cudaOccupancyMaxActiveClusters). Where it does not and
- * --tier cluster asked for it, one line naming the limit. */
-static int cluster_fits(Sim *s)
-{
-    const int C = cluster_size(s), own = cluster_own(s->n, C);
+    const int own = cluster_own(s->n, C);
     oc.cluster = C;
     const int tp = lanes(s, TIER_CLUSTER);
     int threads = (own * tp + 31) / 32 * 32;
     threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
     oc.cluster_threads = threads;
     const size_t need = cluster_smem(s->n, C, oc.cap);
-    const int hard = s->p.tier == TIER_CLUSTER;
     if (need > (size_t)oc.cluster_limit) {
         if (hard) {
             const double per_atom = 2.0 * sizeof(real4) + (sizeof(real4) + sizeof(int) + 2.0 * oc.cap) / C;
@@ -629,11 +622,24 @@ static int cluster_fits(Sim *s)
     return 1;
 }
 
+/* The cluster tier with --cluster C, else 16 blocks (faster than 8 at 512 and 1728 on the H200:
+ * results/h200/onchip.md), else 8 (the portable size) where 16 do not fit. */
+static int cluster_fits(Sim *s)
+{
+    const int hard = s->p.tier == TIER_CLUSTER;
+    if (s->p.cluster > 0) return cluster_fits_c(s, s->p.cluster, hard);
+    return cluster_fits_c(s, 16, 0) || cluster_fits_c(s, 8, hard);
+}
+
+/* auto takes the cluster up to this N: its n2 build costs each SM N^2 / C pair tests, and on the
+ * H200 the grid was faster at 4096 (LJ and SP), the cluster at 1728 and below (onchip.md). */
+enum { CLUSTER_AUTO_MAX_N = 2048 };
+
 /* The tier for the current capacity: --tier block or cluster that does not fit stops with one
- * line; auto takes the cluster, else the block, where they fit (the cluster: results/h200/onchip.md). */
+ * line; auto takes the cluster up to CLUSTER_AUTO_MAX_N, else the block, where they fit. */
 static void choose_tier(Sim *s)
 {
-    if ((s->p.tier == TIER_CLUSTER || s->p.tier == TIER_AUTO) && cluster_fits(s)) {
+    if ((s->p.tier == TIER_CLUSTER || (s->p.tier == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) && cluster_fits(s)) {
         oc.tier = TIER_CLUSTER;
         oc.tp = lanes(s, oc.tier);
         return;

@@ -6,10 +6,11 @@
 # program once, then again). gpu-rumd runs with the parameters its autotuner chose at 512 and 4096
 # in rumd_gamdpy_ours.csv (t_p 16 / p_b 16; t_p 14 / p_b 32 / skin 0.7), its defaults elsewhere;
 # gpu-layer with its best small-N loop (smalln.sh: device layers, reorder, reduce, graph cond,
-# fused leapfrog, ldg, t_p 4). Every run samples every 100 steps.
+# fused leapfrog, ldg, t_p 4); gpu-onchip-cluster is gpu-onchip with --tier cluster (its
+# defaults), where it fits (not at 32768). Every run samples every 100 steps.
 # Writes $OUT/onchip.csv (tags onchip-<program>-<point>-r<round>) and $OUT/onchip.txt (medians
 # over the rounds). ~40 runs, about a minute on an H200.
-#   env: OUT (/tmp/onchip-out) BUILD (build) ROUNDS (3) POINTS ("lammps-lj:8 lammps-lj:16 lammps-lj:32 sp:16")
+#   env: OUT (/tmp/onchip-out) BUILD (build) ROUNDS (3) POINTS ("lammps-lj:8 lammps-lj:12 lammps-lj:16 lammps-lj:32 sp:16")
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/onchip-out}
@@ -23,6 +24,7 @@ args_of() {   # program point
     [ "$sys" = lammps-lj ] && lat="--lattice sc"
     case $1 in
         gpu-onchip) echo "--system $sys $lat --ne $ne" ;;
+        gpu-onchip-cluster) echo "--system $sys $lat --ne $ne --tier cluster" ;;
         gpu-layer) echo "--system $sys $lat --ne $ne --layers device --reorder-at device --reduce device --graph cond --leapfrog fused --read ldg --tp 4" ;;
         gpu-rumd)
             case $2 in
@@ -33,11 +35,12 @@ args_of() {   # program point
     esac
 }
 for round in $(seq 1 "${ROUNDS:-3}"); do
-    for point in ${POINTS:-lammps-lj:8 lammps-lj:16 lammps-lj:32 sp:16}; do
-        for prog in gpu-onchip gpu-rumd gpu-layer; do
+    for point in ${POINTS:-lammps-lj:8 lammps-lj:12 lammps-lj:16 lammps-lj:32 sp:16}; do
+        for prog in gpu-onchip gpu-onchip-cluster gpu-rumd gpu-layer; do
+            [ $prog = gpu-onchip-cluster ] && [ "${point##*:}" -ge 32 ] && continue
             tag=onchip-$prog-${point/:/-ne}-r$round
             # shellcheck disable=SC2046
-            if ! "$BUILD/float/$prog" $(args_of $prog $point) $common --csv "$csv" --tag "$tag" >"$OUT/$tag.out" 2>&1; then
+            if ! "$BUILD/float/${prog%-cluster}" $(args_of $prog $point) $common --csv "$csv" --tag "$tag" >"$OUT/$tag.out" 2>&1; then
                 echo "onchip: $tag failed: $(tail -1 "$OUT/$tag.out")"
             fi
         done

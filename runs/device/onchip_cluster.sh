@@ -18,6 +18,7 @@ mkdir -p "$OUT"
 export PATH=$PATH:/usr/local/cuda/bin
 rev=$(cat .git-rev 2>/dev/null || git describe --always --abbrev=12)
 STAGES=${STAGES:-build tests plant sanitize sweep}
+# table: runs/device/onchip.sh (the interleaved rounds) into $OUT
 has() { grep -qw "$1" <<<"$STAGES"; }
 if has build; then
     { time make -j16 build/float/gpu-onchip build/double/gpu-onchip build/double/gpu-layer build/float/gpu-layer \
@@ -54,10 +55,14 @@ if has sanitize; then
     a="build/double/gpu-onchip --ne 6 --decide device --tier cluster --steps 40 --equil 20 --sample-every 20 --stage-reps 0 --check --quiet"
     run_san memcheck memcheck $a
     run_san memcheck-grow memcheck $a --grow-from 10
-    run_san memcheck-c16-float memcheck ${a/double/float} --cluster 16
+    run_san memcheck-c8-float memcheck ${a/double/float} --cluster 8
     run_san racecheck racecheck $a
     run_san synccheck synccheck $a
     grep -E "^###|ERROR SUMMARY" "$log"
+fi
+if has table; then
+    OUT=$OUT BUILD=build runs/device/onchip.sh >"$OUT/onchip-table.log" 2>&1
+    tail -30 "$OUT/onchip-table.log"
 fi
 if has sweep; then
     csv=$OUT/onchip-cluster-sweep.csv
@@ -67,8 +72,8 @@ if has sweep; then
         local tag=$1; shift
         build/float/gpu-onchip "$@" $common --csv "$csv" --tag "$tag" >"$OUT/last.out" 2>&1 || echo "$tag failed: $(tail -1 "$OUT/last.out")"
     }
-    for pt in "lammps-lj 8" "lammps-lj 12" "lammps-lj 16" "sp 16"; do
-        set -- $pt
+    for pt in ${SWEEP_POINTS:-lammps-lj:8 lammps-lj:12 lammps-lj:16 sp:16}; do
+        set -- ${pt%%:*} ${pt##*:}
         lat=""; [ $1 = lammps-lj ] && lat="--lattice sc"
         for C in ${SWEEP_C:-8 16}; do
             for tp in ${SWEEP_TP:-4 8 16}; do
@@ -79,6 +84,14 @@ if has sweep; then
         [ $2 = 8 ] && one "csweep-$1-ne$2-block" --system $1 $lat --ne $2 --tier block
         one "csweep-$1-ne$2-grid" --system $1 $lat --ne $2 --tier grid
     done
+    if [ -n "${DIAG:-}" ]; then   # lammps-lj 512, cluster defaults: the rebuilds' share (skin) and the chunks' (sampling)
+        for d in 0.3 0.6 1.0; do one "cdiag-delta$d" --system lammps-lj --lattice sc --ne 8 --tier cluster --delta $d; done
+        for d in 0.3 0.6; do one "cdiag-grid-delta$d" --system lammps-lj --lattice sc --ne 8 --tier grid --delta $d; done
+        build/float/gpu-onchip --system lammps-lj --lattice sc --ne 8 --tier cluster --decide device --sample-every 1000 \
+            --steps 6000 --equil 1000 --stage-reps 0 --quiet --csv "$csv" --tag cdiag-every1000 >"$OUT/last.out" 2>&1
+        for C in 2 4; do one "cdiag-c$C" --system lammps-lj --lattice sc --ne 8 --tier cluster --cluster $C; done
+        one "cdiag-c16-tp32" --system lammps-lj --lattice sc --ne 8 --tier cluster --tp 32
+    fi
     awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
         { printf "%-36s %6d %6s %10.2f %s\n", $c["tag"], $c["n"], $c["tp"], $c["us_per_step"], $c["status"] }' "$csv" \
         | tee "$OUT/onchip-cluster-sweep.txt"
