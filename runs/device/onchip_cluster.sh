@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # runs/device/onchip_cluster.sh - gpu-onchip's cluster tier on the device, in stages (STAGES,
 # default "build tests plant sanitize sweep"); everything under $OUT, a stage cut short by the
-# call's limit still leaves what it wrote.
+# call's limit still leaves what it wrote (packed into $OUT/onchip-cluster-out.tgz at the end).
 #   build     float and double gpu-onchip, gpu-layer (same-rebuilds), float gpu-rumd, and the
 #             planted-fault build (build-plant: -DNBR_PLANT_ONCHIP_VMAX)
 #   tests     tests/run.sh 56_onchip (TEST_ONLY passes through), then cases_50 for gpu-onchip
@@ -96,3 +96,6 @@ if has sweep; then
         { printf "%-36s %6d %6s %10.2f %s\n", $c["tag"], $c["n"], $c["tp"], $c["us_per_step"], $c["status"] }' "$csv" \
         | tee "$OUT/onchip-cluster-sweep.txt"
 fi
+# the device tool brings back eight files at most: everything as one archive
+rm -f "$OUT/last.out"
+( cd "$OUT" && tar czf /tmp/onchip-cluster-out.tgz . && find . -mindepth 1 -delete && mv /tmp/onchip-cluster-out.tgz . )
