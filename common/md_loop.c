@@ -308,7 +308,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         }
         if (device) {
             const int nsteps = end - step + 1;
-            if (!(p->graph && v.chunk_replay && v.chunk_replay(s, nsteps))) {
+            if (!(v.chunk_run && v.chunk_run(s, nsteps)) && !(p->graph && v.chunk_replay && v.chunk_replay(s, nsteps))) {
                 if (p->graph && v.chunk_begin) v.chunk_begin(s, nsteps);
                 for (int k = step; k <= end; k++) {
                     s->step = k;

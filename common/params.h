@@ -35,6 +35,7 @@ enum {
     KNOB_AUTOTUNE = 1u << 17, /* RUMD's autotuner */
     KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
+    KNOB_TIER     = 1u << 20, /* gpu-onchip: where the system lives during a chunk (block / grid) */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -65,6 +66,11 @@ extern const char *const leapfrog_names[];
 enum { GRAPH_OFF, GRAPH_ON, GRAPH_COND };
 extern const char *const graph_names[];
 extern const char *const lattice_names[];
+/* --tier (gpu-onchip): the system in one block's shared memory, a cooperative grid over
+ * global memory (L2), or a thread-block cluster (positions replicated in every block's shared
+ * memory); auto picks cluster, then block, where they fit */
+enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
+extern const char *const tier_names[];
 extern const char *const list_names[];
 
 typedef struct Params {
@@ -103,6 +109,8 @@ typedef struct Params {
     int device;          /* GPU index */
     int sample_every;    /* steps between sample points (energies, pressure) */
     int leapfrog;        /* LEAPFROG_*: with --decide device, the step's integration as split or fused kernels */
+    int tier;            /* TIER_* (gpu-onchip) */
+    int cluster;         /* blocks per cluster of --tier cluster (gpu-onchip); 0 = by N */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */
     char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */

@@ -136,6 +136,9 @@ typedef struct Variant {
      * looks there (sample, no statistics) instead of queuing gated steps up to the sample
      * point. Must give the same answer on every rank (it sets where collectives happen). */
     int  (*run_horizon)(Sim *s);
+    /* The steps between two sample points as one launch (gpu-onchip, --decide device): the loop
+     * calls it instead of the per-step stages; 1 = done, 0 = run the stages */
+    int  (*chunk_run)(Sim *s, int nsteps);
     /* --graph on: the steps between two sample points captured once as a CUDA graph */
     int  (*chunk_replay)(Sim *s, int nsteps); /* 1 = a graph of nsteps steps was launched */
     void (*chunk_begin)(Sim *s, int nsteps);  /* starts capturing */

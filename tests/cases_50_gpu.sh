@@ -289,29 +289,37 @@ for v in $gpu_variants; do
             dev="--decide device"
             for k in layers reorder-at reduce; do gpu_has $b $k && dev="$dev --$k device"; done
             reo=sort-every; gpu_has $b reorder && reo=reorder
+            # a program with neither (gpu-onchip: n2 lists need no order) runs these cases without
+            reof() { gpu_has $b $reo && echo --$reo "$1"; }
+            # and one without --graph (gpu-onchip: a chunk is one launch already) runs them graph off,
+            # the flag left out
+            grf() { gpu_has $b graph && echo --graph "$1"; }
             # --graph cond needs a driver that takes conditional nodes in a capture: where it
             # says it does not (exit 2, one line), its cases are a visible SKIP
             conds="cond 10|cond 37"
-            out=$($b --ne 8 $dev --graph cond --sample-every 10 --steps 40 --equil 0 --stage-reps 0 --quiet 2>&1)
+            gpu_has $b graph || conds=""
+            out=$(gpu_has $b graph && $b --ne 8 $dev --graph cond --sample-every 10 --steps 40 --equil 0 --stage-reps 0 --quiet 2>&1)
             if [ $? = 2 ] && grep -q 'refuses a conditional node' <<<"$out"; then
                 t_skip "device-graph-cond-$v-$prec" "$out"; conds=""
             fi
+            graph_runs="off 10|on 10|on 1|on 37|off 100"
+            gpu_has $b graph || graph_runs="off 10|off 1|off 37|off 100"
             for sys in "sp 20" "lj 12"; do
                 set -- $sys
-                IFS='|' read -ra runs <<<"off 10|on 10|on 1|on 37|off 100${conds:+|$conds}"
+                IFS='|' read -ra runs <<<"$graph_runs${conds:+|$conds}"
                 for run in "${runs[@]}"; do
                     set -- $sys $run
                     t_grep "device-check-$v-$prec-$1-graph-$3-every$4" "$pass" $b --system $1 --ne $2 $dev \
-                        --graph $3 --sample-every $4 --$reo 30 --steps 700 --equil 100 --check --quiet
+                        $(grf $3) --sample-every $4 $(reof 30) --steps 700 --equil 100 --check --quiet
                 done
             done
-            [ $prec = double ] && t_ok "device-same-rebuilds-$v-sp" gpu_same_rebuilds $b --ne 16 $dev --$reo 50 \
+            [ $prec = double ] && t_ok "device-same-rebuilds-$v-sp" gpu_same_rebuilds $b --ne 16 $dev $(reof 50) \
                 --steps 500 --equil 0 --stage-reps 0 --quiet
             [ $prec = double ] && t_ok "device-same-rebuilds-$v-lj" gpu_same_rebuilds $b --system lj --ne 12 $dev \
-                --$reo 50 --steps 500 --equil 0 --stage-reps 0 --quiet
-            t_ok "device-drift-$v-$prec-sp-ne16" gpu_drift_within "${!bound_var}" $b --ne 16 $dev --graph on \
+                $(reof 50) --steps 500 --equil 0 --stage-reps 0 --quiet
+            t_ok "device-drift-$v-$prec-sp-ne16" gpu_drift_within "${!bound_var}" $b --ne 16 $dev $(grf on) \
                 --steps 10000 --equil 500 --quiet
-            [ $prec = double ] && t_ok "device-overflow-replay-$v" gpu_replay_same $b --ne 16 $dev --graph on \
+            [ $prec = double ] && t_ok "device-overflow-replay-$v" gpu_replay_same $b --ne 16 $dev $(grf on) \
                 --sample-every 20 --steps 400 --equil 0 --stage-reps 0 --quiet
             # --leapfrog fused: the check after each graph mode, t_p 1 and 4 where the program has
             # --tp; the same rebuilds and energies as split from the same start (equilibration with
@@ -350,7 +358,8 @@ for v in $gpu_variants; do
             fi
             gpu_has $b layers &&
                 t_error "device-needs-device-layers-$v-$prec" 2 'needs --layers device' $b --decide device --ne 8
-            t_error "device-graph-needs-device-$v-$prec" 2 'needs --decide device' $b --graph on --ne 8
+            gpu_has $b graph &&
+                t_error "device-graph-needs-device-$v-$prec" 2 'needs --decide device' $b --graph on --ne 8
             t_error "device-no-verify-lists-$v-$prec" 2 'with --decide host' $b $dev --verify-lists --ne 8
         fi
         # capacity limits: one line naming the flag, exit 3
