@@ -260,6 +260,10 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     v.forces(s);
     v.props(s);
     stop_if_not_finite(s, &res);
+    /* step 1's drift already moves the atoms from the step-0 structure: counted now, as each
+     * later step's is at the end of the step before it (else that structure could be used
+     * one step past the rule: --config approach lost its pair at --rebuild-frac 0.5) */
+    s->disp_acc = sqrt(s->props.vv_max) * p->dt;
     if (p->steps > 0) {
         char why[200];
         if (v.download) v.download(s);

@@ -14,7 +14,7 @@
 const char *const system_names[]  = {"sp", "lj", "salt", "lammps-lj", NULL};
 const char *const lattice_names[] = {"sc", "fcc", NULL};
 const char *const list_names[]    = {"auto", "none", "n2", "sort", NULL};
-const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", NULL};
+const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", "approach", NULL};
 const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
@@ -47,7 +47,9 @@ static const Option options[] = {
     {"shift", T_REAL, F(shift), -10, 10, NULL, 0, "shift", "energy added to u(r) inside r_c"},
     {"config", T_ENUM, F(config), 0, 0, config_names, 0, "config",
      "initial positions: lattice (the paper), jitter (lattice + random displacements), "
-     "random (uniform), boundary (atoms placed exactly on cell and box faces)"},
+     "random (uniform), boundary (atoms placed exactly on cell and box faces), approach (the rebuild rule's "
+     "worst case: atoms 0 and 1 r_n + 0.01 apart along x, closing head-on at sqrt(3T) each, every other atom at rest "
+     "on its lattice site; needs sites over 2 r_n apart, a low --rho)"},
     {"seed", T_U64, F(seed), 0, 1.8e19, NULL, 0, "seed", "random seed"},
     {"steps", T_INT, F(steps), 0, 1e9, NULL, 0, "steps", "total time steps, equilibration included"},
     {"equil", T_INT, F(equil), 0, 1e9, NULL, 0, "equil", "equilibration steps (rescaled, not timed)"},

@@ -67,3 +67,21 @@ t_ok state-explode-temp _t22_wrong_state unstable 'step 10: unstable: the energy
 t_ok state-explode-in-equil _t22_wrong_state unstable 'step 10: unstable: the energy' \
     $b/cpu-grouped --dt 0.05 --ne 8 --steps 1000 --equil 500 --quiet
 
+# --- rebuild-rule-: a pair loss made certain -------------------------------------------------
+# --config approach (common/state.c): SP at rho 1/64 (sites 4 apart, beyond 2 r_n), atoms 0 and 1
+# r_n + 0.01 apart closing at v = sqrt(3 x 1.75) = 2.29 each (v dt = 0.0115). Under a rule of
+# f delta an atom moves under f delta between builds, so the pair closes by under 2 f delta: at
+# 0.5 by 0.596 < delta + 0.01, never within r_c unlisted; at 0.6 by 0.71, to r = 1.04 < r_c = 1.12
+# at step 32, which --verify-lists reports (exit 5). The step-0 structure's first drift, once not
+# counted, let 0.5 lose it too (step 27, r = 1.114).
+approach=(--ne 4 --rho 0.015625 --config approach --temp 1.75 --steps 200 --equil 0 --avg-block 100 --verify-lists
+          --stage-reps 0 --quiet)
+for v in cpu-grouped cpu-pairlist cpu-layer; do
+    for prec in double float; do
+        t_grep "rebuild-rule-safe-$v-$prec" 'no pair within r_c missing: ok' "$BUILD/$prec/$v" "${approach[@]}"
+        t_error "rebuild-rule-unsafe-$v-$prec" 5 'verify-lists: step [0-9]+: pair \(0, 1\) at r = 1\.0.* missing' \
+            "$BUILD/$prec/$v" "${approach[@]}" --rebuild-frac 0.6
+    done
+done
+t_error rebuild-rule-approach-needs-room 2 'config approach needs lattice sites over 2 r_n' \
+    $b/cpu-grouped --ne 4 --config approach --steps 10 --equil 0 --quiet
