@@ -94,7 +94,7 @@ prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
 
 CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)))
 GPU_BINS := $(if $(NVCC),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
-TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop)
+TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop $(BUILD)/$(p)/test-plant)
 
 .PHONY: all cpu gpu run test info clean plots report
 all: cpu gpu $(TEST_BINS)
@@ -140,6 +140,9 @@ $(BUILD)/$(1)/coulomb: $(BUILD)/$(1)/variants/coulomb.o $(call objs,$(1),$(COMMO
 $(BUILD)/$(1)/test-core: $(BUILD)/$(1)/tests/test_core.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/test-loop: $(BUILD)/$(1)/tests/loop_emulator.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+# cpu-grouped with one planted fault (tests/check_plant.c), for the tests of --check itself
+$(BUILD)/$(1)/test-plant: $(BUILD)/$(1)/tests/check_plant.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 # CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
 $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)

@@ -67,6 +67,40 @@ t_ok state-explode-temp _t22_wrong_state unstable 'step 10: unstable: the energy
 t_ok state-explode-in-equil _t22_wrong_state unstable 'step 10: unstable: the energy' \
     $b/cpu-grouped --dt 0.05 --ne 8 --steps 1000 --equil 500 --quiet
 
+# --- check-plant-: --check fails on each thing it checks ----------------------------------------
+# SP jittered by 0.4 spacings, N = 512, checked on its start (--steps 0): U/N ~ 20, moderate, so
+# the float tolerances mean something (the random start's U ~ 5e11 hides a missing potential
+# shift in float: relative 2.5e-7 against a tolerance of 2e-5). Each fault must fail the check,
+# on its own line, with exit 1 and status check-failed; "none" must pass.
+_t22_plant() {   # PREC FAULT LINE: --check fails (LINE: the check line that must say FAIL)
+    local csv=$TEST_LOG_DIR/check-plant-$1-$2.csv out rc=0 st
+    rm -f "$csv"
+    out=$("$BUILD/$1/test-plant" "$2" --ne 8 --config jitter --steps 0 --equil 0 --check --quiet --csv "$csv") || rc=$?
+    echo "$out" | grep -E '^(check|planted)'
+    st=$(_t22_col "$csv" status) || return 1
+    if [ "$2" = none ]; then
+        [ $rc -eq 0 ] && [ "$st" = ok ] && grep -q '^check cpu-grouped: PASS$' <<<"$out" && echo "passes unplanted"
+        return
+    fi
+    [ $rc -eq 1 ] || { echo "exit $rc, expected 1 (a failed check)"; return 1; }
+    [ "$st" = check-failed ] || { echo "status $st"; return 1; }
+    grep -q '^check cpu-grouped: FAIL$' <<<"$out" || { echo "no FAIL verdict"; return 1; }
+    grep -Eq "^check $3[ :].*FAIL\$" <<<"$out" || { echo "the $3 line does not say FAIL"; return 1; }
+    echo "the check fails on its $3 line"
+}
+for prec in double float; do
+    if [ -x "$BUILD/$prec/test-plant" ]; then
+        t_grep "check-plant-none-$prec" 'passes unplanted' _t22_plant $prec none -
+        t_grep "check-plant-force-$prec" 'fails on its forces line' _t22_plant $prec force forces
+        t_grep "check-plant-virial-$prec" 'fails on its virial line' _t22_plant $prec virial virial
+        t_grep "check-plant-energy-$prec" 'fails on its total energy line' _t22_plant $prec energy 'total energy'
+        t_grep "check-plant-shift-$prec" 'fails on its total energy line' _t22_plant $prec shift 'total energy'
+        t_grep "check-plant-pair-$prec" 'fails on its pairs line' _t22_plant $prec pair pairs
+    else
+        t_skip "check-plant-$prec" "no $BUILD/$prec/test-plant (make $BUILD/$prec/test-plant)"
+    fi
+done
+
 # --- rebuild-rule-: a pair loss made certain -------------------------------------------------
 # --config approach (common/state.c): SP at rho 1/64 (sites 4 apart, beyond 2 r_n), atoms 0 and 1
 # r_n + 0.01 apart closing at v = sqrt(3 x 1.75) = 2.29 each (v dt = 0.0115). Under a rule of
