@@ -111,9 +111,10 @@ static const Option options[] = {
     {"autotune-cache", T_STR, F(autotune_cache), 0, sizeof(((Params *)0)->autotune_cache) - 1, NULL, KNOB_AUTOTUNE,
      NULL, "file of autotuned parameters keyed by GPU, N, rho, T, potential and dt (\"\" = no cache)"},
     {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "max_nbr", "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
-    {"grow-from", T_LONG, F(grow_from), 0, 1e6, NULL, KNOB_LIST, NULL,
-     "debug: the automatic neighbour capacity starts from this many neighbours per atom instead of the density's "
-     "estimate, so that it must grow during the run (the overflow tests)"},
+    {"grow-from", T_LONG, F(grow_from), 0, 1e6, NULL, KNOB_LIST | KNOB_PAIRCAP, NULL,
+     "debug: the automatic neighbour capacity starts from this many neighbours per atom (stored entries: pairs "
+     "per atom for a Newton 3 list) instead of the density's estimate, so that it must grow during the run (the "
+     "overflow tests)"},
     {"max-layers", T_LONG, F(max_layers), 0, 1e6, NULL, KNOB_LAYERCAP, "max_layers", "layer capacity (0 = automatic, grows on demand)"},
     {"max-pairs", T_LONG, F(max_pairs), 0, 4e9, NULL, KNOB_PAIRCAP, "max_pairs", "pair-list capacity in pairs (0 = automatic, grows on demand)"},
     {"check", T_FLAG, F(check), 0, 0, NULL, 0, NULL, "after the run rebuild, recompute and compare per atom with the O(N^2) reference and brute-force pairs"},
