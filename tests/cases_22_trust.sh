@@ -104,7 +104,9 @@ done
 # --- grow-cpu-: the CPU capacities grown from a tiny start -------------------------------------
 # --grow-from 5: room for ~7 neighbours per atom where the jittered SP start stores ~9 (Newton 3)
 # or ~18 (full): every list grows at its first build; then --check rebuilds and compares. The
-# grouped list's capacity floored (m / n instead of rounding up) loses pairs here (788 measured).
+# grouped list's capacity floored (m / n instead of rounding up) keeps the start's 8 per atom for
+# 8.8 needed: 1341 of 15165 pairs lost at step 0, the run explodes (E/N 2.7e21 at step 20) and
+# ends unstable.
 _t22_grow() {   # BIN ARGS...: grows at least once, the check passes
     local out
     out=$("$@" 2>&1) || { echo "$out" | tail -4; return 1; }
