@@ -98,7 +98,7 @@ prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
 CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)))
 GPU_BINS := $(if $(NVCC),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
 TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop $(BUILD)/$(p)/test-clock \
-               $(BUILD)/$(p)/test-coulomb-clock)
+               $(BUILD)/$(p)/test-coulomb-clock $(BUILD)/$(p)/test-plant)
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
 FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 
@@ -151,6 +151,9 @@ $(BUILD)/$(1)/test-clock: $(BUILD)/$(1)/variants/cpu-grouped.o $(call objs,$(1),
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/test-coulomb-clock: $(BUILD)/$(1)/variants/coulomb.o $(call objs,$(1),$(FAKE_CLOCK_SRC) $(KCPU_SRC) $(COULOMB_C) $(OPENCL_C)) $(if $(OPENCL_FOUND),$(BUILD)/$(1)/gen/coulomb_cl_src.o)
 	$(CC) $(CFLAGS) -fopenmp $$^ -o $$@ $(LDLIBS) $(if $(OPENCL_FOUND),-lOpenCL)
+# cpu-grouped with one planted fault (tests/check_plant.c), for the tests of --check itself
+$(BUILD)/$(1)/test-plant: $(BUILD)/$(1)/tests/check_plant.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 # CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
 $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 	@mkdir -p $$(@D)

@@ -172,9 +172,11 @@ int check_run(Sim *s, int unstable)
     int fail = !(ferr <= TOL_ATOM) || !(terr <= TOL_TOTAL) || (v->has_u && !(uerr <= TOL_ATOM)) ||
                !(verr <= TOL_TOTAL);
     printf("check forces: max per-atom error %.3g (atom %d), tolerance %.1g; rms force %.6g; "
-           "%ld pair(s) within rounding of r_c\n", ferr, fworst, TOL_ATOM, sqrt(f2 / n), ref.border_pairs);
+           "%ld pair(s) within rounding of r_c: %s\n", ferr, fworst, TOL_ATOM, sqrt(f2 / n), ref.border_pairs,
+           !(ferr <= TOL_ATOM) ? "FAIL" : "ok");
     if (v->has_u)
-        printf("check energies: max per-atom error %.3g (atom %d), tolerance %.1g\n", uerr, uworst, TOL_ATOM);
+        printf("check energies: max per-atom error %.3g (atom %d), tolerance %.1g: %s\n", uerr, uworst, TOL_ATOM,
+               !(uerr <= TOL_ATOM) ? "FAIL" : "ok");
     printf("check total energy: U = %.12g, reference %.12g, relative error %.3g (%.3g beyond the "
            "borderline pairs' share), tolerance %.1g: %s\n",
            s->props.upot_sum, ref.upot, traw, terr, TOL_TOTAL, !(terr <= TOL_TOTAL) ? "FAIL" : "ok");

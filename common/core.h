@@ -59,6 +59,7 @@ typedef struct {
     double drift;         /* (e_end - e_start) / |e_start| */
     double e_rms;         /* rms of E/N over production, relative to its mean */
     double pressure;      /* mean over production */
+    double temp;          /* mean kinetic temperature over production, sum v^2 / (3 (N - 1)) */
     long verified;        /* --verify-lists: stale structures checked */
     int unstable;
     StageTimes st;        /* st.reps == 0: not measured */

@@ -10,7 +10,8 @@ extern "C" {
 #endif
 
 /* Exit codes: 1 internal or device error (and a failed --check), 2 bad input, 3 capacity or
- * memory, 4 an unstable run, 5 a neighbour structure that lost a pair (--verify-lists). */
+ * memory, 4 an unstable run (or one that missed its --temp: status wrong-temp), 5 a neighbour
+ * structure that lost a pair (--verify-lists). */
 enum { EXIT_INTERNAL = 1, EXIT_INPUT = 2, EXIT_CAPACITY = 3, EXIT_UNSTABLE = 4, EXIT_VERIFY = 5 };
 
 /* Fatal error with a one-line message on stderr. */

@@ -8,9 +8,10 @@
  * timed; equilibration doubles as the warm-up.
  *
  * The loop also watches the run: a state that is not finite stops it at once, atoms that
- * overlap at the start and an energy drift beyond --drift-limit end it as "unstable"
- * (exit 4, the CSV row says so); --verify-lists checks each stale neighbour structure at its
- * last use. */
+ * overlap at the start, an energy that left its step-0 value (or the last rescaling's) at a
+ * sample point and an energy drift beyond --drift-limit end it as "unstable" (exit 4, the CSV
+ * row says so); a rescaled run whose production temperature missed --temp ends "wrong-temp"
+ * (exit 4); --verify-lists checks each stale neighbour structure at its last use. */
 #include "core.h"
 #include "interrupt.h"
 #include "sim.h"
@@ -31,6 +32,15 @@ const char *const stage_names[NSTAGES] = {"list", "force", "integrate", "reorder
 #define OVERLAP_F 3e4    /* |f_i| */
 #define OVERLAP_UI 800.0 /* u_i, half of the pair's u */
 #define OVERLAP_U 50.0   /* U/N */
+#define ENERGY_MOVE 0.25  /* relative, see stop_if_energy_moved */
+/* The temperature a rescaled run must measure over production: within TEMP_FLUCT times the
+ * relative fluctuation of the instantaneous kinetic temperature, sqrt(2 / (3N)), or TEMP_FLOOR
+ * of T, whichever is larger. The floor is the drift after the last rescaling of a lattice start,
+ * which does not shrink with N: LJ ends 2.5% above 1.2 after the paper's 500 steps (N = 13824,
+ * 6000 steps), 8.5% after 100 (N = 27000); SP and salt within 1%; jittered SP after 100 steps
+ * 5%. Rescaling to 2T or T/2 is 100% or 50% off. */
+#define TEMP_FLUCT 4.0
+#define TEMP_FLOOR 0.1
 
 static void require_stages(const Variant *v)
 {
@@ -95,6 +105,10 @@ static double pressure(const Sim *s)
     const double V = (double)s->L * s->L * s->L;
     return (s->props.ukin_sum + s->props.virial_sum) / (3.0 * V);
 }
+
+/* The kinetic temperature with the momentum's 3 degrees of freedom removed (the rescaling's
+ * target and LAMMPS's compute temp alike). */
+static double kinetic_temp(const Sim *s) { return s->props.ukin_sum / (3.0 * (s->n > 1 ? s->n - 1 : 1)); }
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -182,6 +196,24 @@ static void stop_if_interrupted(Sim *s)
     nbr_die_of(sig);
 }
 
+/* Velocity Verlet keeps the energy within a bounded O(dt^2) error of its start: on the suite's
+ * lattice starts at dt 0.005 the largest move seen is 1.5e-3 of |E| (LJ), the violent start of
+ * SP jittered by 0.4 spacings 0.057 (pairs at ~0.6 sigma meet in its first 10 steps), while an
+ * unstable integration grows without bound (dt 0.05: 4e26 by step 10). So at every sample
+ * point E may move by ENERGY_MOVE (4x that worst healthy start), or by --drift-limit if larger,
+ * from step 0's energy or, after a rescaling (which changes E on purpose: SP's lattice melts
+ * to E/N 2.32 from 1.73), from the energy right after it; relative to |E| or, near 0, 3T/2. */
+static void stop_if_energy_moved(Sim *s, RunResult *res, double e_ref, int ref_step)
+{
+    const double e = total_energy(s), moved = fabs(e - e_ref) / fmax(fabs(e_ref), 1.5 * s->p.temp);
+    const double bound = fmax(ENERGY_MOVE, s->p.drift_limit);
+    if (moved <= bound) return;   /* NaN goes on */
+    char why[240];
+    snprintf(why, sizeof why, "the energy E/N = %.6g moved from %.6g at step %d by %.3g (relative), beyond %g "
+             "(time step, temperature or density too large?)", e, e_ref, ref_step, moved, bound);
+    stop_unstable(s, res, why);
+}
+
 static void stop_if_not_finite(Sim *s, RunResult *res)
 {
     if (isfinite(total_energy(s)) && isfinite(s->props.vv_max) && isfinite(s->props.virial_sum)) return;
@@ -246,6 +278,10 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     v.forces(s);
     v.props(s);
     stop_if_not_finite(s, &res);
+    /* step 1's drift already moves the atoms from the step-0 structure: counted now, as each
+     * later step's is at the end of the step before it (else that structure could be used
+     * one step past the rule: --config approach lost its pair at --rebuild-frac 0.5) */
+    s->disp_acc = sqrt(s->props.vv_max) * p->dt;
     if (p->steps > 0) {
         char why[200];
         if (v.download) v.download(s);
@@ -285,7 +321,9 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     const int fused = device && p->leapfrog == LEAPFROG_FUSED;
     if (fused && !v.leapfrog)
         nbr_fail(EXIT_INPUT, "%s: --leapfrog fused needs a variant with a fused leapfrog stage", v.name);
-    double rescale_acc = 0, block_e = 0, block_t = 0, p_sum = 0;
+    double rescale_acc = 0, block_e = 0, block_t = 0, p_sum = 0, t_sum = 0;
+    double e_ref = total_energy(s);   /* what the energy may not leave: step 0's, then each rescaling's */
+    int e_ref_step = 0, rescales = 0;
     int rescale_n = 0, block_samples = 0, nsamples = 0, mark = 0, block_start = 0;
     for (int step = 1; step <= p->steps;) {
         int end = p->steps;   /* the next sample point */
@@ -363,16 +401,22 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         step = end + 1;
 
         /* the sample point `end` */
+        stop_if_energy_moved(s, &res, e_ref, e_ref_step);
         if (!s->production) {
             if (end % p->rescale_every == 0 && rescale_n > 0) {
                 double target = 3 * p->temp * (s->n - 1);
-                v.rescale(s, sqrt(target / (rescale_acc / rescale_n)));
+                const double f = sqrt(target / (rescale_acc / rescale_n));
+                v.rescale(s, f);
+                e_ref = (0.5 * f * f * s->props.ukin_sum + s->props.upot_sum) / s->n;
+                e_ref_step = end;
+                rescales++;
                 rescale_acc = 0;
                 rescale_n = 0;
             }
         } else {
             e_prod[nsamples++] = total_energy(s);
             p_sum += pressure(s);
+            t_sum += kinetic_temp(s);
         }
         block_e += total_energy(s);
         block_t += s->props.ukin_sum / (3.0 * s->n);
@@ -432,11 +476,18 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         res.drift = (res.e_end - res.e_start) / fabs(res.e_start);
         res.e_rms = sqrt(var) / fabs(mean);
         res.pressure = p_sum / nsamples;
+        res.temp = t_sum / nsamples;
         res.step_median = median(block_wall, nblocks);
     }
     /* the bound on the drift, relative to |E| or, where E is near 0, to 3T/2 */
     res.unstable = prod_steps > 0 &&
                    !(fabs(res.e_end - res.e_start) / fmax(fabs(res.e_start), 1.5 * p->temp) <= p->drift_limit);
+    /* The state the row names: a run rescaled towards --temp must measure it over production
+     * (TEMP_FLOOR); without a rescaling (--equil 0, lammps-lj, --rescale-every beyond --equil)
+     * there is no target. */
+    const double t_tol = fmax(TEMP_FLUCT * sqrt(2.0 / (3.0 * s->n)), TEMP_FLOOR);
+    const int wrong_temp = !res.unstable && rescales > 0 && nsamples > 0 && p->temp > 0 &&
+                           !(fabs(res.temp - p->temp) <= t_tol * p->temp);
     int status = 0;
     if (p->check) status = check_run(s, res.unstable);
     /* after the check: the replays move the atoms */
@@ -446,11 +497,15 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     if (res.unstable)
         fprintf(stderr, "%s: unstable: the energy drifted by %.3g (relative), beyond --drift-limit %g\n", v.name,
                 res.drift, p->drift_limit);
-    report_csv(s, &res, res.unstable ? "unstable" : status ? "check-failed" : "ok");
+    else if (wrong_temp)
+        fprintf(stderr, "%s: wrong-temp: the production temperature %.4g is %.1f%% off --temp %g, beyond the %.1f%% "
+                "allowed (equilibrate longer: --equil)\n", v.name, res.temp, 100 * fabs(res.temp / p->temp - 1),
+                p->temp, 100 * t_tol);
+    report_csv(s, &res, res.unstable ? "unstable" : wrong_temp ? "wrong-temp" : status ? "check-failed" : "ok");
     if (v.finish) v.finish(s);
     free(e_prod);
     free(block_wall);
     free(s->r); free(s->v); free(s->a); free(s->u); free(s->q);
     free(s);
-    return res.unstable ? EXIT_UNSTABLE : status ? EXIT_INTERNAL : 0;
+    return res.unstable || wrong_temp ? EXIT_UNSTABLE : status ? EXIT_INTERNAL : 0;
 }

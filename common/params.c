@@ -14,7 +14,7 @@
 const char *const system_names[]  = {"sp", "lj", "salt", "lammps-lj", NULL};
 const char *const lattice_names[] = {"sc", "fcc", NULL};
 const char *const list_names[]    = {"auto", "none", "n2", "sort", NULL};
-const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", NULL};
+const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", "approach", NULL};
 const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
@@ -48,7 +48,9 @@ static const Option options[] = {
     {"shift", T_REAL, F(shift), -10, 10, NULL, 0, "shift", "energy added to u(r) inside r_c"},
     {"config", T_ENUM, F(config), 0, 0, config_names, 0, "config",
      "initial positions: lattice (the paper), jitter (lattice + random displacements), "
-     "random (uniform), boundary (atoms placed exactly on cell and box faces)"},
+     "random (uniform), boundary (atoms placed exactly on cell and box faces), approach (the rebuild rule's "
+     "worst case: atoms 0 and 1 r_n + 0.01 apart along x, closing head-on at sqrt(3T) each, every other atom at rest "
+     "on its lattice site; needs sites over 2 r_n apart, a low --rho)"},
     {"seed", T_U64, F(seed), 0, 1.8e19, NULL, 0, "seed", "random seed"},
     {"steps", T_INT, F(steps), 0, 1e9, NULL, 0, "steps", "total time steps, equilibration included"},
     {"equil", T_INT, F(equil), 0, 1e9, NULL, 0, "equil", "equilibration steps (rescaled, not timed)"},
@@ -120,9 +122,10 @@ static const Option options[] = {
     {"autotune-cache", T_STR, F(autotune_cache), 0, sizeof(((Params *)0)->autotune_cache) - 1, NULL, KNOB_AUTOTUNE,
      NULL, "file of autotuned parameters keyed by GPU, N, rho, T, potential and dt (\"\" = no cache)"},
     {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "max_nbr", "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
-    {"grow-from", T_LONG, F(grow_from), 0, 1e6, NULL, KNOB_LIST, NULL,
-     "debug: the automatic neighbour capacity starts from this many neighbours per atom instead of the density's "
-     "estimate, so that it must grow during the run (the overflow tests)"},
+    {"grow-from", T_LONG, F(grow_from), 0, 1e6, NULL, KNOB_LIST | KNOB_PAIRCAP, NULL,
+     "debug: the automatic neighbour capacity starts from this many neighbours per atom (stored entries: pairs "
+     "per atom for a Newton 3 list) instead of the density's estimate, so that it must grow during the run (the "
+     "overflow tests)"},
     {"max-layers", T_LONG, F(max_layers), 0, 1e6, NULL, KNOB_LAYERCAP, "max_layers", "layer capacity (0 = automatic, grows on demand)"},
     {"max-pairs", T_LONG, F(max_pairs), 0, 4e9, NULL, KNOB_PAIRCAP, "max_pairs", "pair-list capacity in pairs (0 = automatic, grows on demand)"},
     {"check", T_FLAG, F(check), 0, 0, NULL, 0, NULL, "after the run rebuild, recompute and compare per atom with the O(N^2) reference and brute-force pairs"},

@@ -42,7 +42,7 @@ enum {
 typedef enum { SYS_SP, SYS_LJ, SYS_SALT, SYS_LAMMPS_LJ } SystemKind;
 typedef enum { LATTICE_SC, LATTICE_FCC } LatticeKind;
 typedef enum { LIST_AUTO, LIST_NONE, LIST_N2, LIST_SORT } ListMethod;
-typedef enum { CONFIG_LATTICE, CONFIG_JITTER, CONFIG_RANDOM, CONFIG_BOUNDARY } ConfigKind;
+typedef enum { CONFIG_LATTICE, CONFIG_JITTER, CONFIG_RANDOM, CONFIG_BOUNDARY, CONFIG_APPROACH } ConfigKind;
 typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
 typedef enum { WHERE_HOST, WHERE_DEVICE } Where;

@@ -87,6 +87,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "drift", "%.4g", res->drift);
     col(row, "e_rms", "%.4g", res->e_rms);
     col(row, "pressure", "%.8g", res->pressure);
+    col(row, "temp_measured", "%.8g", res->temp);
     col(row, "lists_verified", "%ld", res->verified);
     col(row, "steps_done", "%d", s->step);   /* all of --steps, unless interrupted or unstable */
     col(row, "status", "%s", status);
@@ -179,8 +180,8 @@ void report_summary(const Sim *s, const RunResult *res)
            st->builds ? st->nbr_sum / st->builds / s->n : st->nbr_entries / s->n, st->layers_max,
            st->builds ? (double)prod / st->builds : 0.0, st->cells_per_axis, st->bytes / s->n, st->grows);
     if (prod > 0)
-        printf("  energy E/N: start %.8f end %.8f drift %.3g rms %.3g; pressure %.6g\n", res->e_start, res->e_end,
-               res->drift, res->e_rms, res->pressure);
+        printf("  energy E/N: start %.8f end %.8f drift %.3g rms %.3g; temperature %.6g; pressure %.6g\n",
+               res->e_start, res->e_end, res->drift, res->e_rms, res->temp, res->pressure);
     if (s->p.verify_lists)
         printf("verify-lists: %ld stale structures checked at their last use, no pair within r_c missing: ok\n",
                res->verified);

@@ -62,12 +62,31 @@ static void place_boundary(Sim *s, Rng *g)
     }
 }
 
+/* --config approach: the pair the rebuild rule must not lose. Atoms 0 and 1, r_n + 0.01 apart
+ * (just outside the step-0 list), close head-on, each at the largest speed sqrt(3T); the
+ * rest sit still on sites too far apart to interact. Between builds each atom moves less
+ * than rebuild_frac delta, so the pair closes by under 2 rebuild_frac delta: under delta
+ * (0.5) it never comes within r_c unlisted; at 0.6 it may come to r_n + 0.01 - 1.2 delta. */
+static void place_approach(Sim *s)
+{
+    const double a = (double)s->L / s->p.ne, spacing = s->p.lattice == LATTICE_FCC ? a / sqrt(2.0) : a;
+    if (s->n < 2 || !(spacing > 2 * (double)s->rn))
+        nbr_fail(EXIT_INPUT, "%s: --config approach needs lattice sites over 2 r_n = %.4g apart (they are %.4g): "
+                 "lower --rho", s->variant->name, 2 * (double)s->rn, spacing);
+    s->r[1] = s->r[0];
+    s->r[1].x = pbc_wrap((real)((double)s->r[0].x + (double)s->rn + 0.01), s->L);
+    const real v = (real)sqrt(3 * s->p.temp);
+    for (int i = 0; i < s->n; i++) s->v[i].x = s->v[i].y = s->v[i].z = 0;
+    s->v[0].x = v;
+    s->v[1].x = -v;
+}
+
 void state_init(Sim *s)
 {
     Rng g;
     rng_seed(&g, s->p.seed);
     switch (s->p.config) {
-    case CONFIG_LATTICE: place_lattice(s, &g, 0.0); break;
+    case CONFIG_LATTICE: case CONFIG_APPROACH: place_lattice(s, &g, 0.0); break;
     case CONFIG_JITTER: place_lattice(s, &g, 0.4); break;
     case CONFIG_BOUNDARY: place_boundary(s, &g); break;
     case CONFIG_RANDOM:
@@ -93,4 +112,5 @@ void state_init(Sim *s)
         s->v[i].x -= (real)(sum[0] / s->n); s->v[i].y -= (real)(sum[1] / s->n); s->v[i].z -= (real)(sum[2] / s->n);
         s->a[i].x = s->a[i].y = s->a[i].z = 0;
     }
+    if (s->p.config == CONFIG_APPROACH) place_approach(s);
 }

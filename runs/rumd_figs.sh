@@ -16,7 +16,10 @@
 #             FIG7_BASE=tuned) or RUMD's defaults (FIG7_BASE=default, or no autotuned row)
 #                                                          -> rumd_fig7.csv
 #   rapaport  Rapaport's SP and LJ (sc starts) through gpu-rumd (defaults and autotuned) beside
-#             gpu-layer, so the two papers' methods meet on one plot -> rumd_rapaport.csv
+#             gpu-layer, so the two papers' methods meet on one plot, at Rapaport's state points:
+#             his equilibration (RAP_EQUIL = 500 steps rescaled every 20 towards T = 1 (SP) or
+#             1.2 (LJ)), then NVE, timed; the rows' temp_measured column is the production mean
+#             (a run that misses T ends wrong-temp, exit 4)          -> rumd_rapaport.csv
 #
 # Sizes are lattice:NE (sc: N = NE^3, fcc: N = 4 NE^3): the powers of two 2^(3k) (sc) and
 # 2^(3k+2) (fcc 4 (2^k)^3) from 512 to 2 097 152, fcc sizes 4 n^3 between, and fcc:102
@@ -28,7 +31,7 @@
 #        AUTO_SIZES (= SIZES: the sizes of fig6 at which rumd-auto runs; the autotuner's search
 #        costs its budget per size, the other codes a few seconds)
 #        FIG7_SIZES (= SIZES)  FIG7_BASE (tuned|default)  RAP_SIZES ("sp:16 sp:48 sp:100 lj:16 lj:48 lj:100")
-#        TARGET (2e9)  STEPS_MIN (1000)  STEPS_MAX (20000)  EQUIL (500)
+#        TARGET (2e9)  STEPS_MIN (1000)  STEPS_MAX (20000)  EQUIL (500)  RAP_EQUIL (500)
 #        AUTOTUNE_BUDGET (60 s per size)  AUTOTUNE_CACHE ($BUILD/rumd-autotune.cache; "" = none)
 #        TIMEOUT (300 s per run; 0 = none)   QUICK=1 (sizes sc:8 sc:16 fcc:64, TARGET 5e8)
 #        OUT_DIR (results/<machine>)  REDO  KEEP_OLD  ALLOW_DIRTY  LOGDIR (runs/lib.sh)
@@ -43,13 +46,13 @@ fi
 : "${SIZES:=sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102}"
 : "${PARTS:=fig6 fig7 rapaport}" "${FIG6:=rumd-auto rumd-default layer old}" "${FIG7_BASE:=tuned}"
 : "${FIG7_SIZES:=$SIZES}" "${AUTO_SIZES:=$SIZES}" "${RAP_SIZES:=sp:16 sp:48 sp:100 lj:16 lj:48 lj:100}"
-: "${TARGET:=2e9}" "${STEPS_MIN:=1000}" "${STEPS_MAX:=20000}" "${EQUIL:=500}"
+: "${TARGET:=2e9}" "${STEPS_MIN:=1000}" "${STEPS_MAX:=20000}" "${EQUIL:=500}" "${RAP_EQUIL:=500}"
 : "${AUTOTUNE_BUDGET:=60}" "${AUTOTUNE_CACHE=$BUILD/rumd-autotune.cache}" "${TIMEOUT:=300}"
 
 F=$BUILD/float
 csv6=$OUT_DIR/rumd_fig6.csv csv7=$OUT_DIR/rumd_fig7.csv csvr=$OUT_DIR/rumd_rapaport.csv
-common=(--equil "$EQUIL" --rescale-every 1000000000 --stage-reps 0 --decide device --graph on
-        --sample-every 100 --avg-block 1000)
+run_opts=(--stage-reps 0 --decide device --graph on --sample-every 100 --avg-block 1000)
+common=(--equil "$EQUIL" --rescale-every 1000000000 "${run_opts[@]}")
 layer_dev=(--layers device --reorder-at device --reduce device --read ldg)
 autotune=(--autotune --autotune-budget "$AUTOTUNE_BUDGET")
 [ -n "$AUTOTUNE_CACHE" ] && mkdir -p "$(dirname "$AUTOTUNE_CACHE")"
@@ -126,10 +129,12 @@ if has rapaport; then
     echo "== Rapaport's SP and LJ through gpu-rumd -> $csvr" >&2
     for sz in $RAP_SIZES; do
         sys=${sz%%:*} ne=${sz#*:} n=$((ne * ne * ne))
-        ts=$(timed_steps "$n") steps=$((EQUIL + ts))
-        # Rapaport's start (sc lattice, |v| = sqrt(3T)); NVE after the untimed steps, as above
-        base=(--system "$sys" --ne "$ne" --steps "$steps" "${common[@]}")
-        id=$sys$ne-s$ts
+        ts=$(timed_steps "$n") steps=$((RAP_EQUIL + ts))
+        # Rapaport's start (sc lattice, |v| = sqrt(3T)) and equilibration (rescaled every 20 steps
+        # towards the preset's T); NVE after it. The tag's -eq names the protocol: rows of the
+        # unrescaled protocol (before) are not the same state and are not replaced by these.
+        base=(--system "$sys" --ne "$ne" --steps "$steps" --equil "$RAP_EQUIL" --rescale-every 20 "${run_opts[@]}")
+        id=$sys$ne-eq$RAP_EQUIL-s$ts
         point "$csvr" "r8-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg
         point "$csvr" "r8-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}"
         point "$csvr" "r8-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}"

@@ -66,7 +66,14 @@ EOF
     t_grep rumd-figs-driver 'Fig\. 7: TPS, and full / disabled' "${figs[@]}"
     t_grep rumd-figs-tags '^8$' sh -c "cut -d, -f7 '$tmp/res/h200/rumd_fig6.csv' '$tmp/res/h200/rumd_fig7.csv' |
         grep -cE '^r6-(rumd-auto|rumd-default|layer|old)-sc8-s1000\$|^r7-(full|tp1|plain|nopf)-sc8-s1000-default\$'"
-    t_grep rumd-figs-rapaport '^3$' sh -c "grep -cE ',r8-(rumd-default|rumd-auto|layer)-sp8-s1000,' '$tmp/res/h200/rumd_rapaport.csv'"
+    t_grep rumd-figs-rapaport '^3$' sh -c "grep -cE ',r8-(rumd-default|rumd-auto|layer)-sp8-eq500-s1000,' '$tmp/res/h200/rumd_rapaport.csv'"
+    # Rapaport's state point: equilibrated by rescaling (500 steps, every 20), so the rows measure
+    # SP's T = 1 (the unrescaled protocol's melt from the lattice ended elsewhere; no column said so)
+    t_grep rumd-figs-rapaport-state '^3 rows at T = 1' python3 -c "
+import csv
+rs = [r for r in csv.DictReader(open('$tmp/res/h200/rumd_rapaport.csv')) if r['tag'].startswith('r8-')]
+bad = [(r['tag'], r['temp_measured']) for r in rs if r['status'] != 'ok' or abs(float(r['temp_measured']) - 1) > 0.05]
+print(f'{len(rs)} rows at T = 1' if rs and not bad else f'off the state point: {bad}')"
     t_grep rumd-figs-resume 'skip r6-rumd-auto-sc8-s1000' "${figs[@]}"
     # AUTO_SIZES: the autotuned code at those sizes alone, the other codes at every size
     t_grep rumd-figs-auto-sizes '^r6-layer-sc10-s1000 r6-old-sc10-s1000 r6-rumd-default-sc10-s1000$' sh -c "

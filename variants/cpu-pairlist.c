@@ -53,7 +53,7 @@ static int init(Sim *s)
     s->ctx = c;
     lcells_init(&c->lc, s, s->rn);
     capacity_init(&c->cap, s->variant->name, "pair list", "pairs", "max-pairs", s->p.max_pairs,
-                  0.5 * neighbours_within(s, s->rn) * s->n, 1);
+                  nbr_start_estimate(s, 0.5 * neighbours_within(s, s->rn)) * s->n, 1);
     alloc_pairs(c);
     image_half_shift_table(s->L, c->half);
     return 0;

@@ -785,6 +785,7 @@ static void device_begin(Sim *s)
     OnchipCtrl *c = oc.ctrl_stage;   /* the state after step 0, built and decided by the host */
     memset(c, 0, sizeof *c);
     c->step = s->step;
+    c->disp = s->disp_acc;   /* the displacement since the last build, as the host's loop has it */
     c->builds_total = s->stats.builds_total;
     c->rebuild_hash = s->stats.rebuild_hash;
     c->nbr_last = (unsigned long long)s->stats.nbr_entries;
