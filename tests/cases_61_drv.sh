@@ -91,4 +91,53 @@ _t61_plan() (
 )
 t_ok drv-chain-print-plan _t61_plan
 t_error drv-chain-bad-flag 2 'usage: runs/cpu_chain.sh .*unknown: --nope' runs/cpu_chain.sh --nope
+
+# --- compare.sh: the worktrees it adds go when it ends, also when interrupted ---------------------
+# a repository of its own (runs/ and a Makefile whose `cpu` builds the stand-in in a moment,
+# after NBR_T61_SLEEP seconds), so that `git worktree list` is this test's alone
+_t61_repo() {
+    local r=$T61/repo
+    [ -d "$r/.git" ] && return 0
+    mkdir -p "$r/tests/fixtures" && cp -r runs "$r/" && cp tests/fixtures/fake-variant.sh "$r/tests/fixtures/" &&
+        printf 'cpu:\n\tsleep $${NBR_T61_SLEEP:-0}\n\tmkdir -p build/double\n\tcp tests/fixtures/fake-variant.sh build/double/cpu-fake\n' \
+            >"$r/Makefile" &&
+        printf 'fake fake-sp double cpu-fake --system sp --ne 8\n' >"$r/suites.txt" &&
+        git -C "$r" init -q && git -C "$r" add -A &&
+        git -C "$r" -c user.name=t -c user.email=t@t commit -qm fixture
+}
+_t61_trees() { git -C "$T61/repo" worktree list --porcelain | grep -c '^worktree '; }
+_t61_cmp() {
+    NBR_LOCK=none NBR_MACHINE=t61 NBR_WT_ROOT=$T61/wt "$T61/repo/runs/compare.sh" --no-plot \
+        --suite-file "$T61/repo/suites.txt" --out "$T61/cmp" --min-pairs 6 --max-pairs 6 HEAD HEAD fake
+}
+_t61_compare_clean() {
+    _t61_repo || return 1
+    _t61_cmp || { echo "compare.sh exit $?"; return 1; }
+    [ "$(_t61_trees)" = 1 ] || { git -C "$T61/repo" worktree list; echo "worktrees left registered"; return 1; }
+    [ -z "$(ls -A "$T61/wt")" ] || { ls "$T61/wt"; echo "trees left in NBR_WT_ROOT"; return 1; }
+    echo "compare cleaned up"
+}
+t_grep drv-compare-removes-worktrees '^compare cleaned up$' _t61_compare_clean
+# Ctrl-C during a build: its process group gets SIGINT, as from a terminal (set -m: a job of
+# its own, whose SIGINT is not ignored as a plain background job's is)
+_t61_compare_interrupt() (
+    _t61_repo || return 1
+    set -m
+    NBR_T61_SLEEP=30 _t61_cmp >"$T61/int.log" 2>&1 &
+    local pid=$! k rc=0
+    for k in $(seq 100); do
+        [ "$(_t61_trees)" -ge 2 ] && [ -n "$(ls "$T61"/wt/*/build.log 2>/dev/null)" ] && break
+        sleep 0.2
+    done
+    [ "$(_t61_trees)" -ge 2 ] || { kill -TERM -- -"$pid"; cat "$T61/int.log"; echo "no worktree added"; return 1; }
+    kill -INT -- -"$pid"
+    wait "$pid" || rc=$?
+    cat "$T61/int.log"
+    [ "$rc" = 130 ] || { echo "exit $rc after SIGINT, expected 130"; return 1; }
+    [ "$(_t61_trees)" = 1 ] || { git -C "$T61/repo" worktree list; echo "worktrees left registered"; return 1; }
+    [ -z "$(ls -A "$T61/wt")" ] || { ls "$T61/wt"; echo "trees left in NBR_WT_ROOT"; return 1; }
+    echo "interrupted compare cleaned up"
+)
+t_grep drv-compare-interrupted-removes-worktrees '^interrupted compare cleaned up$' _t61_compare_interrupt
+
 rm -rf "$T61"
