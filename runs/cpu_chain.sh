@@ -8,10 +8,11 @@
 # results/<machine>/cpu_chain.csv and prints the step-by-step ratios of each system, the
 # paper's beside SP's (the paper gives none for LJ). Resumable: points already in the CSV
 # are skipped (REDO=1 reruns). Progress and the time left go to stderr (runs/lib.sh).
-#   --allpairs    also time cpu-allpairs, the O(N^2) reference (SHORT_STEPS steps: at 110 592
-#                 atoms about 400 s on a 2-core machine, for a number no ratio uses)
+#   --allpairs    also time cpu-allpairs, the O(N^2) reference (SHORT_STEPS steps and the stage
+#                 replays: at 110 592 atoms 8 min, for a number no ratio uses)
 #   --print-plan  print the points (tag, then the command) and exit; nothing runs
-# About 5 min on one core of a 2-core EPYC without --allpairs (measured: docs/newcomer-drivers.md).
+# Duration on cpu-amd-epyc (its committed rows' timestamps): about 7 min; --allpairs adds
+# 9 min (cpu-allpairs SP 493 s, LJ 47 s); each precision of PRECISIONS as long again.
 # REORDER (default 100, the programs' default) sets --reorder; the paper's CPU chain does not
 # say that it reordered, so REORDER=0 is the closer reading: its rows go to
 # cpu_chain_reorder0.csv, apart from the default ones.

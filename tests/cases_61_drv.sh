@@ -140,4 +140,55 @@ _t61_compare_interrupt() (
 )
 t_grep drv-compare-interrupted-removes-worktrees '^interrupted compare cleaned up$' _t61_compare_interrupt
 
+# --- make plots / make report for another machine: nothing committed changes ----------------------
+_t61_py=$(plots/venv.sh 2>/dev/null) || _t61_py=""
+# results of made-up machines: a few committed CPU rows; the GPU side only with "gpu"
+_t61_results() {   # _t61_results DIR [gpu]
+    mkdir -p "$1/made-up" "$1/made-up-gpu"
+    head -4 results/cpu-amd-epyc/cpu_chain.csv >"$1/made-up/cpu_chain.csv"
+    head -3 results/cpu-amd-epyc/table2.csv >"$1/made-up/table2.csv"
+    [ "${2:-}" = gpu ] && cp results/h200/table1.csv "$1/made-up-gpu/"
+    return 0
+}
+_t61_other_machine() {
+    local before after fig=$T61/pbuild/plots/made-up-gpu+made-up
+    _t61_results "$T61/res"
+    before=$(git status --porcelain plots results)
+    NBR_PYTHON=$_t61_py NBR_RESULTS=$T61/res NBR_CPU_MACHINE=made-up NBR_GPU_MACHINE=made-up-gpu \
+        make -s plots report BUILD="$T61/pbuild" || return 1
+    after=$(git status --porcelain plots results)
+    [ "$before" = "$after" ] || { echo "make plots/report changed the tree:"; diff <(echo "$before") <(echo "$after"); return 1; }
+    [ -s "$fig/mpl/chain.png" ] && [ -s "$fig/REPORT.md" ] || { echo "no figures or report in $fig"; return 1; }
+    grep -q '(mpl/chain\.png)' "$fig/REPORT.md" || { echo "the report does not link its own figures"; return 1; }
+    echo "committed files untouched"
+}
+# a table counts as having data only when every side it needs is there: Table 2 with its CPU
+# rows alone is not, with the GPU rows beside them it is
+_t61_count() {   # _t61_count DIR: the report's summary line
+    NBR_PYTHON=$_t61_py NBR_RESULTS=$1 NBR_CPU_MACHINE=made-up NBR_GPU_MACHINE=made-up-gpu \
+        runs/report.sh "$1/REPORT.md" | tail -1
+}
+_t61_report_count() {
+    local one both
+    _t61_results "$T61/cpu-only" && _t61_results "$T61/both" gpu || return 1
+    one=$(_t61_count "$T61/cpu-only") && both=$(_t61_count "$T61/both") || return 1
+    echo "$one"; echo "$both"
+    python3 - "$one" "$both" "$T61/cpu-only/REPORT.md" <<'PY'
+import re, sys
+one, both, report = sys.argv[1:]
+ids = lambda line: re.search(r": (\d+) of \d+ tables with data \((.*)\)$", line).group(2).split(", ")
+assert "table2" not in ids(one), one
+assert "table2" in ids(both) and "table1" in ids(both), both
+assert re.search(r"table2 \(`[^`]*`; no GPU side yet\)", open(report).read()), "no 'no GPU side yet' for table2"
+print("count ok")
+PY
+}
+if [ -n "$_t61_py" ]; then
+    t_grep drv-plots-other-machine-keeps-tree '^committed files untouched$' _t61_other_machine
+    t_grep drv-report-counts-complete-tables '^count ok$' _t61_report_count
+else
+    t_skip drv-plots-other-machine-keeps-tree "no python with pandas and matplotlib (plots/venv.sh)"
+    t_skip drv-report-counts-complete-tables "no python with pandas and matplotlib (plots/venv.sh)"
+fi
+
 rm -rf "$T61"
