@@ -90,7 +90,9 @@ _t61_plan() (
         [ ! -e "$BUILD/calls" ] && [ "$(runs/cpu_chain.sh --allpairs --print-plan | grep -c allpairs)" = 2 ]
 )
 t_ok drv-chain-print-plan _t61_plan
-t_error drv-chain-bad-flag 2 'usage: runs/cpu_chain.sh .*unknown: --nope' runs/cpu_chain.sh --nope
+# (where nothing would be built or written, should it run after all)
+t_error drv-chain-bad-flag 2 'usage: runs/cpu_chain.sh .*unknown: --nope' \
+    env BUILD="$T61/none" OUT_DIR="$T61/bad" runs/cpu_chain.sh --nope
 
 # --- compare.sh: the worktrees it adds go when it ends, also when interrupted ---------------------
 # a repository of its own (runs/ and a Makefile whose `cpu` builds the stand-in in a moment,
