@@ -23,7 +23,7 @@
 #                         $NBR_LOCK, default /tmp/nbrlab-bench.lock; none = no lock, for tests
 #                         that time nothing). Returns the program's exit code.
 #   progress_start N      the driver's plan has N points (run_point and hyperfine_point calls):
-#                         after each, "[k/N] KEY: elapsed 40 s, about 2 min left" on stderr, the
+#                         after each, "[k/N] elapsed 40 s, about 2 min left (KEY)" on stderr, the
 #                         time left = the points to go x the mean time of the points that ran
 #                         (skipped ones cost nothing, so a resumed run's estimate is not fooled)
 #   progress_eta K N ELAPSED RAN RAN_S   that line's text (K done of N, ELAPSED s since

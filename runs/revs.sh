@@ -6,7 +6,8 @@
 #       (its build directory: REV_BUILD/<precision>/<variant>) and REV_LABEL (the revision
 #       as the programs' CSV rows will name it). SPEC is one of
 #         a git revision (HEAD, HEAD~1, a hash, a tag): a detached `git worktree` in
-#             $NBR_WT_ROOT/<hash>[SUFFIX] (default /tmp/nbrlab-wt), reused when it is there;
+#             $NBR_WT_ROOT/<hash>[SUFFIX] (default /tmp/nbrlab-wt), reused when it is there
+#             (compare.sh and bench.sh remove the ones they add: rev_cleanup);
 #         WT (or "worktree", "."): a snapshot of the working tree (tracked and untracked,
 #             not ignored files) with the revision `git describe --dirty` in .git-rev;
 #         dir:PATH: a source tree without git (an export of `runs/compare.sh --export`, or
