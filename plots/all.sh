@@ -8,11 +8,16 @@
 # where it is installed (apt-get install gnuplot-nox); without it matplotlib draws alone.
 # The tables are defined in plots/tables.py; a table not run yet gives a figure that says
 # so; a damaged CSV stops with the file and line.
-#   env: NBR_PLOTS_OUT (plots/out)  NBR_RESULTS (results)  NBR_GPU_MACHINE NBR_CPU_MACHINE
-#        NBR_VENV NBR_PYTHON (plots/venv.sh)
+# plots/out/ is committed: only the committed machines' committed CSVs draw there. Another
+# machine (NBR_GPU_MACHINE, NBR_CPU_MACHINE) or other CSVs (NBR_RESULTS) draw into
+# build/plots/<gpu>+<cpu>/ instead (plots/outdir.sh), so the tree stays clean.
+#   env: NBR_PLOTS_OUT (the folder outright)  NBR_RESULTS (results)  NBR_GPU_MACHINE (h200)
+#        NBR_CPU_MACHINE (cpu-amd-epyc)  NBR_VENV NBR_PYTHON (plots/venv.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${NBR_PLOTS_OUT:-plots/out}
+out=$(plots/outdir.sh)
+[ "$out" = plots/out ] || echo "plots/all.sh: not the committed machines' CSVs: figures go to $out/"
+export NBR_PLOTS_OUT=$out   # the figure scripts' own links (figdata.fig_links)
 py=$(plots/venv.sh) || { echo "plots/all.sh: no python with pandas and matplotlib (see above)" >&2; exit 1; }
 ids=("$@")
 [ ${#ids[@]} -gt 0 ] || read -r -a ids <<<"$("$py" -c 'import sys; sys.path.insert(0, "plots"); import tables; print(" ".join(t["id"] for t in tables.TABLES))')"

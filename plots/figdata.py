@@ -423,6 +423,7 @@ def table_data(t, refs=None):
     """Everything the figure and the report show for table t (a tables.TABLES entry)."""
     refs = refs if refs is not None else reference()
     panels, by_label, absent, dnotes = [], {}, [], []
+    sides = {}   # machine ({cpu}, {gpu}) -> whether a series it must give has points
     for panel in t["panels"]:
         out = []
         for s in panel["series"]:
@@ -433,6 +434,9 @@ def table_data(t, refs=None):
             d = dict(spec=s, label=s["label"], points=pts, note=note)
             if not s.get("optional"):
                 absent += [rel(g) for g in gone if rel(g) not in absent]
+                for side in ("cpu", "gpu"):
+                    if any("{" + side + "}" in c for c in s.get("csv", t["csv"])):
+                        sides[side] = sides.get(side, False) or bool(pts)
             out.append(d)
             by_label.setdefault(s["label"], d)
         panels.append(dict(spec=panel, series=out))
@@ -473,7 +477,12 @@ def table_data(t, refs=None):
     where, _ = resolve(t.get("where", {}), runs)
     listed = select(runs, {k: v for k, v in where.items() if k in runs.columns})
     revs = sorted({r for p in panels for d in p["series"] for q in d["points"] for r in q.revs})
-    return dict(table=t, panels=panels, notes=notes, rows=listed, has_data=any(p["has_data"] for p in panels),
+    has_data = any(p["has_data"] for p in panels)
+    # complete: every machine the table needs has given rows (Table 2 needs both); has_data
+    # alone is a figure with something to draw
+    sides_missing = [side for side, ok in sides.items() if not ok]
+    return dict(table=t, panels=panels, notes=notes, rows=listed, has_data=has_data,
+                complete=has_data and not sides_missing, sides_missing=sides_missing,
                 missing=[rel(p) for p in gone], revs=revs)
 
 

@@ -414,9 +414,11 @@ def render(outmd):
         out.append(md_table(["table", "quantity", "paper", "measured", "verdict", "revision"], summary))
     else:
         out.append("Nothing measured yet that the paper gives a number for.")
-    not_run = [td["table"] for td in tds if not td["has_data"]]
+    not_run = [td for td in tds if not td["complete"]]
     if not_run:
-        out += ["", "Not measured yet: " + "; ".join(f"{t['id']} (`{t['driver']}`)" for t in not_run)
+        out += ["", "Not measured yet: " + "; ".join(f"{td['table']['id']} (`{td['table']['driver']}`"
+                                                  + "".join(f"; no {m.upper()} side yet" for m in td["sides_missing"]
+                                                            if td["has_data"]) + ")" for td in not_run)
                 + ". On the GPU machine, `runs/gpu_tables.sh` runs every GPU table; then `make plots && make report`."]
     for td in tds:
         t = td["table"]
@@ -491,7 +493,8 @@ def main(argv):
     except (nbrcsv.CsvError, OSError) as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
-    done = [td["table"]["id"] for td in tds if td["has_data"]]
+    # a table counts when every side it needs is there (Table 2: the CPU rows and the GPU rows)
+    done = [td["table"]["id"] for td in tds if td["complete"]]
     print(f"{rel(argv[0])}: {len(done)} of {len(tds)} tables with data ({', '.join(done) or 'none'})")
     return 0
 

@@ -5,8 +5,9 @@
 # included) to results/<machine>/bench.csv with the tag SUITE/ID/RUNID-rK; runs/history.sh
 # draws these rows against the commit order.
 #
-#   --rev REV   build REV in its own worktree (runs/revs.sh) and bench that build: fills in the
-#               history of an earlier revision; the rows name REV, a committed revision
+#   --rev REV   build REV in its own worktree (runs/revs.sh; removed when bench.sh ends) and
+#               bench that build: fills in the history of an earlier revision; the rows name
+#               REV, a committed revision
 # env: REPEAT (passes over the suite, interleaved; default 3 for quick, 1 for full)
 #      BENCH_CSV (default results/<machine>/bench.csv)   BUILD (default build)
 #      ALLOW_DIRTY=1: keep rows of an uncommitted tree (refused otherwise, as the programs do
@@ -37,6 +38,8 @@ if [ -n "$rev" ]; then
     REV_TARGETS=cpu
     have_gpu && REV_TARGETS="cpu gpu"
     export REV_PRECISIONS REV_TARGETS
+    # its worktree goes when bench.sh ends, as compare.sh's do (runs/revs.sh rev_cleanup)
+    trap rev_cleanup EXIT; trap 'exit 130' INT; trap 'exit 143' TERM
     rev_tree "$rev" || exit 2
     BUILD=$REV_BUILD
 fi
@@ -52,7 +55,7 @@ n=$(echo "$list" | wc -l)
 echo "bench $suite: $n benchmarks x $repeat passes with $BUILD -> $csv (tags $suite/ID/$run_id-rK)" >&2
 t0=$(date +%s) failed=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; rev_cleanup' EXIT
 for k in $(seq 1 "$repeat"); do
     while IFS=$'\t' read -r id prec variant flags; do
         prog=$BUILD/$prec/$variant

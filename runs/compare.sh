@@ -9,7 +9,8 @@
 # Wilcoxon signed-rank interval: runs/perfstat.py), the verdict faster / slower / no change at
 # the threshold, and which stage moved (stage fraction x time).
 #
-#   A, B   a git revision (HEAD, HEAD~1, a hash or tag); WT = the working tree as it is now
+#   A, B   a git revision (HEAD, HEAD~1, a hash or tag: a git worktree under NBR_WT_ROOT,
+#          removed again when compare.sh ends); WT = the working tree as it is now
 #          (a snapshot; its rows say -dirty); dir:PATH = a source tree without git (see
 #          --export), built in place; build:PATH = programs already built (PATH/<prec>/<prog>)
 #   SUITE  a suite of runs/suites.txt: gate, quick (default), full
@@ -99,6 +100,10 @@ REV_JOBS=$jobs
 export REV_PRECISIONS REV_TARGETS REV_JOBS
 
 t0=$(date +%s)
+# the worktrees it adds go when it ends, interrupted or not (runs/revs.sh rev_cleanup)
+trap rev_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 rev_tree "$spec_a" "" || exit 2
 a_build=$REV_BUILD a_label=$REV_LABEL a_tree=$REV_TREE
 suffix=""

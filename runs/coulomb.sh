@@ -53,8 +53,9 @@ cl=(--impl opencl --cl-platform "${CL_PLATFORM:-0}")
 # a system's name (n<N>: water box of N atoms; bio: the protein) -> its input flags
 sys_args() { case $1 in bio) echo "--input $BIO" ;; n*) echo "--water ${1#n}" ;; esac; }
 
-# the reference energy of a system: computed by its first row (see above)
-ref_of() {   # SYSTEM -> e_ref
+# the reference energy of a system: computed by its first row (see above); in REF_E, not
+# printed: a $(...) subshell would lose run_point's progress count
+ref_of() {   # SYSTEM -> REF_E
     local s=$1 key
     if [ $gpu = 1 ]; then
         key=ref-exact-$s
@@ -63,7 +64,7 @@ ref_of() {   # SYSTEM -> e_ref
         key=ref-double-$s
         run_point "$csv" "$key" -- $c --impl ref --acc double $(sys_args "$s") "${common[@]}" >&2
     fi
-    csv_get "$csv" "$key" e_ref
+    REF_E=$(csv_get "$csv" "$key" e_ref)
 }
 
 # the CPU rows of a system (the thesis's CPU column): on a GPU machine the host's double and
@@ -86,7 +87,7 @@ cpu_rows() {   # TABLE SYSTEM E_REF
 
 unroll_table() {   # TABLE SYSTEM
     local t=$1 s=$2 e u
-    e=$(ref_of "$s")
+    ref_of "$s"; e=$REF_E
     [ "$t" = 2 ] && cpu_rows 2 "$s" "$e"
     for u in 1 2 4 8; do
         [ $opencl = 1 ] && run_point "$csv" "t$t-opencl-float-u$u-$s" -- \
@@ -100,7 +101,7 @@ unroll_table() {   # TABLE SYSTEM
 # every accumulation mode of every implementation on one system, unroll 4 (the thesis's)
 modes_rows() {   # TABLE SYSTEM
     local t=$1 s=$2 e acc
-    e=$(ref_of "$s")
+    ref_of "$s"; e=$REF_E
     cpu_rows "$t" "$s" "$e"
     for acc in $ACCS; do
         [ $opencl = 1 ] && run_point "$csv" "t$t-opencl-$acc-u4-$s" -- \
@@ -112,6 +113,20 @@ modes_rows() {   # TABLE SYSTEM
         $cu --acc float --sweep full $(sys_args "$s") --e-ref "$e" "${common[@]}"
     return 0
 }
+
+# the plan's size for the progress lines (runs/lib.sh): the run_point calls of the tables
+# below, system by system (a reference already in the CSV counts again: a skip)
+cpu_n() { if [ $gpu = 1 ]; then case " ${CPU_SIZES:-} bio " in *" ${2#n} "*) echo 2 ;; *) echo 0 ;; esac
+          elif [ "$1" = 4 ]; then echo 2; else echo 0; fi; }
+n_points=0
+for s in "n$UNROLL_N" ${BIO:+bio} ${UNROLL3_N:+n$UNROLL3_N}; do
+    t=2; [ "$s" = "n$UNROLL3_N" ] && t=3
+    n_points=$((n_points + 1 + $(if [ $t = 2 ]; then cpu_n 2 "$s"; else echo 0; fi) + 4 * (opencl + gpu)))
+done
+for s in $(printf 'n%s ' $WATER_SIZES) ${BIO:+bio}; do
+    n_points=$((n_points + 1 + $(cpu_n 4 "$s") + $(echo $ACCS | wc -w) * (opencl + gpu) + gpu))
+done
+progress_start "$n_points"
 
 echo "== Table 2: unroll at N = $UNROLL_N${BIO:+ and on $BIO}" >&2
 unroll_table 2 "n$UNROLL_N"

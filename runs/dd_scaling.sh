@@ -219,6 +219,7 @@ halo_row() {   # TAG
 
 # in milliseconds: whole seconds could tick over between the start and the first point's check
 k=0 failed=0 t_start=$(date +%s%3N)
+progress_start "${#points[@]}"   # runs/lib.sh: "[k/n] ... about N min left" after each point
 for p in "${points[@]}"; do
     if [ "$DD_BUDGET" != 0 ] && [ $(($(date +%s%3N) - t_start)) -ge $((DD_BUDGET * 1000)) ]; then
         echo "dd_scaling: the budget of $DD_BUDGET s is spent after $k of ${#points[@]} points; the next call goes on" \
@@ -227,7 +228,6 @@ for p in "${points[@]}"; do
     fi
     k=$((k + 1))
     IFS='|' read -r tag np cmd <<<"$p"
-    printf '[%d/%d] ' "$k" "${#points[@]}" >&2
     # shellcheck disable=SC2086  # $cmd: the program and its flags, no spaces inside one
     mapfile -t argv < <(launch "$np" $cmd)
     if run_point "$csv" "$tag" -- "${argv[@]}"; then

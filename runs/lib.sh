@@ -22,6 +22,12 @@
 #                         kept in LOGDIR/KEY.log. Benchmarks on one machine take turns (flock on
 #                         $NBR_LOCK, default /tmp/nbrlab-bench.lock; none = no lock, for tests
 #                         that time nothing). Returns the program's exit code.
+#   progress_start N      the driver's plan has N points (run_point and hyperfine_point calls):
+#                         after each, "[k/N] elapsed 40 s, about 2 min left (KEY)" on stderr, the
+#                         time left = the points to go x the mean time of the points that ran
+#                         (skipped ones cost nothing, so a resumed run's estimate is not fooled)
+#   progress_eta K N ELAPSED RAN RAN_S   that line's text (K done of N, ELAPSED s since
+#                         progress_start, RAN of them ran, in RAN_S s): one place for the rule
 
 : "${BUILD:=build}"
 NBR_RUNS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -79,7 +85,42 @@ dirty_refused() {   # dirty_refused CSV REV WHO: exit status 0 (and one line) wh
     return 0
 }
 
+# progress: one implementation for every driver (a long run says how far it is and how long to go)
+NBR_PROGRESS_N="" NBR_PROGRESS_K=0 NBR_PROGRESS_T0="" NBR_PROGRESS_RAN=0 NBR_PROGRESS_RAN_S=0 NBR_POINT_RAN=0
+progress_start() {
+    NBR_PROGRESS_N=$1 NBR_PROGRESS_K=0 NBR_PROGRESS_T0=$EPOCHREALTIME NBR_PROGRESS_RAN=0 NBR_PROGRESS_RAN_S=0
+}
+_progress_fmt() { awk -v s="$1" 'BEGIN { if (s < 100) printf "%d s", s + 0.5; else if (s < 6000) printf "%d min", s / 60 + 0.5; else printf "%.1f h", s / 3600 }'; }
+progress_eta() {
+    local k=$1 n=$2 el=$3 ran=$4 ran_s=$5 left
+    [ "$k" -gt "$n" ] && n=$k   # a plan that undercounted: no estimate beyond it
+    if [ "$k" -ge "$n" ]; then echo "[$k/$n] elapsed $(_progress_fmt "$el"), done"; return; fi
+    if [ "$ran" -eq 0 ]; then echo "[$k/$n] elapsed $(_progress_fmt "$el"), time left not known yet"; return; fi
+    left=$(awk -v r="$ran" -v s="$ran_s" -v m=$((n - k)) 'BEGIN { print m * s / r }')
+    echo "[$k/$n] elapsed $(_progress_fmt "$el"), about $(_progress_fmt "$left") left"
+}
+_progress_tick() {   # _progress_tick KEY T0: after a point that began at T0 (EPOCHREALTIME)
+    [ -n "$NBR_PROGRESS_N" ] || return 0
+    local now=$EPOCHREALTIME
+    NBR_PROGRESS_K=$((NBR_PROGRESS_K + 1))
+    if [ "$NBR_POINT_RAN" = 1 ]; then
+        NBR_PROGRESS_RAN=$((NBR_PROGRESS_RAN + 1))
+        NBR_PROGRESS_RAN_S=$(awk -v a="$NBR_PROGRESS_RAN_S" -v t0="$2" -v t="$now" 'BEGIN { print a + t - t0 }')
+    fi
+    echo "$(progress_eta "$NBR_PROGRESS_K" "$NBR_PROGRESS_N" \
+        "$(awk -v t0="$NBR_PROGRESS_T0" -v t="$now" 'BEGIN { print t - t0 }')" \
+        "$NBR_PROGRESS_RAN" "$NBR_PROGRESS_RAN_S") ($1)" >&2
+}
+
 run_point() {
+    local t0=$EPOCHREALTIME rc=0
+    NBR_POINT_RAN=0
+    _run_point_once "$@" || rc=$?
+    _progress_tick "$2" "$t0"
+    return $rc
+}
+
+_run_point_once() {
     local csv=$1 key=$2
     if [ "${3:-}" != -- ] || [ $# -lt 4 ]; then echo "run_point: usage: run_point CSV KEY -- CMD..." >&2; return 2; fi
     shift 3
@@ -105,6 +146,7 @@ run_point() {
         fi
     fi
     echo "  run  $key: $*" >&2
+    NBR_POINT_RAN=1
     local extra=()
     [ -n "${BLOCKS_CSV:-}" ] && extra+=(--blocks-csv "$BLOCKS_CSV")
     [ "${ALLOW_DIRTY:-0}" = 1 ] && extra+=(--allow-dirty)

@@ -6,7 +6,8 @@
 #       (its build directory: REV_BUILD/<precision>/<variant>) and REV_LABEL (the revision
 #       as the programs' CSV rows will name it). SPEC is one of
 #         a git revision (HEAD, HEAD~1, a hash, a tag): a detached `git worktree` in
-#             $NBR_WT_ROOT/<hash>[SUFFIX] (default /tmp/nbrlab-wt), reused when it is there;
+#             $NBR_WT_ROOT/<hash>[SUFFIX] (default /tmp/nbrlab-wt), reused when it is there
+#             (compare.sh and bench.sh remove the ones they add: rev_cleanup);
 #         WT (or "worktree", "."): a snapshot of the working tree (tracked and untracked,
 #             not ignored files) with the revision `git describe --dirty` in .git-rev;
 #         dir:PATH: a source tree without git (an export of `runs/compare.sh --export`, or
@@ -16,11 +17,15 @@
 #       tests/fixtures/slow-force.sh), applied to the tree after it is made; the tree is then a
 #       throwaway one of its own (reused as it is by later calls), never the main working tree.
 #   rev_export SPEC DIR  writes the sources of SPEC (git archive) with .git-rev into DIR.
+#   rev_cleanup  removes the git worktrees this shell's rev_tree calls added (REV_CREATED):
+#       NBR_WT_ROOT is shared by every user of the machine, and a worktree left there stays
+#       registered in this repository. Callers run it on EXIT (and exit on INT/TERM).
 # env: NBR_WT_ROOT, REV_PRECISIONS (precisions to build, default "double float"),
 #      REV_TARGETS (make targets, default "cpu gpu"), REV_JOBS (make -j, default 2),
 #      REV_LOG (build log file, default <tree>/build.log)
 
 : "${NBR_WT_ROOT:=/tmp/nbrlab-wt}"
+REV_CREATED=()
 
 _rev_die() { echo "revs: $*" >&2; return 2; }
 
@@ -118,6 +123,7 @@ rev_tree() {
             [ -e "$tree" ] && { git -C "$repo" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"; }
             git -C "$repo" worktree prune
             mkdir -p "$NBR_WT_ROOT"
+            REV_CREATED+=("$tree")   # before the add: an interrupt during it still cleans up
             git -C "$repo" worktree add --detach --quiet "$tree" "$hash" >&2 ||
                 { _rev_die "git worktree add $tree $spec failed"; return 2; }
             if [ -n "$patch" ]; then
@@ -130,6 +136,17 @@ rev_tree() {
     esac
     REV_BUILD=$REV_TREE/build
     _rev_make "$REV_TREE" || return 2
+}
+
+rev_cleanup() {
+    local repo t
+    [ ${#REV_CREATED[@]} -gt 0 ] || return 0
+    repo=$(_rev_repo)
+    for t in "${REV_CREATED[@]}"; do
+        git -C "$repo" worktree remove --force "$t" 2>/dev/null || rm -rf "$t"
+    done
+    git -C "$repo" worktree prune
+    REV_CREATED=()
 }
 
 rev_export() {

@@ -78,6 +78,17 @@ for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
 
 in_list() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && return 0; done; return 1; }
 has() { in_list "$1" $PARTS; }
+# the plan's size for the progress lines (runs/lib.sh): the points the loops below run
+n_points=0
+if has fig6; then
+    for sz in $SIZES; do for code in $FIG6; do
+        [ "$code" = rumd-auto ] && ! in_list "$sz" $AUTO_SIZES && continue
+        n_points=$((n_points + 1))
+    done; done
+fi
+has fig7 && n_points=$((n_points + 4 * $(echo $FIG7_SIZES | wc -w)))
+has rapaport && n_points=$((n_points + 3 * $(echo $RAP_SIZES | wc -w)))
+progress_start "$n_points"
 
 if has fig6; then
     echo "== Fig. 6: TPS against N (lammps-lj) -> $csv6" >&2

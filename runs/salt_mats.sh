@@ -55,6 +55,9 @@ lmp_point() {   # lmp_point NE TIMED EQUIL PROCS TAGPREFIX
     LOGDIR="" run_point "$csv" "$5$v-ne$1-s$steps" -- runs/lmp_variant.sh --system salt --ne "$1" --steps "$steps" \
         --equil "$3" --procs "$4" || { echo "  FAILED: $v ne $1" >&2; failed=1; }
 }
+n_points=$(($(echo $NES | wc -w) * ($(echo $PRECISIONS | wc -w) * $(echo $VARIANTS | wc -w) + 1 + (NPROCS > 1))))
+[ "$CHECK" = 1 ] && n_points=$((n_points + 2 * $(echo $CHECK_SEEDS | wc -w)))
+progress_start "$n_points"   # runs/lib.sh: "[k/n] ... about N min left" after each point
 if [ "$CHECK" = 1 ]; then
     steps=$((CHECK_EQUIL + CHECK_TIMED))
     mkdir -p "$LOGDIR"

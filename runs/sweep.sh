@@ -60,13 +60,13 @@ done
 repeat=${REPEAT:-1}
 total=$((${#points[@]} * repeat)) k=0 failed=0
 echo "sweep: $name ($prec) $system, $total runs -> $csv" >&2
+progress_start "$total"   # runs/lib.sh: "[k/total] ... about N min left" after each point
 for rep in $(seq 1 "$repeat"); do
 for p in "${points[@]}"; do
     k=$((k + 1))
     loop=paper
     case "$name" in gpu-*) loop=$(gpu_loop_of $p) ;; esac
     tag=$(point_tag "$prefix" "$name" "$prec" "$system" "$loop" "$p" "$rep")
-    printf '[%d/%d] ' "$k" "$total" >&2
     # shellcheck disable=SC2086  # $p and the loop's flags are lists of flags and values without spaces
     run_point "$csv" "$tag" -- "$prog" --system "$system" $p $(gpu_loop_flags "$loop" $p) || failed=$((failed + 1))
 done

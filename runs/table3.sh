@@ -30,6 +30,7 @@ settings=("paper:--layers host --reduce host --reorder-at host" "device:--layers
 # VARIANT RC SETTING LOOP (steps: a QUICK run is another point; the loop: none for the paper's)
 tag_of() { echo "t3-$1-rc$2-$3$(gpu_loop_tag "$4")-ne$NE-s$STEPS"; }
 
+progress_start $((${#cases[@]} * ${#settings[@]} * 2))   # runs/lib.sh: progress, time left
 for c in "${cases[@]}"; do
     set -- $c
     sys=$1 rc=$2 shift=$3

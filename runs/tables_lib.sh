@@ -87,7 +87,15 @@ need_bin() {
     exit 1
 }
 
-hyperfine_point() {
+hyperfine_point() {   # a point of the driver's plan, like run_point (progress_start, runs/lib.sh)
+    local t0=$EPOCHREALTIME rc=0
+    NBR_POINT_RAN=0
+    _hyperfine_point_once "$@" || rc=$?
+    _progress_tick "$2" "$t0"
+    return $rc
+}
+
+_hyperfine_point_once() {
     local csv=$1 key=$2 runs=$3 n=$4 steps=$5
     shift 6   # CSV KEY RUNS N STEPS --
     local hf=${HYPERFINE:-hyperfine}   # HYPERFINE: a binary carried to a machine without it
@@ -109,6 +117,7 @@ hyperfine_point() {
     fi
     dirty_refused "$csv" "$rev" hyperfine_point && return 2
     echo "  hyperfine $key: $* ($runs runs)" >&2
+    NBR_POINT_RAN=1
     local tmp
     tmp=$(mktemp)
     # --shell=none: no shell start-up in the measured time; the command is split on spaces,
