@@ -79,14 +79,14 @@ static const Option options[] = {
      "with --decide device: split (each step's second half-kick, rebuild decision and the next step's kick and "
      "drift as three kernels) or fused (one kernel after the forces does all three: two kernels per step that does "
      "not rebuild; the default, split with host decisions)"},
-    /* no CSV column (a new column would change every program's header): the summary names the tier */
-    {"tier", T_ENUM, F(tier), 0, 0, tier_names, KNOB_TIER, NULL,
+    /* the columns record what ran: gpu-onchip writes the tier (and C) that auto chose back */
+    {"tier", T_ENUM, F(tier), 0, 0, tier_names, KNOB_TIER, "tier",
      "gpu-onchip, with --decide device: where the system lives while one launch runs the steps between two "
      "sample points: block (one thread block, everything in shared memory; small N), grid (a cooperative grid, "
      "state in global memory / L2, grid-wide syncs), cluster (a thread-block cluster, every block a full copy of the "
      "positions in its shared memory, one cluster-wide sync per step) or auto (cluster up to N = 2048 where it fits, "
      "else block where it fits, else grid)"},
-    {"cluster", T_INT, F(cluster), 0, 16, NULL, KNOB_TIER, NULL,
+    {"cluster", T_INT, F(cluster), 0, 16, NULL, KNOB_TIER, "cluster",
      "gpu-onchip, --tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = 16, or 8 where 16 do "
      "not fit; above 8 needs a device that allows non-portable cluster sizes)"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},

@@ -90,6 +90,7 @@ struct Onchip {
     int cluster;       /* the cluster tier's blocks per cluster C */
     int cluster_threads; /* and threads per block */
     int cluster_limit; /* dynamic shared memory one block of the cluster tier may have */
+    int tier_flag, cluster_flag; /* --tier and --cluster as given (s->p then records what ran) */
     int device_mode;
     OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host, *ctrl_host_dev, *ctrl_stage;
     real4 *snap_r, *snap_v, *snap_a, *rw0, *rw1;
@@ -626,8 +627,8 @@ static int cluster_fits_c(Sim *s, int C, int hard)
  * results/h200/onchip.md), else 8 (the portable size) where 16 do not fit. */
 static int cluster_fits(Sim *s)
 {
-    const int hard = s->p.tier == TIER_CLUSTER;
-    if (s->p.cluster > 0) return cluster_fits_c(s, s->p.cluster, hard);
+    const int hard = oc.tier_flag == TIER_CLUSTER;
+    if (oc.cluster_flag > 0) return cluster_fits_c(s, oc.cluster_flag, hard);
     return cluster_fits_c(s, 16, 0) || cluster_fits_c(s, 8, hard);
 }
 
@@ -639,20 +640,25 @@ enum { CLUSTER_AUTO_MAX_N = 2048 };
  * line; auto takes the cluster up to CLUSTER_AUTO_MAX_N, else the block, where they fit. */
 static void choose_tier(Sim *s)
 {
-    if ((s->p.tier == TIER_CLUSTER || (s->p.tier == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) && cluster_fits(s)) {
+    if ((oc.tier_flag == TIER_CLUSTER || (oc.tier_flag == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) &&
+        cluster_fits(s)) {
         oc.tier = TIER_CLUSTER;
         oc.tp = lanes(s, oc.tier);
+        s->p.tier = oc.tier;   /* the CSV row's tier and cluster columns: what ran */
+        s->p.cluster = oc.cluster;
         return;
     }
     const size_t need = block_smem(s->n, oc.cap);
     const int fits = need <= (size_t)oc.smem_limit;
-    if (s->p.tier == TIER_BLOCK && !fits)
+    if (oc.tier_flag == TIER_BLOCK && !fits)
         nbr_fail(EXIT_CAPACITY, "%s: --tier block: N = %d atoms with room for %d neighbours each need %zu bytes of "
                  "shared memory, over the %d one block may have on this device (N <= %d at this capacity): use --tier "
                  "grid or auto", s->variant->name, s->n, oc.cap, need, oc.smem_limit,
                  (int)(oc.smem_limit / (3 * sizeof(real4) + sizeof(int) + 2 * (size_t)oc.cap)));
-    oc.tier = s->p.tier == TIER_GRID || !fits ? TIER_GRID : TIER_BLOCK;
+    oc.tier = oc.tier_flag == TIER_GRID || !fits ? TIER_GRID : TIER_BLOCK;
     oc.tp = lanes(s, oc.tier);
+    s->p.tier = oc.tier;
+    s->p.cluster = 0;
 }
 
 
@@ -666,6 +672,8 @@ static int init(Sim *s)
     gpu_init_opts(s, 0);
     GpuSim *g = gpu_of(s);
     memset(&oc, 0, sizeof oc);
+    oc.tier_flag = s->p.tier;
+    oc.cluster_flag = s->p.cluster;
     const int tp = s->p.tp;
     if (tp != 0 && (tp & (tp - 1) || tp > 32))
         nbr_fail(EXIT_INPUT, "%s: --tp %d: gpu-onchip takes 1, 2, 4, 8, 16 or 32 lanes per atom (0 = by tier)",
