@@ -738,6 +738,11 @@ int main(int argc, char **argv)
     variant.knobs |= KNOB_AUTOTUNE;
     Params p;
     params_parse(&p, argc, argv, variant.knobs, variant.name, variant.summary);   /* --help, bad flags: here */
-    if (p.autotune && !p.print_config) return autotuned_main(argc, argv, &p, &variant);
+    if (p.autotune && !p.print_config) {
+        Sim probe = {};
+        probe.variant = &variant;
+        gpu_preflight(&probe);   /* no GPU: one line, not a failed tuning trial */
+        return autotuned_main(argc, argv, &p, &variant);
+    }
     return nbr_main(argc, argv, &variant);
 }
