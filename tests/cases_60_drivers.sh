@@ -164,7 +164,10 @@ _t60_gpu_drivers() (
         >"$T60/fake/gpu_tables.log" 2>&1 || { tail -5 "$T60/fake/gpu_tables.log"; return 1; }
     # table3's summary: 5 cutoffs x 2 settings (the paper's in the paper loop, all on the device
     # in the device loop), each with both times, both list builds and their ratios
-    local t3 nums='+[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ '
+    # (numbers as %.4g prints them: a list build of 10^4 us or more on a slow or loaded machine
+    # reads 1.25e+04)
+    local t3 n='[0-9.]+(e[+-][0-9]+)?'
+    local nums="+$n +$n +$n +$n +$n +$n "
     t3=$(grep -cE "^[0-9.]+ +(sp|lj) +(paper +paper|device +device) $nums" "$T60/fake/gpu_tables.log") || true
     [ "$t3" = 10 ] || { echo "table3 summary: $t3 complete lines, expected 10"; grep -A12 '^Table 3' "$T60/fake/gpu_tables.log"; return 1; }
     for f in table1:7 table3:20 table4:1 table5:3 table6:3 table7:4 table8:2 texture:6 layout:4 gpu_layer:5; do
