@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 /* One simulation per process: the variant's own state beside GpuSim. */
@@ -619,6 +620,13 @@ static double run_trial(void *ctx, const TuneParams *tp, const char *phase)
         }
     }
     const int rc = pclose(f);
+    /* a trial that cannot run here (no GPU: its preflight's exit 6) stops the tuning with the
+     * trial's one line, before anything is printed (the trials are argv[0]: a test's stand-in
+     * tunes without a GPU) */
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == EXIT_NO_DEVICE) {
+        last[strcspn(last, "\n")] = '\0';
+        nbr_fail(EXIT_NO_DEVICE, "%s", last);
+    }
     const double sec = rc == 0 && us > 0 ? us * 1e-6 * (double)T->n : -1;
     printf("# autotune %-13s list %-4s skin %.3f p_b %3d t_p %2d sort %4d: ", phase, list_names[tp->list], tp->skin,
            tp->pb, tp->tp, tp->sort_every);
@@ -738,11 +746,6 @@ int main(int argc, char **argv)
     variant.knobs |= KNOB_AUTOTUNE;
     Params p;
     params_parse(&p, argc, argv, variant.knobs, variant.name, variant.summary);   /* --help, bad flags: here */
-    if (p.autotune && !p.print_config) {
-        Sim probe = {};
-        probe.variant = &variant;
-        gpu_preflight(&probe);   /* no GPU: one line, not a failed tuning trial */
-        return autotuned_main(argc, argv, &p, &variant);
-    }
+    if (p.autotune && !p.print_config) return autotuned_main(argc, argv, &p, &variant);
     return nbr_main(argc, argv, &variant);
 }
