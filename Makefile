@@ -4,7 +4,8 @@
 #   make run        build what can run here (the CUDA programs only where a GPU is found), then
 #                   run the default comparison on this machine (runs/default.sh)
 #   make test       build everything, then run the test suite (tests/run.sh); GPU tests need a GPU
-#   make info       toolchain and machine versions, for benchmark provenance; the optional parts
+#   make info       toolchain and machine versions, for benchmark provenance, and the optional
+#                   parts built (on, off or absent; see WITH_<PART> below)
 #   make plots      figures from the committed CSVs (plots/all.sh); make report: REPORT.md.
 #                   Both run python in build/venv, made from plots/requirements.txt the first time
 #
