@@ -1,12 +1,14 @@
 # nbrlab - build every variant in float and double, run the default comparison, test.
 #
 #   make            build all programs into build/<precision>/
-#   make run        build, then run the default comparison on this machine (runs/default.sh)
-#   make test       build, then run the test suite (tests/run.sh); GPU tests need a GPU
+#   make run        build what can run here (the CUDA programs only where a GPU is found), then
+#                   run the default comparison on this machine (runs/default.sh)
+#   make test       build everything, then run the test suite (tests/run.sh); GPU tests need a GPU
 #   make mutants    plant known faults one at a time in a scratch copy: the suite must catch each
 #   make tour       the tour of the trade-offs (runs/tour.py, docs/tour.md): every CPU stop, and
 #                   every GPU stop where a GPU and the GPU programs are there (else SKIP)
-#   make info       toolchain and machine versions, for benchmark provenance
+#   make info       toolchain and machine versions, for benchmark provenance, and the optional
+#                   parts built (on, off or absent; see WITH_<PART> below)
 #   make plots      figures from the committed CSVs (plots/all.sh); make report: REPORT.md.
 #                   Both run python in build/venv, made from plots/requirements.txt the first time
 #
@@ -20,6 +22,19 @@ CUDA_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=
 NVOPT      ?= -O3
 PRECISIONS ?= double float
 BUILD      ?= build
+# The optional parts, each built where it is found; WITH_<PART>=0 switches one off even where
+# it is found (a bare machine's build: make WITH_CUDA=0 WITH_OPENCL=0 WITH_MPI=0 WITH_NCCL=0
+# WITH_NVSHMEM=0). Their tests SKIP, naming the reason; $(BUILD)/features lists what was built.
+#   WITH_CUDA     nvcc: the gpu-* programs and coulomb-cuda
+#   WITH_OPENCL   OpenCL headers and ICD loader: coulomb --impl opencl
+#   WITH_MPI      mpi.h (and nvcc): gpu-dd
+#   WITH_NCCL     nccl.h: gpu-dd --comm nccl
+#   WITH_NVSHMEM  NVSHMEM_HOME (or NVSHMEM_INC and NVSHMEM_LIB): gpu-dd --comm nvshmem
+WITH_CUDA    ?= 1
+WITH_OPENCL  ?= 1
+WITH_MPI     ?= 1
+WITH_NCCL    ?= 1
+WITH_NVSHMEM ?= 1
 # -------------------------------------------------------------------------------------------
 
 WARN     := -Wall -Wextra -Wno-unused-parameter
@@ -29,7 +44,10 @@ WARN     := -Wall -Wextra -Wno-unused-parameter
 GIT_REV  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
                 git describe --always --dirty --abbrev=12 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
 CC_VER   := $(shell $(CC) --version 2>/dev/null | head -1)
-NV_VER   := $(if $(NVCC),$(shell $(NVCC) --version 2>/dev/null | tail -2 | head -1),)
+# off: WITH_<PART>=0 given (then its probe is not even run)
+off       = $(filter 0,$(WITH_$(1)))
+NVCC_ON  := $(if $(call off,CUDA),,$(NVCC))
+NV_VER   := $(if $(NVCC_ON),$(shell $(NVCC) --version 2>/dev/null | tail -2 | head -1),)
 DEFS     := -DNBR_GIT_REV='"$(GIT_REV)"'
 CFLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN)
 NVFLAGS  := -std=c++17 $(NVOPT) $(CUDA_ARCH) -Xcompiler -Wall -lineinfo
@@ -55,8 +73,8 @@ KCPU_SRC     := $(filter-out $(COULOMB_C),$(KCPU_SRC))
 KCUDA_SRC    := $(filter-out $(COULOMB_CU),$(KCUDA_SRC))
 MD_CPU       := $(filter-out coulomb,$(CPU_VARIANTS))
 MD_GPU       := $(filter-out coulomb-cuda,$(GPU_VARIANTS))
-OPENCL_FOUND := $(shell echo 'int main(void) { cl_uint n; return (int)clGetPlatformIDs(0, 0, &n); }' | \
-                  $(CC) -DCL_TARGET_OPENCL_VERSION=120 -include CL/cl.h -x c - -o /dev/null -lOpenCL >/dev/null 2>&1 && echo yes)
+OPENCL_FOUND := $(if $(call off,OPENCL),,$(shell echo 'int main(void) { cl_uint n; return (int)clGetPlatformIDs(0, 0, &n); }' | \
+                  $(CC) -DCL_TARGET_OPENCL_VERSION=120 -include CL/cl.h -x c - -o /dev/null -lOpenCL >/dev/null 2>&1 && echo yes))
 OPENCL_C     := $(if $(OPENCL_FOUND),$(wildcard kernels/opencl/*.c),)
 OPENCL_GEN   := $(BUILD)/gen/coulomb_cl_src.c
 
@@ -73,14 +91,14 @@ MPI_LIBS     ?= $(shell mpicc --showme:link 2>/dev/null)
 # inside $(shell) (the probe then compiled "\#include" and found every header) and older makes
 # read a bare "#" there as a comment
 HASH         := \#
-MPI_FOUND    := $(shell echo '$(HASH)include <mpi.h>' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+MPI_FOUND    := $(if $(call off,MPI),,$(shell echo '$(HASH)include <mpi.h>' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes))
 NCCL_CFLAGS  ?= $(if $(NCCL_HOME),-I$(NCCL_HOME)/include) -I/usr/local/include -I/usr/local/cuda/include
-NCCL_FOUND   := $(shell echo '$(HASH)include <nccl.h>' | $(CC) $(NCCL_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+NCCL_FOUND   := $(if $(call off,NCCL),,$(shell echo '$(HASH)include <nccl.h>' | $(CC) $(NCCL_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes))
 # NVSHMEM (--comm nvshmem): NVSHMEM_HOME, or NVSHMEM_INC and NVSHMEM_LIB apart (distribution
 # packages split them); its kernel file is relocatable device code, linked with the device library
 NVSHMEM_INC  ?= $(if $(NVSHMEM_HOME),$(NVSHMEM_HOME)/include)
 NVSHMEM_LIB  ?= $(if $(NVSHMEM_HOME),$(NVSHMEM_HOME)/lib)
-NVSHMEM_FOUND := $(if $(and $(NVSHMEM_INC),$(wildcard $(NVSHMEM_INC)/nvshmem.h),$(wildcard $(NVSHMEM_LIB)/libnvshmem_device.a)),yes)
+NVSHMEM_FOUND := $(if $(call off,NVSHMEM),,$(if $(and $(NVSHMEM_INC),$(wildcard $(NVSHMEM_INC)/nvshmem.h),$(wildcard $(NVSHMEM_LIB)/libnvshmem_device.a)),yes))
 NVSHMEM_LINK := $(if $(NVSHMEM_FOUND),-rdc=true -L$(NVSHMEM_LIB) -lnvshmem_device \
                   -Xlinker $(firstword $(wildcard $(NVSHMEM_LIB)/libnvshmem_host.so $(NVSHMEM_LIB)/libnvshmem_host.so.*)) \
                   -Xlinker -rpath=$(NVSHMEM_LIB))
@@ -96,7 +114,7 @@ GPU_VARIANTS := $(if $(MPI_FOUND),$(GPU_VARIANTS),$(filter-out gpu-dd,$(GPU_VARI
 prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
 
 CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)))
-GPU_BINS := $(if $(NVCC),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
+GPU_BINS := $(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
 TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop $(BUILD)/$(p)/test-clock \
                $(BUILD)/$(p)/test-coulomb-clock $(BUILD)/$(p)/test-plant)
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
@@ -104,23 +122,27 @@ FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 
 .PHONY: all cpu gpu run test mutants tour info clean plots report
 all: cpu gpu $(TEST_BINS)
+# what a missing part's line says: switched off, or not found and how to get it
+absent = $(if $(call off,$(1)),switched off (WITH_$(1)=0),$(2))
 cpu: $(CPU_BINS)
 ifeq ($(OPENCL_FOUND),)
-	@echo "OpenCL headers or ICD loader not found: coulomb built without --impl opencl" \
-	      "(Debian: apt-get install ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)"
+	@echo "OpenCL $(call absent,OPENCL,headers or ICD loader not found (Debian: apt-get install" \
+	      "ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)): coulomb built without --impl opencl"
 endif
 gpu: $(GPU_BINS)
-ifeq ($(NVCC),)
-	@echo "nvcc not found: CUDA variants ($(GPU_VARIANTS)) not built"
-endif
-ifeq ($(MPI_FOUND),)
-	@echo "mpi.h not found (mpicc --showme:compile): gpu-dd not built (Debian: apt-get install libopenmpi-dev)"
+ifeq ($(NVCC_ON),)
+	@echo "CUDA $(call absent,CUDA,not found (no nvcc on PATH or in /usr/local/cuda/bin)):" \
+	      "CUDA programs ($(GPU_VARIANTS)) not built"
+else ifeq ($(MPI_FOUND),)
+	@echo "MPI $(call absent,MPI,not found (mpi.h, via mpicc --showme:compile; Debian: apt-get install" \
+	      "libopenmpi-dev)): gpu-dd not built"
 else
 ifeq ($(NCCL_FOUND),)
-	@echo "nccl.h not found (NCCL_HOME=...): gpu-dd built without --comm nccl"
+	@echo "NCCL $(call absent,NCCL,not found (nccl.h; NCCL_HOME=...)): gpu-dd built without --comm nccl"
 endif
 ifeq ($(NVSHMEM_FOUND),)
-	@echo "NVSHMEM not found (NVSHMEM_HOME=..., or NVSHMEM_INC= and NVSHMEM_LIB=): gpu-dd built without --comm nvshmem"
+	@echo "NVSHMEM $(call absent,NVSHMEM,not found (NVSHMEM_HOME=..., or NVSHMEM_INC= and NVSHMEM_LIB=)):" \
+	      "gpu-dd built without --comm nvshmem"
 endif
 endif
 
@@ -137,7 +159,7 @@ $(addprefix $(BUILD)/$(1)/,$(MD_CPU)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 # the Coulomb programs: the OpenMP reference, OpenCL where found (its kernel source embedded)
 $(call objs,$(1),$(COULOMB_C)): XFLAGS := -fopenmp
-$(BUILD)/$(1)/variants/coulomb.o: XFLAGS := $(if $(OPENCL_FOUND),-DNBR_OPENCL)
+$(BUILD)/$(1)/variants/coulomb.o: XFLAGS := $(if $(OPENCL_FOUND),-DNBR_OPENCL,$(if $(call off,OPENCL),-DNBR_OPENCL_OFF))
 $(BUILD)/$(1)/gen/coulomb_cl_src.o: $(OPENCL_GEN)
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS) -c $$< -o $$@
@@ -184,17 +206,26 @@ $(OPENCL_GEN): kernels/opencl/coulomb.cl
 # whenever the revision changes (the stamp file is rewritten only then).
 REV_STAMP := $(BUILD)/.git-rev-stamp
 $(shell mkdir -p $(BUILD) && (echo '$(GIT_REV)' | cmp -s - $(REV_STAMP) || echo '$(GIT_REV)' > $(REV_STAMP)))
-# The optional libraries found (OpenCL, NCCL, NVSHMEM) change how coulomb.o and gpu-dd's objects
-# compile: they depend on this stamp, rewritten only when the set changes, so a library installed
-# (or removed) after a build rebuilds what it affects instead of keeping the old objects.
-FEATURES := opencl=$(OPENCL_FOUND) nccl=$(NCCL_FOUND) $(NCCL_LIBFILE) nvshmem=$(NVSHMEM_FOUND) $(NVSHMEM_INC)
-FEATURE_STAMP := $(BUILD)/.features-stamp
-$(shell mkdir -p $(BUILD) && (echo '$(FEATURES)' | cmp -s - $(FEATURE_STAMP) || echo '$(FEATURES)' > $(FEATURE_STAMP)))
+# The optional parts built, as name=yes (built), name=off (WITH_<PART>=0) or name= (not found)
+# lines in $(BUILD)/features: the tests read it to name why they SKIP. The libraries found (OpenCL, NCCL, NVSHMEM) change how
+# coulomb.o and gpu-dd's objects compile: they depend on this file, rewritten only when the set
+# changes, so a library installed (or removed) after a build rebuilds what it affects.
+feature   = $(if $(call off,$(1)),off,$(2))
+FEATURES := cuda=$(call feature,CUDA,$(if $(NVCC_ON),yes)) opencl=$(call feature,OPENCL,$(OPENCL_FOUND)) \
+            mpi=$(call feature,MPI,$(MPI_FOUND)) nccl=$(call feature,NCCL,$(NCCL_FOUND)) nccl_lib=$(NCCL_LIBFILE) \
+            nvshmem=$(call feature,NVSHMEM,$(NVSHMEM_FOUND)) nvshmem_inc=$(NVSHMEM_INC)
+FEATURE_STAMP := $(BUILD)/features
+$(shell mkdir -p $(BUILD) && (printf '%s\n' $(FEATURES) | cmp -s - $(FEATURE_STAMP) || printf '%s\n' $(FEATURES) > $(FEATURE_STAMP)))
 $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/variants/coulomb.o $(if $(MPI_FOUND),$(patsubst %.cu,$(BUILD)/$(p)/%.cu.o,$(DD_CU) variants/gpu-dd.cu))): $(FEATURE_STAMP)
 .SECONDARY:
 
-run: all
-	runs/default.sh
+# make run: what can run here. The CUDA programs only where a GPU is found (or where make gpu
+# built them); on a machine without one, compiling them would take most of make run's time.
+run: cpu
+	@if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then \
+	    $(MAKE) --no-print-directory gpu; \
+	else echo "no GPU found: the CUDA programs are not built for make run (make gpu builds them)"; fi
+	BUILD=$(BUILD) runs/default.sh
 
 test: all
 	tests/run.sh
@@ -229,8 +260,11 @@ info:
 	@echo "nbrlab $(GIT_REV)"
 	@echo "cc:     $(CC_VER)"
 	@echo "flags:  $(OPT)"
-	@echo "nvcc:   $(if $(NVCC),$(NV_VER) ($(NVCC)),not found)"
+	@echo "nvcc:   $(if $(NVCC_ON),$(NV_VER) ($(NVCC)),$(call absent,CUDA,not found))"
 	@echo "arch:   $(CUDA_ARCH)"
+	@echo "parts:  $(foreach x,CUDA OPENCL MPI NCCL NVSHMEM,$(x)=$(if $(call off,$(x)),off,$(if \
+	    $(filter yes,$(if $(filter CUDA,$(x)),$(if $(NVCC_ON),yes),$($(x)_FOUND))),on,absent)))" \
+	      "(WITH_<PART>=0 switches one off)"
 	@echo "cpu:    $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	@echo "gpu:    $$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none)"
 	@echo "kernel: $$(uname -sr)"

@@ -109,6 +109,36 @@ static void refuse_foreign(const OptTable *t, const CoulombImpl *impl, int argc,
     }
 }
 
+/* --impl of an implementation this build lacks (coulomb without OpenCL): its one line, naming what
+ * to install, before opt_parse would refuse that implementation's knobs (--unroll, --wg) as no
+ * knobs of this program. The last --impl counts, as in opt_parse; --help answers first. */
+static void refuse_missing_impl(const OptTable *t, const CoulombProgram *prog, int argc, char **argv)
+{
+    int want = -1;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) return;
+        const Option *o = strncmp(argv[k], "--", 2) ? NULL : opt_find(t, argv[k] + 2);
+        if (!o || o->type == T_FLAG || k + 1 >= argc) continue;
+        if (o->offset == offsetof(CoulombParams, impl)) {
+            want = -1;
+            for (int i = 0; cimpl_names[i]; i++)
+                if (!strcmp(cimpl_names[i], argv[k + 1])) want = i;
+        }
+        k++;   /* the value */
+    }
+    if (want >= 0 && !prog->impl[want])
+        nbr_fail(EXIT_INPUT, "%s: --impl %s is not available in this build%s%s", prog->name, cimpl_names[want],
+                 prog->missing[want] ? ": " : "", prog->missing[want] ? prog->missing[want] : "");
+}
+
+/* The implementations built in, "ref,opencl" (--print-config's impls=, for scripts and tests). */
+static void built_impls(const CoulombProgram *prog, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int i = 0; i < NCIMPL; i++)
+        if (prog->impl[i]) snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? "," : "", cimpl_names[i]);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -167,10 +197,21 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
     p.warmup = 1;
     p.seed = 12345;
     p.e_ref = NAN;
-    OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary,
-                  "Exactly one of --input, --water, --random. Energies in kcal/mol (332.0636 q_i q_j / r_ij, "
-                  "r in Angstrom, q in e), no cutoff, no periodic images. Defaults: the thesis's unroll 4 and "
-                  "128 per work-group, its half sweep (one row tile per group)."};
+    /* --help's last paragraph: the tiled kernels' defaults where one is built in, and which
+     * implementations this build has and lacks (and why) */
+    static char note[2048];
+    char impls[64];
+    built_impls(prog, impls, sizeof impls);
+    snprintf(note, sizeof note, "Exactly one of --input, --water, --random. Energies in kcal/mol (332.0636 q_i q_j / "
+             "r_ij, r in Angstrom, q in e), no cutoff, no periodic images.%s\n\nBuilt in: --impl %s.",
+             program_knobs(prog) & CKNOB_TILED ? " Defaults: the thesis's unroll 4 and 128 per work-group, its half "
+                                                 "sweep (one row tile per group)." : "", impls);
+    for (int i = 0; i < NCIMPL; i++)
+        if (!prog->impl[i] && prog->missing[i])
+            snprintf(note + strlen(note), sizeof note - strlen(note), "\nNot built in: --impl %s: %s.", cimpl_names[i],
+                     prog->missing[i]);
+    OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary, note};
+    refuse_missing_impl(&t, prog, argc, argv);
     opt_parse(&t, &p, argc, argv);
 
     const CoulombImpl *impl = prog->impl[p.impl];
@@ -194,13 +235,15 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
                              "double and kahan",
                  prog->name);
     if (p.print_config) {
-        printf("program=%s\n", prog->name);
+        printf("program=%s\nimpls=%s\n", prog->name, impls);
         OptTable ti = t;
         ti.knobs = impl->knobs;
         opt_print_plain(&ti, &p, "print-config");
         printf("git_rev=%s\n", nbr_git_rev());
         return 0;
     }
+
+    if (impl->preflight) impl->preflight(prog->name);   /* no device: one line, before any output */
 
     /* the CSV is refused (header, folder, revision) before anything is computed */
     static CsvRow row;

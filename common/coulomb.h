@@ -64,6 +64,9 @@ typedef struct {
     double (*energy)(CoulombRun *r, double *seconds);  /* one evaluation and its time */
     const char *(*device_name)(CoulombRun *r);
     void (*teardown)(CoulombRun *r);
+    /* this machine has the device (cuda: a GPU and its driver), checked before anything is
+     * printed; else one line, exit EXIT_NO_DEVICE. NULL: any machine has */
+    void (*preflight)(const char *program);
 } CoulombImpl;
 
 typedef struct {

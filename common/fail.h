@@ -11,8 +11,10 @@ extern "C" {
 
 /* Exit codes: 1 internal or device error (and a failed --check), 2 bad input, 3 capacity or
  * memory, 4 an unstable run (or one that missed its --temp: status wrong-temp), 5 a neighbour
- * structure that lost a pair (--verify-lists). */
-enum { EXIT_INTERNAL = 1, EXIT_INPUT = 2, EXIT_CAPACITY = 3, EXIT_UNSTABLE = 4, EXIT_VERIFY = 5 };
+ * structure that lost a pair (--verify-lists), 6 this machine lacks the device the program runs on
+ * (no GPU or no driver), found before any output: scripts and tests tell "cannot run here" from a
+ * failure by it. */
+enum { EXIT_INTERNAL = 1, EXIT_INPUT = 2, EXIT_CAPACITY = 3, EXIT_UNSTABLE = 4, EXIT_VERIFY = 5, EXIT_NO_DEVICE = 6 };
 
 /* Fatal error with a one-line message on stderr. */
 void nbr_fail(int code, const char *fmt, ...)

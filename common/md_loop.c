@@ -250,6 +250,8 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     if (p->rc >= 0.5 * params_box(p))
         nbr_fail(EXIT_INPUT, "%s: --rc %.4g must be below half the box edge L/2 = %.4g (minimum image): raise --ne",
                  v.name, p->rc, 0.5 * params_box(p));
+    /* no device: one line before the configuration, no output file touched */
+    if (v.preflight) v.preflight(s);
     report_open(s);   /* output files are refused now, not after the computing */
     nbr_catch_interrupts();
     check_memory(s);

@@ -97,6 +97,9 @@ typedef struct Variant {
     long max_atoms;        /* largest N the algorithm can index (0 = no limit of its own) ... */
     const char *max_atoms_why; /* ... and why, for the message */
 
+    /* this machine can run the variant (a GPU variant: a device and its driver), checked before
+     * anything is printed; else one line, exit EXIT_NO_DEVICE. NULL: any machine can */
+    void (*preflight)(const Sim *s);
     int  (*init)(Sim *s);      /* allocate and upload; host state is initialised */
     void (*finish)(Sim *s);
 

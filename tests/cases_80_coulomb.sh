@@ -101,11 +101,22 @@ for acc in double float kahan exact; do
     t_ok coulomb-ref-$acc-water $c --impl ref --acc $acc --water 1500 --threads 1 --check --reps 1 --quiet
 done
 
-# OpenCL: every mode, unroll factor and sweep against the reference
-# (skipped only where there is no platform or device: a kernel that fails to build is a failure)
-if ! $c --impl $ocl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2>&1 &&
-   grep -Eq 'no OpenCL (platform|device) found|built without OpenCL' "$tmp/probe.log"; then
-    t_skip coulomb-opencl "no OpenCL here: $(tail -1 "$tmp/probe.log")"
+# OpenCL: every mode, unroll factor and sweep against the reference. Skipped only where coulomb
+# has no OpenCL (--print-config's impls=, the implementations built in; why: $BUILD/features,
+# off = make WITH_OPENCL=0, empty = not found) or where it finds no platform or device (exit 6,
+# EXIT_NO_DEVICE): a kernel that fails to build is a failure
+c_impls=$($c --random 8 --print-config 2>/dev/null | sed -n 's/^impls=//p')
+_t80_no_opencl_why() {
+    case $(sed -n 's/^opencl=//p' "$BUILD/features" 2>/dev/null) in
+    off) echo "switched off (make WITH_OPENCL=0)" ;;
+    yes) echo "the build found OpenCL, yet coulomb's impls=$c_impls lacks it" ;;
+    *) echo "no OpenCL headers or ICD loader at build time (ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)" ;;
+    esac
+}
+if [[ ",$c_impls," != *,opencl,* ]]; then
+    t_skip coulomb-opencl "coulomb built without OpenCL: $(_t80_no_opencl_why)"
+elif $c --impl $ocl --random 8 --reps 1 --warmup 0 --quiet >"$tmp/probe.log" 2>&1; [ $? = 6 ]; then
+    t_skip coulomb-opencl "no OpenCL platform or device here: $(tail -1 "$tmp/probe.log")"
 else
     t_ok coulomb-opencl-builds $c --impl $ocl --random 8 --reps 1 --warmup 0 --quiet
     # the default sweep is half (the thesis's one row tile per group); --sweep folded is named so in
@@ -307,7 +318,7 @@ t_error coulomb-err-pairwise-ref 2 'pairwise is a mode of the tiled kernels' $c 
 t_error coulomb-err-impl 2 '--impl must be one of ref\|opencl\|cuda' $c --impl metal --random 10
 t_error coulomb-err-cuda-here 2 'coulomb-cuda' $c --impl cuda --random 10
 # the tiled kernels' knobs exist where coulomb was built with OpenCL (the Makefile says when it was not)
-if $c --help 2>&1 | grep -q -- '--unroll'; then
+if [[ ",$c_impls," == *,opencl,* ]]; then
     t_error coulomb-err-unroll 2 '--unroll must be 1, 2, 4 or 8' $c --impl $ocl --unroll 3 --random 10
     t_error coulomb-err-block 2 '--block \(--wg\) must be a power of two' $c --impl $ocl --block 96 --random 10
     t_error coulomb-err-wg 2 '--block \(--wg\) must be a power of two' $c --impl $ocl --wg 96 --random 10
@@ -318,8 +329,33 @@ if $c --help 2>&1 | grep -q -- '--unroll'; then
     t_grep coulomb-help '--unroll' $c --help
     t_error coulomb-err-sweep 2 '--sweep must be one of half\|full\|folded' $c --impl $ocl --sweep thesis --random 10
     t_error coulomb-err-sweep-ref 2 '--sweep does not apply to --impl ref' $c --impl ref --sweep half --random 10
+    t_grep bare-coulomb-help-opencl-built '^Built in: --impl ref,opencl\.$' $c --help
 else
-    t_skip coulomb-opencl-knobs "coulomb built without OpenCL here (no CL/cl.h or ICD loader): --unroll, --block, --wg, --ipt, --sweep absent"
+    t_skip coulomb-opencl-knobs "coulomb built without OpenCL ($(_t80_no_opencl_why)): --unroll, --block, --wg, --ipt, --sweep absent"
+fi
+# a build without OpenCL (a bare machine; CI's WITH_OPENCL=0 pass): --impl opencl, with the
+# knobs of the README's example or without them, gives the one line naming what is missing
+# (exit 2), and --help says OpenCL is not built in and lists none of its knobs
+_t80_help_without_opencl() {
+    local help; help=$($c --help) || return 1
+    grep -E '^(Built|Not built) in' <<<"$help"
+    grep -q '^Built in: --impl ref\.$' <<<"$help" &&
+        grep -Eq '^Not built in: --impl opencl: built without OpenCL \((no CL/cl.h|switched off by make WITH_OPENCL=0)' <<<"$help" ||
+        { echo "--help does not say OpenCL is not built in"; return 1; }
+    if grep -E -- '^  --(unroll|wg|block|ipt|sweep|cl-platform|cl-device) |unroll 4' <<<"$help"; then
+        echo "--help advertises OpenCL's knobs (above)"; return 1
+    fi
+}
+if [[ ",$c_impls," != *,opencl,* ]]; then
+    no_ocl='--impl opencl is not available in this build: built without OpenCL \((no CL/cl.h or libOpenCL at build time: install ocl-icd-opencl-dev|switched off by make WITH_OPENCL=0)'
+    t_error bare-coulomb-opencl-readme-example 2 "$no_ocl" $c --impl opencl --unroll 4 --wg 128 --random 1000
+    t_error bare-coulomb-opencl-platform 2 "$no_ocl" $c --impl $ocl --acc float --water 1500 --check
+    t_error bare-coulomb-opencl-plain 2 "$no_ocl" $c --impl opencl --random 10
+    # the last --impl counts (as in parsing); --impl ref's runs are not refused
+    t_ok bare-coulomb-impl-last-counts $c --impl opencl --impl ref --random 10 --reps 1 --quiet
+    t_ok bare-coulomb-help-without-opencl _t80_help_without_opencl
+else
+    t_skip bare-coulomb-without-opencl "coulomb has OpenCL here (CI's WITH_OPENCL=0 pass runs these)"
 fi
 
 # the CSV: its own schema, appended; another header refused before computing

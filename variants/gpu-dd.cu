@@ -38,13 +38,18 @@ static const int dd_have_nvshmem = 1;
 static const int dd_have_nvshmem = 0;
 #endif
 
+/* Variant.preflight: every rank stops together (dd_fail) where this host has no usable GPU */
+static void dd_preflight(const Sim *s)
+{
+    char why[300];
+    if (cuda_unavailable(why, sizeof why)) dd_fail(EXIT_NO_DEVICE, "%s", why);
+}
+
 static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
 {
     int ndev = 0;
-    cudaError_t err = cudaGetDeviceCount(&ndev);
-    if (err != cudaSuccess || ndev == 0)
-        dd_fail(EXIT_INTERNAL, "no usable CUDA device on this host (%s)",
-                err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    dd_preflight(s);
+    CUDA_CHECK(cudaGetDeviceCount(&ndev));
     int local_size = 1;
     d->local_device = dd_local_rank(&local_size) % ndev;
     /* backends that cannot put two ranks on one GPU: NVSHMEM's on-stream reductions (the vote)
@@ -290,6 +295,7 @@ int main(int argc, char **argv)
     variant.compiler = NBR_COMPILER;
     variant.has_u = 1;
     variant.pair_multiplicity = 2;
+    variant.preflight = dd_preflight;
     variant.init = dd_init;
     variant.finish = dd_finish;
     variant.kick_drift = dd_kick_drift;

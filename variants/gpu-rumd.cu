@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 /* One simulation per process: the variant's own state beside GpuSim. */
@@ -619,6 +620,13 @@ static double run_trial(void *ctx, const TuneParams *tp, const char *phase)
         }
     }
     const int rc = pclose(f);
+    /* a trial that cannot run here (no GPU: its preflight's exit 6) stops the tuning with the
+     * trial's one line, before anything is printed (the trials are argv[0]: a test's stand-in
+     * tunes without a GPU) */
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == EXIT_NO_DEVICE) {
+        last[strcspn(last, "\n")] = '\0';
+        nbr_fail(EXIT_NO_DEVICE, "%s", last);
+    }
     const double sec = rc == 0 && us > 0 ? us * 1e-6 * (double)T->n : -1;
     printf("# autotune %-13s list %-4s skin %.3f p_b %3d t_p %2d sort %4d: ", phase, list_names[tp->list], tp->skin,
            tp->pb, tp->tp, tp->sort_every);

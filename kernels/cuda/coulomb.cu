@@ -436,8 +436,8 @@ void cu_setup(CoulombRun *r)
 {
     const CoulombParams *p = r->p;
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
-        nbr_fail(EXIT_INTERNAL, "coulomb-cuda: no CUDA device found");
+    cuda_require_device("coulomb-cuda");   /* coulomb_main's preflight said so already */
+    CUDA_CHECK(cudaGetDeviceCount(&count));
     if (p->device >= count)
         nbr_fail(EXIT_INPUT, "coulomb-cuda: --device %d: there are %d CUDA devices", p->device, count);
     CUDA_CHECK(cudaSetDevice(p->device));
@@ -555,5 +555,5 @@ void cu_teardown(CoulombRun *r)
 #define NBR_COMPILER "nvcc"
 #endif
 extern const CoulombImpl coulomb_cuda_impl = {
-    CIMPL_CUDA, CKNOB_CUDA | CKNOB_TILED, NBR_COMPILER, cu_setup, cu_energy, cu_device, cu_teardown,
+    CIMPL_CUDA, CKNOB_CUDA | CKNOB_TILED, NBR_COMPILER, cu_setup, cu_energy, cu_device, cu_teardown, cuda_require_device,
 };

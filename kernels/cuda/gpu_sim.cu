@@ -125,16 +125,16 @@ void gpu_ensure_stage(GpuSim *g, int n)
 
 int gpu_init(Sim *s) { return gpu_init_opts(s, 1); }
 
+void gpu_preflight(const Sim *s) { cuda_require_device(s->variant->name); }
+
 int gpu_init_opts(Sim *s, int cell_grid)
 {
     GpuSim *g = new GpuSim();
     s->ctx = g;
     const int n = s->n;
     int ndev = 0;
-    cudaError_t err = cudaGetDeviceCount(&ndev);
-    if (err != cudaSuccess || ndev == 0)
-        nbr_fail(EXIT_INTERNAL, "%s: no usable CUDA device (%s)", s->variant->name,
-                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    cuda_require_device(s->variant->name);   /* nbr_main's preflight said so already */
+    CUDA_CHECK(cudaGetDeviceCount(&ndev));
     if (s->p.device >= ndev)
         nbr_fail(EXIT_INPUT, "%s: --device %d: this machine has %d CUDA device(s), numbered 0 to %d", s->variant->name,
                  s->p.device, ndev, ndev - 1);
@@ -312,6 +312,7 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.compiler = compiler;
     v.has_u = 1;
     v.pair_multiplicity = 2;   /* full list: no Newton 3 on the GPU (the paper) */
+    v.preflight = gpu_preflight;
     v.init = gpu_init;
     v.finish = gpu_finish;
     v.kick_drift = gpu_kick_drift;

@@ -321,6 +321,8 @@ void gpu_launch_cell_scan(GpuSim *g, const int *count, int *start, int *end, int
 void gpu_final_reduce(GpuSim *g);                    /* parts -> props_dev (mapped host memory) */
 void gpu_release_graphs(GpuSim *g);
 
+/* Variant.preflight of the GPU variants: no usable device -> one line, exit EXIT_NO_DEVICE */
+void gpu_preflight(const Sim *s);
 int  gpu_init(Sim *s);
 /* cell_grid 0: no cells of edge r_n, no H (a variant with its own list build, any box size) */
 int  gpu_init_opts(Sim *s, int cell_grid);

@@ -54,13 +54,13 @@ static void cl_setup(CoulombRun *r)
     cl_uint nplat = 0, ndev = 0;
     cl_platform_id plats[64];
     if (clGetPlatformIDs(64, plats, &nplat) != CL_SUCCESS || nplat == 0)
-        nbr_fail(EXIT_INTERNAL, "coulomb: no OpenCL platform found (install an ICD, e.g. pocl-opencl-icd)");
+        nbr_fail(EXIT_NO_DEVICE, "coulomb: no OpenCL platform found (install an ICD, e.g. pocl-opencl-icd)");
     if ((cl_uint)p->cl_platform >= nplat)
         nbr_fail(EXIT_INPUT, "coulomb: --cl-platform %d: there are %u OpenCL platforms", p->cl_platform, nplat);
     cl_platform_id plat = plats[p->cl_platform];
     cl_device_id devs[64];
     if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 64, devs, &ndev) != CL_SUCCESS || ndev == 0)
-        nbr_fail(EXIT_INTERNAL, "coulomb: no OpenCL device found on platform %d", p->cl_platform);
+        nbr_fail(EXIT_NO_DEVICE, "coulomb: no OpenCL device found on platform %d", p->cl_platform);
     if ((cl_uint)p->cl_device >= ndev)
         nbr_fail(EXIT_INPUT, "coulomb: --cl-device %d: platform %d has %u devices", p->cl_device, p->cl_platform, ndev);
     cl_device_id dev = devs[p->cl_device];
