@@ -132,6 +132,21 @@ __device__ __forceinline__ double oc_speed2(const real4 &vi)
     return (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
 }
 
+/* md_loop.c's rebuild test and bookkeeping (integrate.cu's decide_step), in every thread of every
+ * tier: the step's largest v^2 vv is the same everywhere, so are the decisions. */
+__device__ __forceinline__ void oc_decide(OnchipCtrl &c, int step, double vv, const ChunkArgs &A)
+{
+    if (c.due) {
+        c.builds_total++;
+        c.rebuild_hash = c.rebuild_hash * 1000003ull + (unsigned long long)step;
+        if (step > A.equil) c.builds_prod++;
+        c.disp = 0;
+    }
+    c.step = step;
+    c.disp += sqrt(vv) * A.ddt;
+    c.due = c.disp >= A.threshold;
+}
+
 template <class Tier, int Kind>
 __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
 {
@@ -260,16 +275,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             for (int w = 0; w < (int)(blockDim.x >> 5); w++) vv = fmax(vv, vv_part[k & 1][w]);
 #endif
         }
-        /* md_loop.c's rebuild test and bookkeeping (integrate.cu's decide_step) */
-        if (c.due) {
-            c.builds_total++;
-            c.rebuild_hash = c.rebuild_hash * 1000003ull + (unsigned long long)step;
-            if (step > A.equil) c.builds_prod++;
-            c.disp = 0;
-        }
-        c.step = step;
-        c.disp += sqrt(vv) * A.ddt;
-        c.due = c.disp >= A.threshold;
+        oc_decide(c, step, vv, A);
         if (last) vv_last = vv;
         cur ^= 1;
     }
@@ -463,16 +469,7 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
 #else
         for (int q = 0; q < C; q++) vv = fmax(vv, slots.vv[k & 1][q]);
 #endif
-        /* md_loop.c's rebuild test and bookkeeping (integrate.cu's decide_step) */
-        if (c.due) {
-            c.builds_total++;
-            c.rebuild_hash = c.rebuild_hash * 1000003ull + (unsigned long long)step;
-            if (step > A.equil) c.builds_prod++;
-            c.disp = 0;
-        }
-        c.step = step;
-        c.disp += sqrt(vv) * A.ddt;
-        c.due = c.disp >= A.threshold;
+        oc_decide(c, step, vv, A);
         if (last) vv_last = vv;
         cur ^= 1;
     }
