@@ -59,7 +59,10 @@ fi
 for prec in $rumd_precs; do
     b=$BUILD/$prec/gpu-rumd
     pass="check gpu-rumd: PASS"
-    short="--steps 200 --equil 50 --stage-reps 0 --check --quiet"
+    # no rescaling within the 50 steps before production (--rescale-every beyond --equil): LJ
+    # from its lattice is not at --temp after 50 steps (1.43 for 1.2), which the loop refuses as
+    # wrong-temp; these cases check forces and lists, not the state point
+    short="--steps 200 --equil 50 --rescale-every 1000 --stage-reps 0 --check --quiet"
     for list in none n2 sort; do
         for tp in 1 4 32; do
             for read in texture ldg plain; do
