@@ -106,7 +106,7 @@ if have_gpu; then
 else
     n_cu=0
     for prec in double float; do
-        for b in "$BUILD/$prec"/gpu-layer "$BUILD/$prec"/gpu-old "$BUILD/$prec"/gpu-rumd; do
+        for b in "$BUILD/$prec"/gpu-layer "$BUILD/$prec"/gpu-old "$BUILD/$prec"/gpu-rumd "$BUILD/$prec"/gpu-onchip; do
             [ -x "$b" ] || continue
             n_cu=$((n_cu + 1))
             t_ok "bare-gpu-nodevice-${b##*/}-$prec" _bare_no_device "$b" --ne 8 --steps 10 --equil 0

@@ -38,7 +38,9 @@ static const int dd_have_nvshmem = 1;
 static const int dd_have_nvshmem = 0;
 #endif
 
-/* Variant.preflight: every rank stops together (dd_fail) where this host has no usable GPU */
+/* Every rank stops together (dd_fail) where this host has no usable GPU. Not a Variant.preflight:
+ * gpu-dd's own bad-input refusals (grid, thin domains, backends) come first, exit 2, on any
+ * machine (cases_90's refusal tests run on CI, which has MPI but no GPU). */
 static void dd_preflight(const Sim *s)
 {
     char why[300];
@@ -295,7 +297,6 @@ int main(int argc, char **argv)
     variant.compiler = NBR_COMPILER;
     variant.has_u = 1;
     variant.pair_multiplicity = 2;
-    variant.preflight = dd_preflight;
     variant.init = dd_init;
     variant.finish = dd_finish;
     variant.kick_drift = dd_kick_drift;
