@@ -112,13 +112,18 @@ _progress_tick() {   # _progress_tick KEY T0: after a point that began at T0 (EP
         "$NBR_PROGRESS_RAN" "$NBR_PROGRESS_RAN_S") ($1)" >&2
 }
 
-run_point() {
-    local t0=$EPOCHREALTIME rc=0
+# a point of the driver's plan through FN (_run_point_once, tables_lib.sh's
+# _hyperfine_point_once), then its progress line: _point_with_progress FN CSV KEY ...
+_point_with_progress() {
+    local fn=$1 t0=$EPOCHREALTIME rc=0
+    shift
     NBR_POINT_RAN=0
-    _run_point_once "$@" || rc=$?
+    "$fn" "$@" || rc=$?
     _progress_tick "$2" "$t0"
     return $rc
 }
+
+run_point() { _point_with_progress _run_point_once "$@"; }
 
 _run_point_once() {
     local csv=$1 key=$2

@@ -87,13 +87,8 @@ need_bin() {
     exit 1
 }
 
-hyperfine_point() {   # a point of the driver's plan, like run_point (progress_start, runs/lib.sh)
-    local t0=$EPOCHREALTIME rc=0
-    NBR_POINT_RAN=0
-    _hyperfine_point_once "$@" || rc=$?
-    _progress_tick "$2" "$t0"
-    return $rc
-}
+# a point of the driver's plan, like run_point (progress_start, runs/lib.sh)
+hyperfine_point() { _point_with_progress _hyperfine_point_once "$@"; }
 
 _hyperfine_point_once() {
     local csv=$1 key=$2 runs=$3 n=$4 steps=$5
