@@ -25,6 +25,8 @@ else
 fi
 
 failed=0
+set -- $cpu $gpu
+progress_start $(($# * 2))   # runs/lib.sh: "[k/n] ... about N min left" after each point
 for v in $cpu; do
     for sys in "sp $SP_NE" "lj $LJ_NE"; do
         set -- $sys

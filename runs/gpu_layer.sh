@@ -72,52 +72,56 @@ else
     sp_sizes="16 24 32 48 64 80 100 128 160" lj_sizes="16 24 32 48 64 80 100" double_sizes="32 64 100"
 fi
 
-if part sizes; then
-    for ne in $sp_sizes; do point "size-sp-ne$ne-float" float --system sp --ne "$ne"; done
-    for ne in $lj_sizes; do point "size-lj-ne$ne-float" float --system lj --ne "$ne"; done
-    for ne in $double_sizes; do
-        point "size-sp-ne$ne-double" double --system sp --ne "$ne"
-        point "size-lj-ne$ne-double" double --system lj --ne "$ne"
-    done
-fi
-
-S="--system sp --ne 48"
-if [ "${QUICK:-0}" = 1 ]; then
-    if part S; then for r in ldg plain; do point "S-read-$r" float $S --read $r; done; fi
-    if part place; then point "S-all-device" float $S --layers device --reduce device --reorder-at device; fi
-else
-    if part S; then
-        for t in 32 64 128 256 512 1024; do point "S-threads-$t" float $S --threads $t; done
-        for r in texture ldg plain; do point "S-read-$r" float $S --read $r; done
-        for nr in 0 10 50 100 500 1000; do point "S-reorder-$nr" float $S --reorder $nr; done
-        for w in row col; do point "S-wlayout-$w" float $S --wlayout $w; done
-        for d in 0.4 0.5 0.6 0.7 0.8 0.9 1.0; do point "S-delta-$d" float $S --delta $d; done
-    fi
-    if part place; then
-        for w in host device; do
-            point "S-layers-$w" float $S --layers $w
-            point "S-reduce-$w" float $S --reduce $w
-            point "S-reorder-at-$w" float $S --reorder-at $w
+plan() {   # every point of PARTS, in order (called twice: counted, then run)
+    if part sizes; then
+        for ne in $sp_sizes; do point "size-sp-ne$ne-float" float --system sp --ne "$ne"; done
+        for ne in $lj_sizes; do point "size-lj-ne$ne-float" float --system lj --ne "$ne"; done
+        for ne in $double_sizes; do
+            point "size-sp-ne$ne-double" double --system sp --ne "$ne"
+            point "size-lj-ne$ne-double" double --system lj --ne "$ne"
         done
-        point "S-all-device" float $S --layers device --reduce device --reorder-at device
     fi
-fi
 
-# Best setting at N ~ 1M: everything on the device, then the read mode and block size.
-dev="--layers device --reduce device --reorder-at device"
-if part best; then for sys in sp lj; do
-    point "best-$sys-ne100-dev-texture" float --system $sys --ne 100 $dev
-    point "best-$sys-ne100-dev-ldg" float --system $sys --ne 100 $dev --read ldg
-    if [ "${QUICK:-0}" != 1 ]; then
-        point "best-$sys-ne100-dev-ldg-t256" float --system $sys --ne 100 $dev --read ldg --threads 256
-        point "best-$sys-ne100-dev-ldg-t64" float --system $sys --ne 100 $dev --read ldg --threads 64
-        point "best-$sys-ne100-dev-ldg-nr50" float --system $sys --ne 100 $dev --read ldg --reorder 50
-        point "best-$sys-ne100-dev-ldg-double" double --system $sys --ne 100 $dev --read ldg
-        # the shell delta trades list length (force time) against rebuild frequency (Table 5)
-        deltas="0.5 0.7"; [ $sys = lj ] && deltas="0.4 0.5 0.6"
-        for d in $deltas; do point "best-$sys-ne100-dev-ldg-delta$d" float --system $sys --ne 100 $dev --read ldg --delta $d; done
+    S="--system sp --ne 48"
+    if [ "${QUICK:-0}" = 1 ]; then
+        if part S; then for r in ldg plain; do point "S-read-$r" float $S --read $r; done; fi
+        if part place; then point "S-all-device" float $S --layers device --reduce device --reorder-at device; fi
+    else
+        if part S; then
+            for t in 32 64 128 256 512 1024; do point "S-threads-$t" float $S --threads $t; done
+            for r in texture ldg plain; do point "S-read-$r" float $S --read $r; done
+            for nr in 0 10 50 100 500 1000; do point "S-reorder-$nr" float $S --reorder $nr; done
+            for w in row col; do point "S-wlayout-$w" float $S --wlayout $w; done
+            for d in 0.4 0.5 0.6 0.7 0.8 0.9 1.0; do point "S-delta-$d" float $S --delta $d; done
+        fi
+        if part place; then
+            for w in host device; do
+                point "S-layers-$w" float $S --layers $w
+                point "S-reduce-$w" float $S --reduce $w
+                point "S-reorder-at-$w" float $S --reorder-at $w
+            done
+            point "S-all-device" float $S --layers device --reduce device --reorder-at device
+        fi
     fi
-done; fi
+
+    # Best setting at N ~ 1M: everything on the device, then the read mode and block size.
+    dev="--layers device --reduce device --reorder-at device"
+    if part best; then for sys in sp lj; do
+        point "best-$sys-ne100-dev-texture" float --system $sys --ne 100 $dev
+        point "best-$sys-ne100-dev-ldg" float --system $sys --ne 100 $dev --read ldg
+        if [ "${QUICK:-0}" != 1 ]; then
+            point "best-$sys-ne100-dev-ldg-t256" float --system $sys --ne 100 $dev --read ldg --threads 256
+            point "best-$sys-ne100-dev-ldg-t64" float --system $sys --ne 100 $dev --read ldg --threads 64
+            point "best-$sys-ne100-dev-ldg-nr50" float --system $sys --ne 100 $dev --read ldg --reorder 50
+            point "best-$sys-ne100-dev-ldg-double" double --system $sys --ne 100 $dev --read ldg
+            # the shell delta trades list length (force time) against rebuild frequency (Table 5)
+            deltas="0.5 0.7"; [ $sys = lj ] && deltas="0.4 0.5 0.6"
+            for d in $deltas; do point "best-$sys-ne100-dev-ldg-delta$d" float --system $sys --ne 100 $dev --read ldg --delta $d; done
+        fi
+    done; fi
+}
+progress_plan plan   # runs/lib.sh: "[k/n] ... about N min left" after each point
+plan
 
 # The table: ns per atom-step (= 1000 x us_per_atom_step) and the paper's observables.
 printf '\n%-40s %9s %7s %7s %7s %7s %5s %6s %8s %9s\n' tag ns/at-st list force integ xfer N_l N_u N_p/N_a bytes/at

@@ -26,6 +26,7 @@
 #                         after each, "[k/N] elapsed 40 s, about 2 min left (KEY)" on stderr, the
 #                         time left = the points to go x the mean time of the points that ran
 #                         (skipped ones cost nothing, so a resumed run's estimate is not fooled)
+#   progress_plan FN ARGS...  progress_start with the points FN would run, counted by a dry call
 #   progress_eta K N ELAPSED RAN RAN_S   that line's text (K done of N, ELAPSED s since
 #                         progress_start, RAN of them ran, in RAN_S s): one place for the rule
 
@@ -90,6 +91,16 @@ NBR_PROGRESS_N="" NBR_PROGRESS_K=0 NBR_PROGRESS_T0="" NBR_PROGRESS_RAN=0 NBR_PRO
 progress_start() {
     NBR_PROGRESS_N=$1 NBR_PROGRESS_K=0 NBR_PROGRESS_T0=$EPOCHREALTIME NBR_PROGRESS_RAN=0 NBR_PROGRESS_RAN_S=0
 }
+# progress_plan FN ARGS...: progress_start with the number of points FN's plan has, counted by
+# calling FN once with every run_point / hyperfine_point only counting (nothing runs, FN's output
+# is dropped), for drivers whose plan is too irregular to count by hand; then call FN for real
+NBR_PLAN_COUNTING="" NBR_PLAN_POINTS=0
+progress_plan() {
+    NBR_PLAN_COUNTING=1 NBR_PLAN_POINTS=0
+    "$@" >/dev/null 2>&1 || true   # a point that cannot run stops the real call, with its message
+    NBR_PLAN_COUNTING=""
+    progress_start "$NBR_PLAN_POINTS"
+}
 _progress_fmt() { awk -v s="$1" 'BEGIN { if (s < 100) printf "%d s", s + 0.5; else if (s < 6000) printf "%d min", s / 60 + 0.5; else printf "%.1f h", s / 3600 }'; }
 progress_eta() {
     local k=$1 n=$2 el=$3 ran=$4 ran_s=$5 left
@@ -117,6 +128,7 @@ _progress_tick() {   # _progress_tick KEY T0: after a point that began at T0 (EP
 _point_with_progress() {
     local fn=$1 t0=$EPOCHREALTIME rc=0
     shift
+    if [ -n "${NBR_PLAN_COUNTING:-}" ]; then NBR_PLAN_POINTS=$((NBR_PLAN_POINTS + 1)); return 0; fi
     NBR_POINT_RAN=0
     "$fn" "$@" || rc=$?
     _progress_tick "$2" "$t0"

@@ -39,6 +39,26 @@ CASES
 )
 t_grep drv-progress-estimate '^estimates ok$' _t61_eta
 
+# progress_plan: a plan's points counted by a dry call (nothing runs), then one "[k/N]" line per
+# point of the real call; a point that cannot run in the dry call does not stop the count
+_t61_progress_plan() (
+    . runs/lib.sh
+    export NBR_LOCK=none
+    local csv=$T61/plan.csv ran=$T61/plan.ran
+    : >"$ran"
+    plan() {
+        for k in 1 2 3; do run_point "$csv" "p$k" -- sh -c "echo x >>$ran"; done
+        false   # as a driver's point whose program is missing
+    }
+    progress_plan plan
+    [ "$NBR_PROGRESS_N" = 3 ] || { echo "counted $NBR_PROGRESS_N points, expected 3"; return 1; }
+    [ ! -s "$ran" ] || { echo "the counting call ran points"; return 1; }
+    plan 2>"$T61/plan.err" || true
+    [ "$(grep -c '^\[[1-3]/3\] elapsed' "$T61/plan.err")" = 3 ] || { cat "$T61/plan.err"; return 1; }
+    [ "$(grep -c '' "$ran")" = 3 ] && echo "plan counted and run"
+)
+t_grep drv-progress-plan '^plan counted and run$' _t61_progress_plan
+
 # cpu_chain on stand-ins (milliseconds a point, plus the driver's own seconds: its python
 # look-ups): one "[k/10]" line per point, the time left = the points to go at the rate so far;
 # the rows: only what the table reports; each system's ratios under its own name. Then
