@@ -484,8 +484,45 @@ def section(outmd):
                 r = [_tps_at(s7, (m, k), n) for k in ("tp1", "plain", "nopf")]
                 out.append(f"| {m} | {int(n)} | {_f(f)} | " + " | ".join(f"{f / x:.2f}" if x else "-" for x in r) + " |")
         out.append("")
+    out += rapaport_states()
     out += [table2(s6)]
     return "\n".join(out)
+
+
+def rapaport_states():
+    """Rapaport's SP and LJ through gpu-rumd and gpu-layer: the state each protocol reached (measured T,
+    E/N, P, steps per rebuild of the newest row per role and N), the rescaled equilibration (tags -eqK-)
+    beside the rows that melted the lattice unrescaled (no -eq), which were not Rapaport's state points."""
+    out = []
+    for m in machines():
+        df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, "rumd_rapaport.csv"),
+                                  need=["tag", "n", "system", "status"], numeric=["n"])
+        if df is None or df.empty:
+            continue
+        df = df[(text(df, "status") == "ok") & text(df, "tag").str.startswith("r8-")].copy()
+        df["role"] = text(df, "tag").str.extract(r"^r8-(rumd-auto|rumd-default|layer)-", expand=False)
+        df["protocol"] = text(df, "tag").str.extract(r"-(eq\d+)-", expand=False).fillna("none")
+        df = df[df["role"].notna()]
+        for c in ("n", "temp", "temp_measured", "e_end", "pressure", "steps_per_rebuild", "us_per_step"):
+            df[c] = num(df, c)
+        rows = []
+        for (sysname, proto, n, role), g in df.groupby(["system", "protocol", "n", "role"], sort=True):
+            r = g.iloc[-1]
+            rows.append([sysname, proto, int(n), role, _f(r.temp, 1), _f(r.temp_measured, 3), _f(r.e_end, 3),
+                         _f(r.pressure, 3), _f(r.steps_per_rebuild, 1), _f(1e6 / r.us_per_step), r.git_rev])
+        if rows:
+            out += [f"Rapaport's systems on {m} (rumd_rapaport.csv; sc lattice start; equilibration `eqK`: K steps "
+                    "rescaled every 20 towards `temp`, `none`: the older rows that melted the lattice unrescaled, "
+                    "which reached another state; T measured over the timed part):", "",
+                    md_table(["system", "equilibration", "N", "program", "temp", "T measured", "E/N", "P",
+                              "steps/rebuild", "TPS", "revision"], rows), ""]
+            for sysname, g in df.groupby("system"):
+                span = {p: f"E/N {g[g.protocol == p].e_end.min():.3f} .. {g[g.protocol == p].e_end.max():.3f}, "
+                           f"P {g[g.protocol == p].pressure.min():.3f} .. {g[g.protocol == p].pressure.max():.3f}"
+                        for p in sorted(set(g.protocol))}
+                out.append(f"- {sysname}: " + "; ".join(f"{p}: {v}" for p, v in span.items()) + ".")
+            out.append("")
+    return out
 
 
 def gnuplot(datadir, outdir):
