@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# runs/same_physics.sh [options] A B - do two revisions compute the same physics?
+#
+# Issue 26's refactor promise: in double every program's per-atom forces and energies on a
+# given start equal the old revision's within 1e-12 and its rebuild steps over 500 steps are
+# the same; in float both pass their check. For every program built in both A and B (the
+# programs given, default every gpu-* where a GPU runs them, else every cpu-*), and each of
+# its code paths below that it has flags for, two runs per build from the same start:
+#   step 0   --steps 0 --check: U and W (the check prints them to 12 digits) within the
+#            tolerance between A and B, and each build's largest per-atom force and energy
+#            error against the same O(N^2) reference within half of it, so that the two
+#            builds' per-atom forces differ by less than the tolerance;
+#   500      --steps 500, no rescaling, --check: the steps of the rebuilds (hashed in the
+#            summary) identical, and the check passing in both.
+# It reads the check's and the summary's lines, because that is what both revisions print (the
+# older ones have no machine-readable form of them).
+#   A, B   as runs/compare.sh: a git revision, WT, dir:PATH or build:PATH
+# options:
+#   --programs "P ..."   programs to compare (default: every gpu-* built in both with a GPU
+#                        present, else every cpu-*)
+#   --precision P        double (default: tolerance 1e-12, hashes must match) or float (the
+#                        checks must pass; U, W and the hashes are reported, not required)
+#   --tol X              relative tolerance of U, W and the per-atom errors (double: 1e-12)
+#   --out DIR            where same_physics.csv goes (default build/same-physics)
+#   --jobs N             make -j of the builds (default 2)
+# rebuilds: N:H, the count and the hash of the steps of the rebuilds.
+# Output: DIR/same_physics.csv, one row per (program, path, quantity) with both values, their
+# relative difference, the tolerance and the verdict; a table on stdout.
+# Exit: 0 the same, 1 a difference beyond the tolerance (or a check failing), 2 could not run.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+. runs/lib.sh
+. runs/revs.sh
+
+usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+programs="" prec=double tol="" out=build/same-physics jobs=2 pos=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --programs) programs=$2; shift 2 ;;
+    --precision) prec=$2; shift 2 ;;
+    --tol) tol=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    -h | --help) usage ;;
+    -*) echo "same_physics.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
+    *) pos+=("$1"); shift ;;
+    esac
+done
+[ ${#pos[@]} -eq 2 ] || usage
+case $prec in double) : "${tol:=1e-12}" ;; float) : "${tol:=1e-5}" ;;
+    *) echo "same_physics.sh: --precision $prec: double or float" >&2; exit 2 ;; esac
+
+REV_PRECISIONS=$prec REV_JOBS=$jobs REV_TARGETS=cpu
+have_gpu && REV_TARGETS="cpu gpu"
+export REV_PRECISIONS REV_JOBS REV_TARGETS
+trap rev_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+rev_tree "${pos[0]}" "" || exit 2
+a_build=$REV_BUILD a_label=$REV_LABEL
+suffix=""
+[ "${pos[0]}" = "${pos[1]}" ] && suffix=.b
+rev_tree "${pos[1]}" "$suffix" || exit 2
+b_build=$REV_BUILD b_label=$REV_LABEL
+
+if [ -z "$programs" ]; then
+    glob='cpu-*'
+    have_gpu && glob='gpu-*'
+    for f in "$a_build/$prec"/$glob; do
+        p=${f##*/}
+        [ -x "$f" ] && [ -x "$b_build/$prec/$p" ] && programs="$programs $p"
+    done
+fi
+[ -n "${programs// /}" ] || { echo "same_physics.sh: no program built in both $a_label and $b_label" >&2; exit 2; }
+
+# The code paths: flags, run where the program takes every flag of them (its --help).
+paths=("" "--tp 4" "--list n2" "--list sort" "--list none" "--decide device" "--wlayout col" "--read plain")
+starts=("--system sp --ne 8 --config jitter --seed 7" "--system lj --ne 10 --config jitter --seed 7")
+
+has_flags() {   # HELP FLAGS...: every --flag of FLAGS is in HELP
+    local help=$1 w; shift
+    for w in "$@"; do
+        case $w in --*) grep -Eq -- "^  $w( |\$)" <<<"$help" || return 1 ;; esac
+    done
+}
+field_after() { awk -v w="$1" '{ for (k = 1; k < NF; k++) if ($k == w) v = $(k + 1) } END { gsub(/,$/, "", v); print v }'; }
+
+mkdir -p "$out" || exit 2
+csv=$out/same_physics.csv
+echo "a,b,precision,program,path,start,quantity,a_value,b_value,rel_diff,tol,verdict" >"$csv"
+bad=0 rows=0
+row() {   # program path start quantity a b diff verdict
+    echo "$a_label,$b_label,$prec,$1,${2:-default},$3,$4,$5,$6,$7,$tol,$8" >>"$csv"
+    printf '%-11s %-15s %-3s %-12s %-20s %-20s %-9s %s\n' "$1" "${2:-default}" "$3" "$4" "$5" "$6" "$7" "$8"
+    rows=$((rows + 1))
+    case $8 in same | reported | n/a) ;; *) bad=1 ;; esac
+}
+relcmp() {   # a b tol -> "diff verdict"
+    awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
+        if (a == "" || b == "") { print "- missing"; exit }
+        d = a - b; if (d < 0) d = -d; s = (a < 0 ? -a : a); if (s == 0) s = 1
+        printf "%.3g %s\n", d / s, (d / s <= t ? "same" : "differs") }'
+}
+
+printf '%-11s %-15s %-3s %-12s %-20s %-20s %-9s %s\n' program path sys quantity "A ($a_label)" "B ($b_label)" rel verdict
+for p in $programs; do
+    help_a=$("$a_build/$prec/$p" --help 2>/dev/null) help_b=$("$b_build/$prec/$p" --help 2>/dev/null)
+    for path in "${paths[@]}"; do
+        # shellcheck disable=SC2086
+        has_flags "$help_a" $path && has_flags "$help_b" $path || continue
+        for start in "${starts[@]}"; do
+            sys=$(echo "$start" | awk '{ print $2 }')
+            for k in a b; do
+                bin=$a_build/$prec/$p
+                [ $k = b ] && bin=$b_build/$prec/$p
+                # shellcheck disable=SC2086
+                r0=$("$bin" $start $path --steps 0 --equil 0 --check 2>&1)
+                # shellcheck disable=SC2086
+                r5=$("$bin" $start $path --steps 500 --equil 0 --rescale-every 100000 --check 2>&1)
+                eval "u_$k=\$(sed -n 's/^check total energy: U = \([^,]*\),.*/\1/p' <<<\"\$r0\")"
+                eval "w_$k=\$(sed -n 's/^check virial: W = \([^,]*\),.*/\1/p' <<<\"\$r0\")"
+                eval "f_$k=\$(grep '^check forces' <<<\"\$r0\" | field_after error)"
+                eval "e_$k=\$(grep '^check energies' <<<\"\$r0\" | field_after error)"
+                eval "h_$k=\$(grep 'rebuilds after step 0' <<<\"\$r5\" | sed -n 's/.*rebuilds after step 0: \([0-9]*\), their steps hashed \([0-9a-f]*\).*/\1:\2/p')"
+                eval "c_$k=\$(grep -c '^check $p: PASS' <<<\"\$r0
+\$r5\")"
+            done
+            # shellcheck disable=SC2154
+            read -r d v < <(relcmp "$u_a" "$u_b" "$tol"); row "$p" "$path" "$sys" U "$u_a" "$u_b" "$d" "$v"
+            # shellcheck disable=SC2154
+            read -r d v < <(relcmp "$w_a" "$w_b" "$tol"); row "$p" "$path" "$sys" W "$w_a" "$w_b" "$d" "$v"
+            half=$(awk -v t="$tol" 'BEGIN { print t / 2 }')
+            for q in f e; do
+                eval "xa=\$${q}_a xb=\$${q}_b"
+                # shellcheck disable=SC2154
+                v=$(awk -v a="$xa" -v b="$xb" -v h="$half" -v f="$prec" 'BEGIN {
+                    if (a == "" && b == "") print "n/a"; else if (a == "" || b == "") print "missing"
+                    else if (f == "float") print "reported"
+                    else print (a <= h && b <= h) ? "same" : "differs" }')
+                [ $q = f ] && name=force/atom || name=energy/atom
+                row "$p" "$path" "$sys" "$name" "$xa" "$xb" "<=$half" "$v"
+            done
+            # shellcheck disable=SC2154
+            if [ -n "$h_a" ] && [ "$h_a" = "$h_b" ]; then v=same; elif [ $prec = float ]; then v=reported; else v=differs; fi
+            row "$p" "$path" "$sys" rebuilds "$h_a" "$h_b" - "$v"
+            # shellcheck disable=SC2154
+            [ "$c_a" = 2 ] && [ "$c_b" = 2 ] && v=same || v=differs
+            row "$p" "$path" "$sys" checks "$c_a/2 PASS" "$c_b/2 PASS" - "$v"
+        done
+    done
+done
+echo "same_physics.sh: $rows comparisons, $( [ $bad = 0 ] && echo "all the same" || echo "$(grep -c ',differs$\|,missing$' "$csv") differ" ) ($csv)"
+exit $bad
