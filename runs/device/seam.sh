@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# runs/device/seam.sh - issue 26's measurement of a refactor step against a base revision, in one
+# device call: the base and the new tree built side by side, then
+#   physics  runs/same_physics.sh (double) over every GPU program of both: U, W and per-atom
+#            errors at step 0 within 1e-12, the rebuild steps over 500 steps;
+#   speed    runs/compare.sh's suite seam (every GPU program at SP 4096 and 1M, LJ 1M, lammps-lj
+#            512, 4096 and 1M; float), interleaved pairs, medians and intervals.
+# Here: runs/device/snap.sh (HEAD -> .snap.tar) and `git archive BASE >.snap-base.tar` (the base);
+# the call carries [".snap.tar", ".git-rev", ".snap-base.tar", ".git-rev-base"] and runs
+#   runs/device/snap.sh --run runs/device/seam.sh
+# Everything lands in $OUT/seam.tgz (same_physics.csv, the compare CSV and report, the logs).
+#   env: OUT (/tmp/seam-out)  PARTS ("physics speed")  SEAM_PAIRS (5: --min-pairs)  SEAM_MAX (8)
+#        SEAM_BUDGET (240 s of compare runs)  SEAM_ONLY (compare's --only globs)  JOBS (16)
+set -u
+export PATH=$PATH:/usr/local/cuda/bin NBR_LOCK=none
+OUT=${OUT:-/tmp/seam-out}
+mkdir -p "$OUT/logs"
+base=/tmp/nbrlab-seam-base
+t0=$(date +%s)
+say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/summary.txt"; }
+pack() {
+    local parts=(summary.txt logs) d
+    for d in same-physics compare; do [ -d "$OUT/$d" ] && parts+=("$d"); done
+    tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
+}
+[ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
+# the new tree is this one (snap.sh unpacked it); the base goes beside it
+cp .snap-base.tar .git-rev-base /tmp/ 2>/dev/null
+rm -rf "$base" && mkdir -p "$base" && tar xf /tmp/.snap-base.tar -C "$base" && cp /tmp/.git-rev-base "$base/.git-rev"
+say "base $(cat "$base/.git-rev"), new $(cat .git-rev)"
+(cd "$base" && make -j"${JOBS:-16}" all >"$OUT/logs/build-base.log" 2>&1) & pb=$!
+make -j"${JOBS:-16}" all >"$OUT/logs/build-new.log" 2>&1; rn=$?
+wait $pb; rb=$?
+[ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$OUT/logs/build-new.log" "$OUT/logs/build-base.log"; pack; exit 1; }
+say "built both"
+parts=${PARTS:-physics speed}
+if [[ " $parts " == *" physics "* ]]; then
+    runs/same_physics.sh --out "$OUT/same-physics" "build:$base/build" build:build >"$OUT/logs/same-physics.txt" 2>&1
+    say "physics: exit $? ($(tail -1 "$OUT/logs/same-physics.txt"))"
+    pack
+fi
+if [[ " $parts " == *" speed "* ]]; then
+    runs/compare.sh --jobs "${JOBS:-16}" --min-pairs "${SEAM_PAIRS:-5}" --max-pairs "${SEAM_MAX:-8}" \
+        --budget "${SEAM_BUDGET:-240}" ${SEAM_ONLY:+--only "$SEAM_ONLY"} --no-plot --out "$OUT/compare" \
+        "build:$base/build" build:build seam >"$OUT/logs/compare.txt" 2>&1
+    say "speed: exit $? (0: no case slower beyond 5%)"
+    pack
+fi
+cat "$OUT/summary.txt"
