@@ -33,13 +33,13 @@ make -j"${JOBS:-16}" all >"$OUT/logs/build-new.log" 2>&1; rn=$?
 wait $pb; rb=$?
 [ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$OUT/logs/build-new.log" "$OUT/logs/build-base.log"; pack; exit 1; }
 say "built both"
-parts=${PARTS:-physics speed}
-if [[ " $parts " == *" physics "* ]]; then
+want=${PARTS:-physics speed}
+if [[ " $want " == *" physics "* ]]; then
     runs/same_physics.sh --out "$OUT/same-physics" "build:$base/build" build:build >"$OUT/logs/same-physics.txt" 2>&1
     say "physics: exit $? ($(tail -1 "$OUT/logs/same-physics.txt"))"
     pack
 fi
-if [[ " $parts " == *" speed "* ]]; then
+if [[ " $want " == *" speed "* ]]; then
     runs/compare.sh --jobs "${JOBS:-16}" --min-pairs "${SEAM_PAIRS:-5}" --max-pairs "${SEAM_MAX:-8}" \
         --budget "${SEAM_BUDGET:-240}" ${SEAM_ONLY:+--only "$SEAM_ONLY"} --no-plot --out "$OUT/compare" \
         "build:$base/build" build:build seam >"$OUT/logs/compare.txt" 2>&1
