@@ -106,7 +106,30 @@ static void print_help(const OptTable *t)
                                              o->type == T_REAL ? "X" : "N", o->min, o->max);
         printf("  --%-14s %s\n      %s\n", o->flag, arg, o->help);
     }
+    printf("  --%-14s\n      %s\n", "print-options",
+           "print every option as a tab-separated line (flag, type, domain, value, CSV column) and exit");
     if (t->help_note) printf("\n%s\n", t->help_note);
+}
+
+static const char *const type_names[] = {"int", "long", "u64", "real", "enum", "text", "flag"};
+
+/* One line per option the program has, fields separated by tabs: flag, type, domain (min..max,
+ * the names a|b|c, the longest text, or - for a flag), the value so far (defaults, the preset
+ * and the flags before --print-options) and the CSV column (- if none). For scripts and tests:
+ * what a program takes, read from the table instead of from --help's prose. */
+static void print_options(const OptTable *t, const void *p)
+{
+    printf("flag\ttype\tdomain\tvalue\tcolumn\n");
+    for (int k = 0; k < t->n; k++) {
+        const Option *o = &t->opt[k];
+        if (!opt_applies(t, o)) continue;
+        char domain[256] = "-", value[600];
+        if (o->type == T_ENUM) enum_choices(o->names, domain, sizeof domain);
+        else if (o->type == T_STR) snprintf(domain, sizeof domain, "%.0f", o->max);
+        else if (o->type != T_FLAG) snprintf(domain, sizeof domain, "%.15g..%.15g", o->min, o->max);
+        opt_value_text(o, p, value, sizeof value);
+        printf("%s\t%s\t%s\t%s\t%s\n", o->flag, type_names[o->type], domain, value, o->column ? o->column : "-");
+    }
 }
 
 void opt_parse(const OptTable *t, void *p, int argc, char **argv)
@@ -116,6 +139,10 @@ void opt_parse(const OptTable *t, void *p, int argc, char **argv)
         const char *arg = argv[k];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_help(t);
+            exit(0);
+        }
+        if (strcmp(arg, "--print-options") == 0) {
+            print_options(t, p);
             exit(0);
         }
         if (strncmp(arg, "--", 2) != 0) die_as(program, ": unexpected argument (flags start with --; see --help)", arg, 1);

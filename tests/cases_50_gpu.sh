@@ -1,7 +1,7 @@
 # GPU variants: tiers 1-3 of the design on the device, for every gpu-* program built (found
 # the way tests/cases_20_cpu_check.sh finds the CPU ones, so a new GPU variant gets these
 # tests without editing this file). A knob-specific case runs only where the program has
-# that flag (its --help, generated from the option table).
+# that flag (its --print-options: the option table).
 #   check-*     --check after some MD steps: per-atom forces and energies against the O(N^2)
 #               double reference and W against the brute-force pair set, SP, LJ and the
 #               charged salt (charges must follow reordered atoms), several
@@ -75,11 +75,11 @@ fi
 DRIFT_BOUND_float=3e-4
 DRIFT_BOUND_double=3e-4
 
-# gpu_has BIN FLAG: BIN takes --FLAG (BIN's --help, read once per program into gpu_help).
+# gpu_has BIN FLAG: BIN takes --FLAG (the flags of BIN's --print-options, read once per program).
 gpu_help_of="" gpu_help=""
 gpu_has() {
-    [ "$gpu_help_of" = "$1" ] || { gpu_help=$("$1" --help 2>/dev/null); gpu_help_of=$1; }
-    grep -Eq -- "^  --$2( |\$)" <<<"$gpu_help"
+    [ "$gpu_help_of" = "$1" ] || { gpu_help=$("$1" --print-options 2>/dev/null | cut -f1); gpu_help_of=$1; }
+    grep -qx -- "$2" <<<"$gpu_help"
 }
 
 # gpu_drift_within BOUND BIN ARGS...: runs BIN, then |drift| from the summary line < BOUND.
