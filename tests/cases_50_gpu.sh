@@ -52,6 +52,7 @@
 #               --check or the energies fail), drifting with the unkicked v (energies differ);
 #               the loop's order is tested on the CPU too (cases_10_core: loop-emulator-fused)
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
+# test-units: per-gpu-program
 gpu_variants=""
 for f in "$BUILD"/double/gpu-*; do
     [ -x "$f" ] || continue

@@ -2,9 +2,9 @@
 # tests/run.sh - the test suite (make test). Runs every tests/cases_*.sh in name order and
 # ends with the line "N passed, M failed, K skipped". Exit code 1 if anything failed.
 #   tests/run.sh [PATTERN]   only case files whose name contains PATTERN
-#   TEST_JOBS=N              run N case files at once (default 1: one after the other); the
-#                            GPU file is split per GPU variant and precision (GPU_TEST_VARIANTS,
-#                            GPU_TEST_PRECISIONS), so on a
+#   TEST_JOBS=N              run N case files at once (default 1: one after the other); a file
+#                            with the line "# test-units: per-gpu-program" is split per GPU
+#                            variant and precision (GPU_TEST_VARIANTS, GPU_TEST_PRECISIONS), so on a
 #                            machine with cores to spare the suite takes as long as its
 #                            longest unit, not their sum. Output is still printed in order.
 cd "$(dirname "$0")/.." || exit 1
@@ -26,7 +26,8 @@ else
     # units: "file|gpu-variant" (the GPU file, one per built variant) or "file|"
     units=()
     for f in "${files[@]}"; do
-        if [ "$f" = tests/cases_50_gpu.sh ] && have_gpu; then
+        # a file that declares "# test-units: per-gpu-program" runs once per GPU program and precision
+        if have_gpu && grep -qx '# test-units: per-gpu-program' "$f"; then
             for b in "$BUILD"/double/gpu-*; do
                 [ -x "$b" ] || continue
                 [ -n "${GPU_TEST_VARIANTS:-}" ] && ! grep -qw -- "${b##*/}" <<<"$GPU_TEST_VARIANTS" && continue
