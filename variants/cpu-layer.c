@@ -18,35 +18,14 @@
  * atoms). That is the memory cost the paper measures for this step on the CPU; it is kept,
  * as is the one-atom-at-a-time force loop, with the same vectorised pair arithmetic as
  * cpu-full (pair_chunk) so that the comparison isolates the data layout. */
-#include "../kernels/cpu/cpu_lists.h"
-#include "../kernels/cpu/layers.h"
+#include "../kernels/cpu/layer_matrix.h"
 
 #include <stdlib.h>
 
 typedef struct {
-    CellGrid g;
-    int *cell_of;    /* c_i */
-    int *layer_of;   /* l_i */
-    int *count;      /* k_c, the occupancy counters */
-    int *H;          /* H(c,l) = H[c * lcap.cap + l] */
-    int *W;          /* W(m,i) = W[m * n + i], m < wcap.cap */
-    int *nnbr;       /* m_i */
-    int nl;          /* N_l */
-    Capacity lcap;   /* layers, --max-layers */
-    Capacity wcap;   /* rows of W = neighbours per atom, --max-nbr */
+    LayerMatrix lm;       /* c_i, l_i, k_c, H(c,l), N_l */
+    NeighbourMatrix nm;   /* W(m,i) in row order, m_i (kernels/cpu/layer_matrix.h) */
 } Ctx;
-
-static void alloc_H(Ctx *c)
-{
-    free(c->H);
-    c->H = nbr_alloc(sizeof(int) * c->lcap.cap * c->g.ncells, "layer matrix");
-}
-
-static void alloc_W(Ctx *c, int n)
-{
-    free(c->W);
-    c->W = nbr_alloc(sizeof(int) * (c->wcap.cap + 1) * n, "neighbour matrix"); /* + spare row */
-}
 
 static int init(Sim *s)
 {
@@ -54,110 +33,36 @@ static int init(Sim *s)
     Ctx *c = calloc(1, sizeof *c);
     if (!c) return 1;
     s->ctx = c;
-    c->g = cells_init(s->L, s->rn, s->n, s->variant->name);
-    s->stats.cells_per_axis = c->g.G;
-    c->cell_of = nbr_alloc(sizeof(int) * s->n, "atom cells");
-    c->layer_of = nbr_alloc(sizeof(int) * s->n, "atom layers");
-    c->count = nbr_alloc(sizeof(int) * c->g.ncells, "cell occupancies");
-    c->nnbr = nbr_alloc(sizeof(int) * s->n, "neighbour counts");
-    capacity_init(&c->lcap, s->variant->name, "layer matrix", "layers", "max-layers",
-                  s->p.max_layers, poisson_max(atoms_per_cell(s, &c->g)), 1);
-    capacity_init(&c->wcap, s->variant->name, "neighbour matrix", "neighbours per atom",
-                  "max-nbr", s->p.max_nbr, nbr_start_estimate(s, poisson_max(neighbours_within(s, s->rn))), 1);
-    alloc_H(c);
-    alloc_W(c, s->n);
+    layer_matrix_init(&c->lm, s);
+    neighbour_matrix_init(&c->nm, s);
     return 0;
 }
 
 static void finish(Sim *s)
 {
     Ctx *c = s->ctx;
-    free(c->cell_of);
-    free(c->layer_of);
-    free(c->count);
-    free(c->H);
-    free(c->W);
-    free(c->nnbr);
+    layer_matrix_free(&c->lm);
+    neighbour_matrix_free(&c->nm);
     free(c);
-}
-
-/* c_i, then l_i from the occupancy counters (the paper's host loop, kernels/cpu/layers.c),
- * then H. */
-static void assign_layers(Sim *s, Ctx *c)
-{
-    cells_assign(&c->g, s->r, s->n, c->cell_of);
-    c->nl = layers_assign(c->cell_of, s->n, c->g.ncells, c->count, c->layer_of);
-    s->stats.layers = c->nl;
-    if (capacity_short(s, &c->lcap, (size_t)c->nl)) alloc_H(c);
-    const size_t cap = c->lcap.cap;
-    for (size_t k = 0; k < cap * c->g.ncells; k++) c->H[k] = -1;
-    for (int i = 0; i < s->n; i++) c->H[c->cell_of[i] * cap + c->layer_of[i]] = i;
-}
-
-/* Fills W; counts past the capacity without storing. Returns the largest m_i. */
-static int fill_neighbours(Sim *s, Ctx *c)
-{
-    const CellGrid *g = &c->g;
-    const vec3 *restrict r = s->r;
-    const int *restrict H = c->H;
-    int *restrict W = c->W, *restrict nnbr = c->nnbr;
-    const size_t n = s->n, lcap = c->lcap.cap;
-    const int rows = (int)c->wcap.cap, nl = c->nl;
-    const real rn2 = s->rn * s->rn;
-    int most = 0;
-    for (int i = 0; i < s->n; i++) {
-        const int ci = c->cell_of[i];
-        const int cx = ci % g->G, cy = ci / g->G % g->G, cz = ci / (g->G * g->G);
-        const vec3 ri = r[i];
-        int m = 0;
-        for (int k = 0; k < FULL_OFFSETS; k++) {
-            const CellImage im = cell_image(g, cx, cy, cz, k);
-            const int *h = H + im.cell * lcap;
-            for (int l = 0; l < nl && h[l] >= 0; l++) {
-                const int j = h[l];
-                const real dx = ri.x - r[j].x - im.shift.x, dy = ri.y - r[j].y - im.shift.y,
-                           dz = ri.z - r[j].z - im.shift.z;
-                /* store always (past the capacity into the spare row), advance if a
-                 * neighbour: no branch to mispredict */
-                W[(m < rows ? m : rows) * n + i] = j;
-                m += (dx * dx + dy * dy + dz * dz < rn2) & (j != i);
-            }
-        }
-        nnbr[i] = m;
-        if (m > most) most = m;
-    }
-    return most;
 }
 
 static void build(Sim *s)
 {
     Ctx *c = s->ctx;
-    assign_layers(s, c);
-    while (capacity_short(s, &c->wcap, (size_t)fill_neighbours(s, c))) alloc_W(c, s->n);
-    double entries = 0;
-    for (int i = 0; i < s->n; i++) entries += c->nnbr[i];
-    s->stats.nbr_entries = entries;
-    s->stats.bytes = state_bytes(s) + sizeof(int) * (3.0 * s->n + c->g.ncells) +
-                     sizeof(int) * ((double)c->lcap.cap * c->g.ncells + (c->wcap.cap + 1.0) * s->n);
+    layer_matrix_build(&c->lm, s);
+    neighbour_matrix_build(&c->nm, &c->lm, s);
+    s->stats.bytes = state_bytes(s) + layer_matrix_bytes(&c->lm, s->n) + neighbour_matrix_bytes(&c->nm, s->n);
 }
 
 /* Cell order from the most recent H (built at the last rebuild), as in the paper. */
-static int reorder(Sim *s)
-{
-    Ctx *c = s->ctx;
-    int *order = nbr_alloc(sizeof(int) * s->n, "reorder permutation");
-    const int k = layers_cell_order(c->H, c->count, c->g.ncells, (long)c->lcap.cap, order);
-    if (k == s->n) reorder_atoms(s, order);
-    free(order);
-    return k == s->n;   /* H describes the atoms only after a build */
-}
+static int reorder(Sim *s) { return layer_matrix_reorder(&((Ctx *)s->ctx)->lm, s); }
 
 /* One atom at a time, as one GPU thread does, reading its column of W; the column is copied
  * in chunks so that the arithmetic (pair_chunk) is the same vectorised code as cpu-full's. */
 static void forces(Sim *s)
 {
     const Ctx *c = s->ctx;
-    const int *restrict W = c->W, *restrict nnbr = c->nnbr;
+    const int *restrict W = c->nm.W, *restrict nnbr = c->nm.count;
     const size_t n = s->n;
     double usum = 0, wsum = 0;
     PairChunk b;
@@ -183,7 +88,7 @@ static void for_each_pair(Sim *s, PairFn fn, void *arg)
 {
     const Ctx *c = s->ctx;
     for (int i = 0; i < s->n; i++)
-        for (int m = 0; m < c->nnbr[i]; m++) fn(i, c->W[(size_t)m * s->n + i], arg);
+        for (int m = 0; m < c->nm.count[i]; m++) fn(i, c->nm.W[(size_t)m * s->n + i], arg);
 }
 
 static const Variant variant = {

@@ -7,7 +7,8 @@
  * itself and 13 of its neighbours. As in the paper, the periodic image of each pair (27
  * possibilities) is packed into the 6 high-order bits of the first index, so the force loop
  * never repeats the boundary tests: it looks the shift up (a 64-entry table, no branch).
- * The price is that indices keep 26 bits: N <= 2^26 (larger runs are refused).
+ * The price is that indices keep 26 bits: N <= 2^26 (larger runs are refused). The list is
+ * the component kernels/cpu/pair_list.h; this file is its force loop.
  * Deviations from the paper, for speed on a current CPU, none changing what is computed:
  *   - the pairs are one array of (t', t'') structs, not two arrays: one 8-byte load a pair;
  *   - the build emits an atom's pairs together (atoms of a cell outside the 14 offsets, the
@@ -17,33 +18,14 @@
  *     selects rather than skips) so the compiler vectorises it; then the scattered updates;
  *   - atoms are reordered in cell order every --reorder steps (the paper does this on the
  *     GPU; --reorder 0 gives the paper's CPU chain as described). */
-#include "../kernels/cpu/cpu_lists.h"
+#include "../kernels/cpu/pair_list.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { CODE_SHIFT = 26 };
-#define INDEX_MASK ((UINT32_C(1) << CODE_SHIFT) - 1)
-
 typedef struct {
-    uint32_t a;   /* t'_m | beta << 26 */
-    uint32_t b;   /* t''_m */
-} Pair;
-
-typedef struct {
-    LinkedCells lc;
-    Pair *pairs;
-    size_t np;         /* N_p: pairs found (stored while np < cap) */
-    Capacity cap;      /* pairs, --max-pairs */
-    vec3 half[64];     /* b_beta / 2 for every code */
+    PairList pl;   /* cells -> pairs, the image code in the first index (kernels/cpu/pair_list.h) */
 } Ctx;
-
-static void alloc_pairs(Ctx *c)
-{
-    free(c->pairs);
-    c->pairs = nbr_alloc(sizeof(Pair) * (c->cap.cap + 1), "pair list"); /* + spare slot */
-}
 
 static int init(Sim *s)
 {
@@ -51,48 +33,24 @@ static int init(Sim *s)
     Ctx *c = calloc(1, sizeof *c);
     if (!c) return 1;
     s->ctx = c;
-    lcells_init(&c->lc, s, s->rn);
-    capacity_init(&c->cap, s->variant->name, "pair list", "pairs", "max-pairs", s->p.max_pairs,
-                  nbr_start_estimate(s, 0.5 * neighbours_within(s, s->rn)) * s->n, 1);
-    alloc_pairs(c);
-    image_half_shift_table(s->L, c->half);
+    pair_list_init(&c->pl, s);
     return 0;
 }
 
 static void finish(Sim *s)
 {
     Ctx *c = s->ctx;
-    lcells_free(&c->lc);
-    free(c->pairs);
+    pair_list_free(&c->pl);
     free(c);
 }
 
-static int reorder(Sim *s) { return lcells_reorder(&((Ctx *)s->ctx)->lc, s); }
-
-/* Stores every candidate (past the capacity into the spare slot) and advances only for a
- * neighbour: no branch to mispredict. Counting goes on past the capacity, so a build that
- * overflows learns exactly how much it needs. */
-static void store_pair(void *arg, int i, int j, real dx, real dy, real dz, real r2, int code,
-                       int within)
-{
-    Ctx *c = arg;
-    c->pairs[c->np < c->cap.cap ? c->np : c->cap.cap] =
-        (Pair){(uint32_t)i | (uint32_t)code << CODE_SHIFT, (uint32_t)j};
-    c->np += within;
-}
+static int reorder(Sim *s) { return lcells_reorder(&((Ctx *)s->ctx)->pl.lc, s); }
 
 static void build(Sim *s)
 {
     Ctx *c = s->ctx;
-    lcells_assign(&c->lc, s);
-    for (;;) {
-        c->np = 0;
-        half_shell_pairs(&c->lc, s->r, s->rn * s->rn, store_pair, c);
-        if (!capacity_short(s, &c->cap, c->np)) break;
-        alloc_pairs(c); /* grown: build again */
-    }
-    s->stats.nbr_entries = 2.0 * (double)c->np;
-    s->stats.bytes = state_bytes(s) + lcells_bytes(&c->lc, s->n) + sizeof(Pair) * (c->cap.cap + 1.0);
+    pair_list_build(&c->pl, s);
+    s->stats.bytes = state_bytes(s) + pair_list_bytes(&c->pl, s->n);
 }
 
 enum { CHUNK = 256 };
@@ -110,7 +68,7 @@ static inline __attribute__((always_inline)) void chunk_arith(const Pair *restri
 {
     pot.kind = kind;
     for (int k = 0; k < len; k++) {
-        const uint32_t i = pc[k].a & INDEX_MASK, j = pc[k].b, code = pc[k].a >> CODE_SHIFT;
+        const uint32_t i = pc[k].a & PAIR_INDEX_MASK, j = pc[k].b, code = pc[k].a >> PAIR_CODE_SHIFT;
         const vec3 h = half[code]; /* (r_i - b/2) - (r_j + b/2), as pbc_delta */
         const real dx = (r[i].x - h.x) - (r[j].x + h.x), dy = (r[i].y - h.y) - (r[j].y + h.y),
                    dz = (r[i].z - h.z) - (r[j].z + h.z);
@@ -128,23 +86,23 @@ static inline __attribute__((always_inline)) void chunk_arith(const Pair *restri
 static void forces(Sim *s)
 {
     const Ctx *c = s->ctx;
-    const Pair *restrict pairs = c->pairs;
+    const Pair *restrict pairs = c->pl.pairs;
     vec3 *restrict a = s->a;
     double upot = 0, virial = 0;
     PairBuf buf;
     memset(a, 0, sizeof(vec3) * s->n);
-    for (size_t m0 = 0; m0 < c->np; m0 += CHUNK) {
-        const int len = c->np - m0 < CHUNK ? (int)(c->np - m0) : CHUNK;
+    for (size_t m0 = 0; m0 < c->pl.np; m0 += CHUNK) {
+        const int len = c->pl.np - m0 < CHUNK ? (int)(c->pl.np - m0) : CHUNK;
         const Pair *restrict pc = pairs + m0;
-        if (s->pot.kind == POT_LJ) chunk_arith(pc, len, s->r, c->half, s->q, s->pot, POT_LJ, &buf);
-        else chunk_arith(pc, len, s->r, c->half, s->q, s->pot, POT_LJ_COULSF, &buf);
+        if (s->pot.kind == POT_LJ) chunk_arith(pc, len, s->r, c->pl.half, s->q, s->pot, POT_LJ, &buf);
+        else chunk_arith(pc, len, s->r, c->pl.half, s->q, s->pot, POT_LJ_COULSF, &buf);
         const real *bx = buf.x, *by = buf.y, *bz = buf.z, *bu = buf.u, *bw = buf.w;
         /* f_i is summed in registers while i repeats (the build emits an atom's pairs
          * together): read-modify-writes of one a[i] in a row would wait on each other */
-        uint32_t cur = pc[0].a & INDEX_MASK;
+        uint32_t cur = pc[0].a & PAIR_INDEX_MASK;
         real fx = 0, fy = 0, fz = 0, uc = 0, wc = 0;
         for (int k = 0; k < len; k++) {
-            const uint32_t i = pc[k].a & INDEX_MASK, j = pc[k].b;
+            const uint32_t i = pc[k].a & PAIR_INDEX_MASK, j = pc[k].b;
             if (i != cur) {
                 a[cur].x += fx; a[cur].y += fy; a[cur].z += fz;
                 fx = fy = fz = 0;
@@ -166,7 +124,7 @@ static void forces(Sim *s)
 static void for_each_pair(Sim *s, PairFn fn, void *arg)
 {
     const Ctx *c = s->ctx;
-    for (size_t m = 0; m < c->np; m++) fn((int)(c->pairs[m].a & INDEX_MASK), (int)c->pairs[m].b, arg);
+    for (size_t m = 0; m < c->pl.np; m++) fn((int)(c->pl.pairs[m].a & PAIR_INDEX_MASK), (int)c->pl.pairs[m].b, arg);
 }
 
 static const Variant variant = {
@@ -174,7 +132,7 @@ static const Variant variant = {
     .summary = "linked-list cells -> unordered pair list (14 cells, Newton 3, image code in 6 high bits)",
     .knobs = KNOB_PAIRCAP | KNOB_REORDER,
     .pair_multiplicity = 1,
-    .max_atoms = (long)INDEX_MASK + 1,
+    .max_atoms = (long)PAIR_INDEX_MASK + 1,
     .max_atoms_why = "2^26: the index bits left beside the 6-bit image code",
     .init = init,
     .finish = finish,
