@@ -3,13 +3,15 @@
 # device call: the base and the new tree built side by side, then
 #   physics  runs/same_physics.sh (double) over every GPU program of both: U, W and per-atom
 #            errors at step 0 within 1e-12, the rebuild steps over 500 steps;
+#   suite    the whole test suite on the new tree (TEST_JOBS=16, at most SUITE_S seconds), the
+#            logs of the failed tests beside;
 #   speed    runs/compare.sh's suite seam (every GPU program at SP 4096 and 1M, LJ 1M, lammps-lj
 #            512, 4096 and 1M; float), interleaved pairs, medians and intervals.
 # Here: runs/device/snap.sh (HEAD -> .snap.tar) and `git archive BASE >.snap-base.tar` (the base);
 # the call carries [".snap.tar", ".git-rev", ".snap-base.tar", ".git-rev-base"] and runs
 #   runs/device/snap.sh --run runs/device/seam.sh
 # Everything lands in $OUT/seam.tgz (same_physics.csv, the compare CSV and report, the logs).
-#   env: OUT (/tmp/seam-out)  PARTS ("physics speed")  SEAM_PAIRS (5: --min-pairs)  SEAM_MAX (8)
+#   env: OUT (/tmp/seam-out)  PARTS ("physics speed"; also suite)  SUITE_S (330)  SEAM_PAIRS (5: --min-pairs)  SEAM_MAX (8)
 #        SEAM_BUDGET (240 s of compare runs)  SEAM_ONLY (compare's --only globs)  JOBS (16)
 set -u
 export PATH=$PATH:/usr/local/cuda/bin NBR_LOCK=none
@@ -20,7 +22,7 @@ t0=$(date +%s)
 say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/summary.txt"; }
 pack() {
     local parts=(summary.txt logs) d
-    for d in same-physics compare; do [ -d "$OUT/$d" ] && parts+=("$d"); done
+    for d in same-physics compare failed-logs; do [ -d "$OUT/$d" ] && parts+=("$d"); done
     tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
 }
 [ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
@@ -37,6 +39,15 @@ want=${PARTS:-physics speed}
 if [[ " $want " == *" physics "* ]]; then
     runs/same_physics.sh --out "$OUT/same-physics" "build:$base/build" build:build >"$OUT/logs/same-physics.txt" 2>&1
     say "physics: exit $? ($(tail -1 "$OUT/logs/same-physics.txt"))"
+    pack
+fi
+if [[ " $want " == *" suite "* ]]; then
+    TEST_JOBS=16 timeout "${SUITE_S:-330}" tests/run.sh >"$OUT/logs/make-test.log" 2>&1
+    say "suite (rc $?): $(tail -1 "$OUT/logs/make-test.log")"
+    grep -E '^FAIL' "$OUT/logs/make-test.log" | head -20 | tee -a "$OUT/summary.txt"
+    mkdir -p "$OUT/failed-logs"
+    grep -E '^FAIL' "$OUT/logs/make-test.log" | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
+        while IFS= read -r name; do cp "build/test-logs/$name.log" "build/test-logs/$name.out" "$OUT/failed-logs/" 2>/dev/null; done
     pack
 fi
 if [[ " $want " == *" speed "* ]]; then
