@@ -238,7 +238,11 @@ void tune_apply(Sim *s)
         T->a = nbr_alloc(sizeof(vec3) * s->n, "trial accelerations");
         T->u = nbr_alloc(sizeof(real) * s->n, "trial energies");
         T->q = nbr_alloc(sizeof(real) * s->n, "trial charges");
-        T->timed = (int)fmax(500, fmin(3000, 2e8 / (double)s->n));
+        /* 200 warm-up steps and 4 timed blocks of 125 to 250 steps. The child processes of
+         * before timed 3000 steps below N = 67000 to drown their start-up; CUDA events time a
+         * block of 250 steps at N = 4096 (~8 ms) to well under 1%, so 1000 do (H200: a trial
+         * ~45 ms, where 3200 steps took ~120 ms of the 14.5 s search at SP N = 4096) */
+        T->timed = (int)fmax(500, fmin(1000, 2e8 / (double)s->n));
         T->equil = 200;
         for (int k = 0; k < d->nknobs; k++) {
             if (!d->knob[k].values) continue;
