@@ -88,4 +88,15 @@ double host_timer_seconds(Sim *s, int from, int to);
 
 void stage_timing(Sim *s, RunResult *res);
 
+/* md_loop.c, nbr_main in parts: the flags parsed and the host start built (NULL: --print-config
+ * printed, nothing else to do); the run from it (init to finish, the CSV row; the exit code);
+ * the host state freed. The autotuner (tune.c) runs its trials between the first two. */
+Sim *loop_setup(int argc, char **argv, const Variant *v);
+int loop_run(Sim *s, RunResult *res);
+void loop_free(Sim *s);
+
+/* tune.c, --autotune: the knobs the variant declares (Variant.tune) tuned from the start s
+ * holds, or taken from --autotune-cache, and set in s->p for the run. */
+void tune_apply(Sim *s);
+
 #endif

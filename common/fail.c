@@ -5,6 +5,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static jmp_buf *trap;
+
+void nbr_fail_trap(jmp_buf *env) { trap = env; }
+
+void nbr_exit(int code)
+{
+    fflush(stdout);
+    if (trap) {
+        jmp_buf *env = trap;
+        trap = NULL;   /* a failure while unwinding the trial (freeing its state) ends the process */
+        longjmp(*env, code);
+    }
+    exit(code);
+}
+
 void nbr_fail(int code, const char *fmt, ...)
 {
     va_list ap;
@@ -13,7 +28,7 @@ void nbr_fail(int code, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    exit(code);
+    nbr_exit(code);
 }
 
 void *nbr_alloc(size_t bytes, const char *what)

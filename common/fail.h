@@ -3,6 +3,7 @@
 #ifndef NBR_FAIL_H
 #define NBR_FAIL_H
 
+#include <setjmp.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -20,6 +21,17 @@ enum { EXIT_INTERNAL = 1, EXIT_INPUT = 2, EXIT_CAPACITY = 3, EXIT_UNSTABLE = 4, 
 void nbr_fail(int code, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__((format(printf, 2, 3), noreturn))
+#endif
+    ;
+
+/* A trap for one autotuner trial (common/tune.c): while one is set, nbr_fail and nbr_exit
+ * print as ever but jump there (longjmp, the exit code as value) instead of ending the
+ * process, so that a trial whose knobs cannot run is skipped. NULL clears it. */
+void nbr_fail_trap(jmp_buf *env);
+/* exit(code), or the jump to the trap while one is set */
+void nbr_exit(int code)
+#ifdef __GNUC__
+    __attribute__((noreturn))
 #endif
     ;
 

@@ -178,7 +178,7 @@ static void stop_unstable(Sim *s, RunResult *res, const char *why)
     fprintf(stderr, "%s: step %d: unstable: %s\n", s->variant->name, s->step, why);
     if (s->p.check) check_run(s, 1);
     report_csv(s, res, "unstable");
-    exit(EXIT_UNSTABLE);
+    nbr_exit(EXIT_UNSTABLE);   /* an autotuner trial: that trial fails (fail.h) */
 }
 
 /* SIGINT or SIGTERM: a run row with status interrupted and the steps done (nothing measured:
@@ -223,14 +223,17 @@ static void stop_if_not_finite(Sim *s, RunResult *res)
     stop_unstable(s, res, why);
 }
 
-int nbr_main(int argc, char **argv, const Variant *variant)
+Sim *loop_setup(int argc, char **argv, const Variant *variant)
 {
     Sim *s = calloc(1, sizeof *s);
     if (!s) nbr_fail(EXIT_CAPACITY, "%s: cannot allocate the simulation state", variant->name);
-    Variant v = *variant;
-    require_stages(&v);
-    if (!v.timer_mark) { v.timer_mark = host_timer_mark; v.timer_seconds = host_timer_seconds; }
-    s->variant = &v;
+    /* the run's own copy: a variant's init may edit its table (gpu-rumd --list none: no pairs) */
+    Variant *vp = nbr_alloc(sizeof *vp, "the variant table");
+    *vp = *variant;
+    require_stages(vp);
+    if (!vp->timer_mark) { vp->timer_mark = host_timer_mark; vp->timer_seconds = host_timer_seconds; }
+    const Variant v = *vp;
+    s->variant = vp;
     params_parse(&s->p, argc, argv, v.knobs, v.name, v.summary);
     const Params *p = &s->p;
 
@@ -245,7 +248,8 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         params_print_plain(p, v.knobs);
         printf("variant=%s\nprecision=%s\ngit_rev=%s\nn=%d\nL=%.10g\nr_n=%.10g\n", v.name, NBR_PRECISION,
                nbr_git_rev(), s->n, (double)s->L, (double)s->rn);
-        return 0;
+        loop_free(s);
+        return NULL;
     }
     if (p->rc >= 0.5 * params_box(p))
         nbr_fail(EXIT_INPUT, "%s: --rc %.4g must be below half the box edge L/2 = %.4g (minimum image): raise --ne",
@@ -265,8 +269,24 @@ int nbr_main(int argc, char **argv, const Variant *variant)
         printf("# nbrlab %s: %s\n", v.name, v.summary);
         params_print(p, v.knobs);
     }
-    if (v.init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", v.name);
-    if (!p->quiet && v.device_name) printf("# %-14s = %s\n", "device", v.device_name(s));
+    return s;
+}
+
+void loop_free(Sim *s)
+{
+    free(s->r); free(s->v); free(s->a); free(s->u); free(s->q);
+    free((void *)s->variant);
+    free(s);
+}
+
+/* The run from the state set up: init, step 0, the steps, the check, the stage timing, the
+ * summary and the CSV row, finish. The host arrays stay (loop_free). Returns the exit code. */
+int loop_run(Sim *s, RunResult *out)
+{
+    Variant *const V = (Variant *)s->variant;   /* init may edit it (see loop_setup) */
+    const Params *p = &s->p;
+    if (V->init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", V->name);
+    if (!p->quiet && V->device_name) printf("# %-14s = %s\n", "device", V->device_name(s));
 
     const int prod_steps = p->steps - p->equil;
     double *e_prod = nbr_alloc(sizeof(double) * (prod_steps > 0 ? prod_steps + 1 : 1), "energy samples");
@@ -277,8 +297,8 @@ int nbr_main(int argc, char **argv, const Variant *variant)
 
     /* Step 0: build and forces for the initial state (not timed). */
     rebuild(s, &ls);
-    v.forces(s);
-    v.props(s);
+    V->forces(s);
+    V->props(s);
     stop_if_not_finite(s, &res);
     /* step 1's drift already moves the atoms from the step-0 structure: counted now, as each
      * later step's is at the end of the step before it (else that structure could be used
@@ -286,7 +306,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     s->disp_acc = sqrt(s->props.vv_max) * p->dt;
     if (p->steps > 0) {
         char why[200];
-        if (v.download) v.download(s);
+        if (V->download) V->download(s);
         if (overlapping_start(s, why, sizeof why)) {
             char msg[300];
             snprintf(msg, sizeof msg, "atoms overlap at the start: %s; lower --rho or choose another --config", why);
@@ -312,17 +332,17 @@ int nbr_main(int argc, char **argv, const Variant *variant)
      * and at each block end, nothing inside the steps. */
     const int device = p->decide == DECIDE_DEVICE;
     if (device) {
-        if (!v.device_begin)
-            nbr_fail(EXIT_INPUT, "%s: --decide device needs a variant that can run ahead on a device", v.name);
+        if (!V->device_begin)
+            nbr_fail(EXIT_INPUT, "%s: --decide device needs a variant that can run ahead on a device", V->name);
         if (p->verify_lists)
             nbr_fail(EXIT_INPUT, "%s: --verify-lists checks each stale list on the host before its rebuild: use it "
-                                 "with --decide host", v.name);
-        v.device_begin(s);
+                                 "with --decide host", V->name);
+        V->device_begin(s);
     }
     /* --leapfrog fused: kick, decide and the next kick_drift as one stage (Variant.leapfrog) */
     const int fused = device && p->leapfrog == LEAPFROG_FUSED;
-    if (fused && !v.leapfrog)
-        nbr_fail(EXIT_INPUT, "%s: --leapfrog fused needs a variant with a fused leapfrog stage", v.name);
+    if (fused && !V->leapfrog)
+        nbr_fail(EXIT_INPUT, "%s: --leapfrog fused needs a variant with a fused leapfrog stage", V->name);
     double rescale_acc = 0, block_e = 0, block_t = 0, p_sum = 0, t_sum = 0;
     double e_ref = total_energy(s);   /* what the energy may not leave: step 0's, then each rescaling's */
     int e_ref_step = 0, rescales = 0;
@@ -338,34 +358,34 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             if (bounds[k] >= step && bounds[k] < end) end = bounds[k];
         if (step == p->equil + 1) {
             s->production = 1;
-            v.timer_mark(s, mark);
+            V->timer_mark(s, mark);
         }
         /* a look ahead of the sample point where the device will stop for a host rebuild */
         int look = 0;
-        if (device && v.run_horizon) {
-            const int h = v.run_horizon(s);
+        if (device && V->run_horizon) {
+            const int h = V->run_horizon(s);
             if (h >= 1 && h <= end - step) { end = step + h - 1; look = 1; }
         }
         if (device) {
             const int nsteps = end - step + 1;
-            if (!(v.chunk_run && v.chunk_run(s, nsteps)) && !(p->graph && v.chunk_replay && v.chunk_replay(s, nsteps))) {
-                if (p->graph && v.chunk_begin) v.chunk_begin(s, nsteps);
+            if (!(V->chunk_run && V->chunk_run(s, nsteps)) && !(p->graph && V->chunk_replay && V->chunk_replay(s, nsteps))) {
+                if (p->graph && V->chunk_begin) V->chunk_begin(s, nsteps);
                 for (int k = step; k <= end; k++) {
                     s->step = k;
-                    if (!fused || k == step) v.kick_drift(s);   /* fused: the previous leapfrog drifted */
-                    v.device_rebuild(s);
-                    v.forces(s);
+                    if (!fused || k == step) V->kick_drift(s);   /* fused: the previous leapfrog drifted */
+                    V->device_rebuild(s);
+                    V->forces(s);
                     if (fused) {
-                        v.leapfrog(s, k < end);   /* no drift past the sample point */
+                        V->leapfrog(s, k < end);   /* no drift past the sample point */
                     } else {
-                        v.kick(s);
-                        v.device_decide(s);
+                        V->kick(s);
+                        V->device_decide(s);
                     }
                 }
-                if (p->graph && v.chunk_end) v.chunk_end(s, nsteps);
+                if (p->graph && V->chunk_end) V->chunk_end(s, nsteps);
             }
             s->step = end;
-            const int back = v.sample(s);   /* props and stats; or the step to replay from */
+            const int back = V->sample(s);   /* props and stats; or the step to replay from */
             if (back >= 0) {
                 step = back + 1;
                 continue;
@@ -381,11 +401,11 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             for (int k = step; k <= end; k++) {
                 stop_if_interrupted(s);   /* s->step steps done */
                 s->step = k;
-                v.kick_drift(s);
+                V->kick_drift(s);
                 if (s->rebuild_due) rebuild(s, &ls);
-                v.forces(s);
-                v.kick(s);
-                v.props(s);
+                V->forces(s);
+                V->kick(s);
+                V->props(s);
                 stop_if_not_finite(s, &res);
                 s->disp_acc += sqrt(s->props.vv_max) * p->dt;
                 if (s->disp_acc >= p->rebuild_frac * p->delta) {
@@ -408,7 +428,7 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             if (end % p->rescale_every == 0 && rescale_n > 0) {
                 double target = 3 * p->temp * (s->n - 1);
                 const double f = sqrt(target / (rescale_acc / rescale_n));
-                v.rescale(s, f);
+                V->rescale(s, f);
                 e_ref = (0.5 * f * f * s->props.ukin_sum + s->props.upot_sum) / s->n;
                 e_ref_step = end;
                 rescales++;
@@ -427,8 +447,8 @@ int nbr_main(int argc, char **argv, const Variant *variant)
             const int timed = end > p->equil ? end - (block_start > p->equil ? block_start : p->equil) : 0;
             double block_us = 0;  /* us per atom-step of this block's timed steps */
             if (timed > 0) {
-                v.timer_mark(s, mark ^ 1);
-                const double secs = v.timer_seconds(s, mark, mark ^ 1), per_step = secs / timed;
+                V->timer_mark(s, mark ^ 1);
+                const double secs = V->timer_seconds(s, mark, mark ^ 1), per_step = secs / timed;
                 mark ^= 1;
                 res.wall += secs;
                 if (nblocks < nblocks_max) block_wall[nblocks++] = per_step;
@@ -491,23 +511,33 @@ int nbr_main(int argc, char **argv, const Variant *variant)
     const int wrong_temp = !res.unstable && rescales > 0 && nsamples > 0 && p->temp > 0 &&
                            !(fabs(res.temp - p->temp) <= t_tol * p->temp);
     int status = 0;
-    if (p->check) status = check_run(s, res.unstable);
+    if (p->check && !s->trial) status = check_run(s, res.unstable);
     /* after the check: the replays move the atoms */
     if (prod_steps > 0 && p->stage_reps > 0 && !res.unstable) stage_timing(s, &res);
     stop_if_interrupted(s);   /* during the check or the stage timing */
-    report_summary(s, &res);
+    if (!s->trial) report_summary(s, &res);
     if (res.unstable)
-        fprintf(stderr, "%s: unstable: the energy drifted by %.3g (relative), beyond --drift-limit %g\n", v.name,
+        fprintf(stderr, "%s: unstable: the energy drifted by %.3g (relative), beyond --drift-limit %g\n", V->name,
                 res.drift, p->drift_limit);
     else if (wrong_temp)
         fprintf(stderr, "%s: wrong-temp: the production temperature %.4g is %.1f%% off --temp %g, beyond the %.1f%% "
-                "allowed (equilibrate longer: --equil)\n", v.name, res.temp, 100 * fabs(res.temp / p->temp - 1),
+                "allowed (equilibrate longer: --equil)\n", V->name, res.temp, 100 * fabs(res.temp / p->temp - 1),
                 p->temp, 100 * t_tol);
     report_csv(s, &res, res.unstable ? "unstable" : wrong_temp ? "wrong-temp" : status ? "check-failed" : "ok");
-    if (v.finish) v.finish(s);
+    if (V->finish) V->finish(s);
     free(e_prod);
     free(block_wall);
-    free(s->r); free(s->v); free(s->a); free(s->u); free(s->q);
-    free(s);
+    *out = res;
     return res.unstable || wrong_temp ? EXIT_UNSTABLE : status ? EXIT_INTERNAL : 0;
+}
+
+int nbr_main(int argc, char **argv, const Variant *variant)
+{
+    Sim *s = loop_setup(argc, argv, variant);
+    if (!s) return 0;   /* --print-config */
+    if (s->p.autotune) tune_apply(s);   /* the knobs tuned from this start (common/tune.c) */
+    RunResult res;
+    const int rc = loop_run(s, &res);
+    loop_free(s);
+    return rc;
 }

@@ -1,5 +1,6 @@
 /* options.c - the option-table parser (see options.h). */
 #include "options.h"
+#include "fail.h"
 #include "real.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@ static void die_as(const char *program, const char *msg, const char *flag, int r
 static void die_as(const char *program, const char *msg, const char *flag, int raw)
 {
     fprintf(stderr, "%s: %s%s%s\n", program, flag && !raw ? "--" : "", flag ? flag : "", msg);
-    exit(2);
+    nbr_exit(2);   /* an autotuner trial's bad value: that trial fails (fail.h) */
 }
 void opt_die(const char *program, const char *msg, const char *flag) { die_as(program, msg, flag, 0); }
 

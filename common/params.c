@@ -115,12 +115,13 @@ static const Option options[] = {
      "lists none and n2: sort the atoms by cell every this many steps, at the next rebuild (0 = never); the sort "
      "list sorts at every build"},
     {"autotune", T_FLAG, F(autotune), 0, 0, NULL, KNOB_AUTOTUNE, "autotune",
-     "first search the list method, skin, p_b and t_p with short runs from one stored start (RUMD's autotuner), "
-     "or take them from --autotune-cache"},
+     "first tune the knobs this program declares (gpu-rumd: list method, skin, p_b, t_p and sort interval by RUMD's "
+     "search; gpu-layer, gpu-old: skin, threads, t_p and read path) with short runs in this process from one stored "
+     "start, or take them from --autotune-cache; then the run with them"},
     {"autotune-budget", T_REAL, F(autotune_budget), 1, 1e5, NULL, KNOB_AUTOTUNE, NULL,
      "seconds the autotuner may spend; the search stops with the best found when they are used up"},
     {"autotune-cache", T_STR, F(autotune_cache), 0, sizeof(((Params *)0)->autotune_cache) - 1, NULL, KNOB_AUTOTUNE,
-     NULL, "file of autotuned parameters keyed by GPU, N, rho, T, potential and dt (\"\" = no cache)"},
+     NULL, "file of autotuned parameters keyed by program (but gpu-rumd), GPU, N, rho, T, potential and dt (\"\" = no cache)"},
     {"max-nbr", T_LONG, F(max_nbr), 0, 1e6, NULL, KNOB_LIST, "max_nbr", "neighbours-per-atom capacity (0 = automatic, grows on demand)"},
     {"grow-from", T_LONG, F(grow_from), 0, 1e6, NULL, KNOB_LIST | KNOB_PAIRCAP, NULL,
      "debug: the automatic neighbour capacity starts from this many neighbours per atom (stored entries: pairs "
@@ -272,4 +273,22 @@ void params_print(const Params *p, unsigned knobs)
     opt_print(&t, p);
     printf("# %-14s = %s\n# %-14s = %ld\n# %-14s = %.10g\n# %-14s = %.10g\n", "precision",
            NBR_PRECISION, "N", params_natoms(p), "L", params_box(p), "r_n", params_rn(p));
+}
+
+int params_set(Params *p, unsigned knobs, const char *program, const char *flag, const char *value)
+{
+    OptTable t = table_of(knobs, program, "");
+    const Option *o = opt_find(&t, flag);
+    if (!o || !opt_applies(&t, o) || o->type == T_FLAG) return -1;
+    opt_set(&t, p, o, value);
+    return 0;
+}
+
+int params_get(const Params *p, const char *flag, char *out, int len)
+{
+    OptTable t = table_of(~0u, "", "");
+    const Option *o = opt_find(&t, flag);
+    if (!o) return -1;
+    opt_value_text(o, p, out, len);
+    return 0;
 }

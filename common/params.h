@@ -32,7 +32,7 @@ enum {
     KNOB_PB       = 1u << 14, /* particles per block p_b (RUMD) */
     KNOB_PREFETCH = 1u << 15, /* prefetch of the next neighbour index (RUMD) */
     KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
-    KNOB_AUTOTUNE = 1u << 17, /* RUMD's autotuner */
+    KNOB_AUTOTUNE = 1u << 17, /* the autotuner (common/tune.h): the program declares Variant.tune */
     KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
     KNOB_TIER     = 1u << 20, /* gpu-onchip: where the system lives during a chunk (block / grid) */
@@ -101,7 +101,7 @@ typedef struct Params {
     int prefetch;        /* 1: the force loop loads the next neighbour index ahead (gpu-rumd) */
     int sort_every;      /* gpu-rumd, lists n2 / none: sort atoms by cell every this many steps, at
                             the next rebuild (0 = never); the sort list sorts at every build */
-    int autotune;        /* gpu-rumd: search list method, skin, p_b and t_p first (RUMD's appendix) */
+    int autotune;        /* tune the declared knobs first (common/tune.h) */
     double autotune_budget; /* seconds the search may take */
     char autotune_cache[512]; /* the file of tuned parameters ("" = no cache) */
     int decide;          /* Decide: who decides rebuilds (device: the host reads at sample points only) */
@@ -161,6 +161,12 @@ void params_columns(const Params *p, unsigned knobs, void (*fn)(void *ctx, const
 /* Every option of this program as name=value lines (the flag without dashes), for scripts
  * (--print-config); the caller adds the derived values. */
 void params_print_plain(const Params *p, unsigned knobs);
+
+/* One option set from its text as the flag takes it (limits checked: exit 2 on a bad value,
+ * through nbr_exit); -1 when the program has no such valued option. The autotuner's trials. */
+int params_set(Params *p, unsigned knobs, const char *program, const char *flag, const char *value);
+/* An option's value as text (as the flag takes it); -1 when there is no such option. */
+int params_get(const Params *p, const char *flag, char *out, int len);
 
 #ifdef __cplusplus
 }

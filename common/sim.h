@@ -82,6 +82,7 @@ typedef struct Sim {
     double disp_acc;      /* cumulative max displacement since the last build */
     void *ctx;            /* the variant's own data (device arrays, lists) */
     double host_marks[TIMER_SLOTS]; /* host clock marks (CPU variants) */
+    int trial;            /* an autotuner's trial (tune.c): no summary, no --check */
 } Sim;
 
 /* Directed pairs (i, j) of a neighbour structure, for the exactness tests. */
@@ -158,6 +159,14 @@ typedef struct Variant {
     double (*timer_seconds)(Sim *s, int from, int to);
     const char *(*device_name)(Sim *s);  /* NULL = the host CPU */
     const char *compiler;                /* device compiler, if any (NBR_COMPILER of the .cu) */
+
+    /* --autotune (KNOB_AUTOTUNE): the knobs the autotuner may set, their domains and starts
+     * (common/tune.h); NULL = not tunable */
+    const struct TuneDecl *tune;
+    /* the name of the device --device names ("none" where there is none) and the bytes in use
+     * on it (the autotuner's cache key and its check that trials free what they allocate);
+     * NULL = the host */
+    void (*device_query)(const Sim *s, char *name, size_t len, double *used_bytes);
 } Variant;
 
 /* The whole program of a variant: parse flags, build the initial state, run the paper's

@@ -4,6 +4,7 @@
 #include "../common/params.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const int PB_VALUES[] = {16, 32, 48, 64, 96, 128, 192};
@@ -147,5 +148,92 @@ int autotune_search(const Tuner *t, TuneResult *res)
     if (better(res->best_s, fin_s)) { fin = res->best; fin_s = res->best_s; }
     res->best = fin;
     res->best_s = fin_s;
+    return 0;
+}
+
+/* ---- the generic search (see autotune.h) ------------------------------------------------- */
+
+enum { MEMO = 512 };
+typedef struct {
+    const GenTuner *t;
+    GenResult *res;
+    int nmemo;
+    double memo_x[MEMO][AUTOTUNE_MAX_KNOBS], memo_s[MEMO];
+} Gen;
+
+/* Seconds per step at x (a failed trial, or none left in the budget: -1), remembered. */
+static double gen_trial(Gen *G, const double *x, const char *phase)
+{
+    const GenTuner *t = G->t;
+    for (int m = 0; m < G->nmemo; m++)
+        if (memcmp(G->memo_x[m], x, sizeof(double) * t->nknobs) == 0) return G->memo_s[m];
+    if (t->budget_s > 0 && t->clock_s && t->clock_s(t->ctx) >= t->budget_s) G->res->budget_exhausted = 1;
+    if (G->res->budget_exhausted) return -1;
+    const double sec = t->time_trial(t->ctx, x, phase);
+    G->res->trials++;
+    if (G->nmemo < MEMO) {
+        memcpy(G->memo_x[G->nmemo], x, sizeof(double) * t->nknobs);
+        G->memo_s[G->nmemo++] = sec;
+    }
+    if (better(sec, G->res->best_s)) {
+        memcpy(G->res->x, x, sizeof(double) * t->nknobs);
+        G->res->best_s = sec;
+    }
+    return sec;
+}
+
+/* a failed trial is slower than any other */
+static double cost(double sec) { return sec > 0 ? sec : HUGE_VAL; }
+
+/* Knob k continuous: golden section on [a, b], the other knobs at x; values rounded to tol/4
+ * (so that a repeated point is found in the memo). */
+static void gen_golden(Gen *G, double *x, int k, double a, double b)
+{
+    const GenKnob *kn = &G->t->knob[k];
+    const double g = 0.5 * (sqrt(5.0) - 1), q = kn->tol / 4;
+    double y[AUTOTUNE_MAX_KNOBS];
+    memcpy(y, x, sizeof y);
+#define AT(v) (y[k] = q * floor((v) / q + 0.5), cost(gen_trial(G, y, kn->name)))
+    double c = b - g * (b - a), d = a + g * (b - a), fc = AT(c), fd = AT(d);
+    while (b - a > kn->tol && !G->res->budget_exhausted) {
+        if (fc <= fd) { b = d; d = c; fd = fc; c = b - g * (b - a); fc = AT(c); }
+        else { a = c; c = d; fc = fd; d = a + g * (b - a); fd = AT(d); }
+    }
+#undef AT
+}
+
+int autotune_generic(const GenTuner *t, GenResult *res)
+{
+    memset(res, 0, sizeof *res);
+    Gen *G = calloc(1, sizeof *G);
+    if (!G) return 1;
+    G->t = t;
+    G->res = res;
+    double x[AUTOTUNE_MAX_KNOBS] = {0};
+    for (int k = 0; k < t->nknobs; k++) x[k] = t->knob[k].start;
+    res->start_s = gen_trial(G, x, "start");
+    if (res->start_s <= 0) { free(G); return 1; }
+    for (int sweep = 0; sweep < 4 && !res->budget_exhausted; sweep++) {
+        res->sweeps++;
+        double before[AUTOTUNE_MAX_KNOBS];
+        memcpy(before, res->x, sizeof before);
+        for (int k = 0; k < t->nknobs; k++) {
+            const GenKnob *kn = &t->knob[k];
+            memcpy(x, res->x, sizeof x);   /* from the best so far */
+            if (kn->nvalues > 0) {
+                for (int v = 0; v < kn->nvalues; v++) {
+                    double y[AUTOTUNE_MAX_KNOBS];
+                    memcpy(y, x, sizeof y);
+                    y[k] = v;
+                    gen_trial(G, y, kn->name);
+                }
+            } else {
+                const double w = sweep == 0 ? kn->hi - kn->lo : 0.2 * (kn->hi - kn->lo);
+                gen_golden(G, x, k, fmax(kn->lo, x[k] - w), fmin(kn->hi, x[k] + w));
+            }
+        }
+        if (memcmp(before, res->x, sizeof(double) * t->nknobs) == 0) break;   /* a sweep that changed nothing */
+    }
+    free(G);
     return 0;
 }

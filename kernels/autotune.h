@@ -14,7 +14,7 @@
  *              the skin re-optimised for the method's best p_b, t_p;
  *   sort       for n2 (and none) in phase II: the interval of the spatial sort, from never up;
  *   final      the best of the methods of phase II, against the baseline.
- * Every trial is reported (on_trial: one CSV row each). With a budget the search stops
+ * Every trial is reported (one CSV row each). With a budget the search stops
  * when it is used up and keeps the best found so far (flagged in the result). */
 #ifndef NBR_AUTOTUNE_H
 #define NBR_AUTOTUNE_H
@@ -56,6 +56,37 @@ int autotune_threads(int pb, int tp);
 
 /* The whole search; returns 0, or 1 when not even the baseline could run. */
 int autotune_search(const Tuner *t, TuneResult *res);
+
+/* ---- the generic search (every other tunable program, common/tune.c) ----------------------
+ * Coordinate descent over declared knob domains from a start: each knob in turn, the others
+ * held, a discrete knob tried at every value of its domain, a continuous one (the skin) by a
+ * golden-section search over [lo, hi] to tol (a bracket of +-0.2 (hi - lo) around the current value
+ * after the first sweep); sweeps repeat until one changes nothing (at most 4). A point already
+ * timed is not run again. A trial that fails (< 0) counts as infinitely slow. */
+enum { AUTOTUNE_MAX_KNOBS = 8 };
+typedef struct {
+    const char *name;   /* the trial's phase (its CSV rows are tagged autotune-<name>) */
+    int nvalues;        /* > 0: discrete, x = 0 .. nvalues - 1 (an index into the domain); 0: continuous */
+    double lo, hi, tol; /* continuous: x in [lo, hi], searched to tol */
+    double start;
+} GenKnob;
+
+typedef struct {
+    int nknobs;
+    GenKnob knob[AUTOTUNE_MAX_KNOBS];
+    double (*time_trial)(void *ctx, const double *x, const char *phase);  /* s per step; < 0 failed */
+    void *ctx;
+    double budget_s;              /* <= 0: no limit */
+    double (*clock_s)(void *ctx); /* NULL: no limit */
+} GenTuner;
+
+typedef struct {
+    double x[AUTOTUNE_MAX_KNOBS], best_s, start_s;
+    int trials, sweeps, budget_exhausted;
+} GenResult;
+
+/* Returns 0, or 1 when the start did not run. */
+int autotune_generic(const GenTuner *t, GenResult *res);
 
 #ifdef __cplusplus
 }

@@ -18,44 +18,81 @@
 #   rumd-err-*      bad combinations stop with one line and exit 2: p_b x t_p over 1024
 #                   threads, t_p above 32 not a multiple of 32, --list sort in a box under
 #                   5 cells of r_n/2
-#   rumd-autotune-driver  (no GPU needed) --autotune runs its trials as runs of its own program
-#                   (argv[0], here tests/fixtures/fake-rumd-trial.sh with a planted minimum at
-#                   sort / skin 0.7 / p_b 96 / t_p 3): finds it, writes the cache with the
-#                   key (GPU, N, rho, T, potential, dt), every trial tagged into --csv, the same
-#                   start flags in every trial; a second run takes the cache and runs no trial
+#   tune-cpu-*      (no GPU needed) the autotuner as a harness service (common/tune.c) through
+#                   cpu-grouped, the one CPU program that declares knobs: trials in one process
+#                   from the stored start, each a CSV row tagged autotune-*, then one final row
+#                   with the cache's values; a second run takes the cache and runs no trial; a
+#                   search whose every trial fails (unstable) ends with exit 1, not the trial's 4
+#   rumd-autotune-* gpu-layer, gpu-old and gpu-rumd --autotune at N = 4096 (SP ne 16): the same
+#                   checks, and the device memory in use after the search within 2 MiB of that
+#                   before it (# autotune-memory:, CUDA_MODULE_LOADING=EAGER: no lazy kernel loads)
 # Without a GPU nothing else runs: one SKIP line per group, never a pass.
-_rumd_autotune_driver() (
-    local d b=$BUILD/double/gpu-rumd out
+# _tune_check PROGRAM FLAGS...: --autotune twice with a fresh cache (see the header)
+_tune_check() (
+    local d prog=$1 out
+    shift
     d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
-    out=$(FAKE_RUMD_LOG=$d/args bash -c 'exec -a tests/fixtures/fake-rumd-trial.sh "$0" "$@"' $b --autotune \
-        --system lammps-lj --lattice sc --ne 27 --seed 7 --autotune-cache "$d/cache" --csv "$d/t.csv" 2>&1)
-    echo "$out" | grep '^# autotune:' || { echo "$out" | tail -5; return 1; }
-    echo "$out" | grep -q 'list sort skin 0.700 p_b 96 t_p 3' || { echo "planted minimum not found"; return 1; }
-    grep -q '^gpu=[^;]*;precision=double;n=19683;rho=0.8442;T=1.44;potential=lj rc=2.5 shift=0;dt=0.005|sort 0.7 96 3 0 ' \
-        "$d/cache" || { cat "$d/cache"; echo "cache line"; return 1; }
-    local trials bad
-    trials=$(grep -c '' "$d/args")
-    bad=$(grep -cv -- '--seed 7 .*--csv .*/t.csv --tag autotune-' "$d/args")
-    echo "$trials trials, $bad without the start flags or the trial tag"
-    [ "$trials" -gt 20 ] && [ "$bad" -eq 0 ] || return 1
-    out=$(FAKE_RUMD_LOG=$d/args2 bash -c 'exec -a tests/fixtures/fake-rumd-trial.sh "$0" "$@"' $b --autotune \
-        --system lammps-lj --lattice sc --ne 27 --seed 7 --autotune-cache "$d/cache" 2>&1)
-    echo "$out" | grep -q "^# autotune: from $d/cache: list sort skin 0.700 p_b 96 t_p 3" || { echo "cache not used"; return 1; }
-    [ ! -e "$d/args2" ] || { echo "trials ran despite the cache"; return 1; }
+    export CUDA_MODULE_LOADING=EAGER   # the CUDA runtime's: no lazy kernel loads inside the memory check
+    out=$("$prog" --autotune --autotune-cache "$d/cache" --csv "$d/t.csv" --quiet "$@" 2>&1) ||
+        { echo "$out" | tail -5; return 1; }
+    echo "$out" | grep '^# autotune\(-memory\)\?:'
+    python3 - "$d/t.csv" "$d/cache" "$(echo "$out" | grep '^# autotune-memory:')" <<'PY' || return 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+trials = [r for r in rows if r["tag"].startswith("autotune-")]
+final = [r for r in rows if not r["tag"].startswith("autotune-")]
+line = open(sys.argv[2]).read().splitlines()[-1]
+key, vals = line.split("|")
+vals = vals.split()
+print(f"{len(trials)} trial rows, {len(final)} final; cache {line}")
+assert len(trials) >= 8 and all(float(r["us_per_step"]) > 0 for r in trials if r["status"] == "ok"), "trial rows"
+assert len(final) == 1 and final[0]["status"] == "ok" and final[0]["autotune"] in ("1", "on"), "one final row"
+assert key.startswith("program=" + final[0]["variant"] + ";") or final[0]["variant"] == "gpu-rumd", "cache key"
+assert f"precision={final[0]['precision']};n={final[0]['n']};" in key, "cache key"
+# the final row runs the cached values (skin and, where tuned, threads / reorder / list)
+assert abs(float(final[0]["delta"]) - float(vals[0 if final[0]["variant"] != "gpu-rumd" else 1])) < 1e-9, "final skin"
+mem = dict(w.split("=") for w in sys.argv[3].split()[2:]) if sys.argv[3] else {}
+if mem:
+    grown = float(mem["after_bytes"]) - float(mem["before_bytes"])
+    print(f"device memory: {grown / 2**20:.3f} MiB more after {mem['trials']} trials")
+    assert grown <= 2 * 2**20, "device memory grew across the trials"
+PY
+    local rows
+    rows=$(grep -c '' "$d/t.csv")
+    out=$("$prog" --autotune --autotune-cache "$d/cache" --csv "$d/t.csv" --quiet "$@" 2>&1) ||
+        { echo "$out" | tail -5; return 1; }
+    echo "$out" | grep -q "^# autotune: from $d/cache:" || { echo "cache not used"; return 1; }
+    [ "$(grep -c '' "$d/t.csv")" -eq $((rows + 1)) ] || { echo "trials ran despite the cache"; return 1; }
 )
-# RUMD_TEST_PRECISIONS: the precisions to run (default both; the driver test goes with double)
-rumd_precs=${RUMD_TEST_PRECISIONS:-double float}
-if [[ " $rumd_precs " == *" double "* ]]; then
-    if [ -x "$BUILD/double/gpu-rumd" ]; then t_ok rumd-autotune-driver _rumd_autotune_driver
-    else t_skip rumd-autotune-driver "gpu-rumd not built (nvcc missing?)"; fi
+# every trial unstable (--drift-limit 1e-12): each fails alone, the search ends with exit 1
+_tune_all_fail() {
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    echo "$out" | tail -3
+    [ $rc -eq 1 ] && echo "$out" | grep -q 'failed (exit 4)' && echo "$out" | grep -q "search's first trial did not run"
+}
+if [ -x "$BUILD/double/cpu-grouped" ]; then
+    t_ok tune-cpu-grouped _tune_check "$BUILD/double/cpu-grouped" --ne 5 --steps 600
+    t_ok tune-cpu-all-fail _tune_all_fail "$BUILD/double/cpu-grouped" --ne 5 --steps 600 --autotune \
+        --autotune-cache '' --drift-limit 1e-12 --quiet
+else
+    t_skip tune-cpu "cpu-grouped not built"
 fi
-rumd_groups="matrix sys layout device sort-every verify grow err"
+# RUMD_TEST_PRECISIONS: the precisions to run (default both)
+rumd_precs=${RUMD_TEST_PRECISIONS:-double float}
+rumd_groups="autotune matrix sys layout device sort-every verify grow err"
 if ! have_gpu || [ ! -x "$BUILD/double/gpu-rumd" ]; then
     why="no GPU found"
     have_gpu && why="gpu-rumd not built (nvcc missing?)"
     for grp in $rumd_groups; do t_skip "rumd-$grp" "$why"; done
     return 0 2>/dev/null || exit 0
 fi
+for prec in $rumd_precs; do
+    for prog in gpu-layer gpu-old gpu-rumd; do
+        t_ok "rumd-autotune-$prec-$prog" _tune_check "$BUILD/$prec/$prog" --ne 16 \
+            --steps 2000 --autotune-budget 120
+    done
+done
 for prec in $rumd_precs; do
     b=$BUILD/$prec/gpu-rumd
     pass="check gpu-rumd: PASS"

@@ -333,6 +333,65 @@ static void test_autotune(void)
            "autotune thread counts (whole warps)", autotune_threads(32, 3), 128);
 }
 
+/* The generic search (autotune_generic: coordinate descent, golden section for the skin) on a
+ * fake timing function with a planted minimum: skin 0.43, threads index 4, t_p index 2, read
+ * index 2 (the last value of its domain); trials with skin > 0.9 fail (a box too small for the
+ * cells); every point must be timed once at most. */
+typedef struct {
+    int trials, repeats, failed;
+    double seen[512][4];
+} FakeKnobs;
+
+static double fake_knobs(void *ctx, const double *x, const char *phase)
+{
+    FakeKnobs *f = ctx;
+    (void)phase;
+    for (int m = 0; m < f->trials && m < 512; m++)
+        if (memcmp(f->seen[m], x, sizeof f->seen[m]) == 0) f->repeats++;
+    if (f->trials < 512) memcpy(f->seen[f->trials], x, sizeof f->seen[0]);
+    f->trials++;
+    if (x[0] > 0.9) { f->failed++; return -1; }
+    const double sk = x[0] - 0.43, th = x[1] - 4, tp = x[2] - 2;
+    return 1e-5 * (1 + 2 * sk * sk) * (1 + 0.05 * th * th) * (1 + 0.03 * tp * tp) * (x[3] == 2 ? 1.0 : 1.1);
+}
+
+static double fake_knobs_clock(void *ctx) { return ((FakeKnobs *)ctx)->trials; }
+
+static void test_autotune_generic(void)
+{
+    GenTuner t = {4, {{"delta", 0, 0.05, 1.5, 0.05, 0.6}, {"threads", 6, 0, 0, 0, 2}, {"tp", 6, 0, 0, 0, 0},
+                      {"read", 3, 0, 0, 0, 0}}, fake_knobs, NULL, 0, NULL};
+    static FakeKnobs f;
+    memset(&f, 0, sizeof f);
+    t.ctx = &f;
+    GenResult r;
+    const int rc = autotune_generic(&t, &r);
+    printf("autotune generic: skin %.3f threads %g tp %g read %g after %d trials (%d sweeps, %d failed)\n", r.x[0],
+           r.x[1], r.x[2], r.x[3], r.trials, r.sweeps, f.failed);
+    expect(rc == 0 && fabs(r.x[0] - 0.43) <= 0.05 && r.x[1] == 4 && r.x[2] == 2 && r.x[3] == 2,
+           "generic autotune finds the planted minimum (skin 0.43, threads 4, t_p 2, read 2)", r.x[0], 0.43);
+    expect(f.repeats == 0 && r.trials == f.trials, "generic autotune times no point twice", f.repeats, 0);
+    expect(f.failed > 0 && r.best_s > 0, "generic autotune skips failed trials (skin > 0.9)", f.failed, 1);
+    expect(r.start_s > r.best_s && r.trials < 60, "generic autotune beats its start in under 60 trials", r.trials, 60);
+    /* the budget: one second a trial, 5 allowed */
+    static FakeKnobs g;
+    memset(&g, 0, sizeof g);
+    GenTuner tb = t;
+    tb.ctx = &g;
+    tb.budget_s = 5;
+    tb.clock_s = fake_knobs_clock;
+    autotune_generic(&tb, &r);
+    expect(r.budget_exhausted && r.trials == 5, "generic autotune stops at its budget (5 trials)", r.trials, 5);
+    /* a start that cannot run: 1 */
+    static FakeKnobs h;
+    memset(&h, 0, sizeof h);
+    GenTuner ts = t;
+    ts.ctx = &h;
+    ts.knob[0].start = 1.4;
+    const int start_rc = autotune_generic(&ts, &r);
+    expect(start_rc == 1 && h.trials == 1, "generic autotune: a failed start ends the search", h.trials, 1);
+}
+
 int main(void)
 {
     test_potential();
@@ -346,6 +405,7 @@ int main(void)
     test_lattice();
     test_configs();
     test_autotune();
+    test_autotune_generic();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -13,6 +13,7 @@
  * the sums and the scattered -f), which keeps the paper's loop over atoms and over t_m;
  * atoms are reordered in cell order every --reorder steps (the paper does this on the GPU;
  * --reorder 0 gives its CPU chain as described). */
+#include "../common/tune.h"
 #include "../kernels/cpu/cpu_lists.h"
 
 #include <stdlib.h>
@@ -47,10 +48,16 @@ static void forces(Sim *s)
     s->props.virial_sum = virial;
 }
 
+/* --autotune (common/tune.h): the skin and the reorder interval by the generic search; the one
+ * CPU program that declares knobs, so that the trial runner is tested where there is no GPU */
+static const TuneDecl tune = {2, {{"delta", NULL, 0.05, 1.5, 0.05, NULL}, {"reorder", "0 20 100 500", 0, 0, 0, "100"}},
+                              1, NULL};
+
 static const Variant variant = {
     .name = "cpu-grouped",
     .summary = "neighbours grouped by atom (p_i, t_m), 14 cells, Newton 3",
-    .knobs = KNOB_LIST | KNOB_REORDER,
+    .knobs = KNOB_LIST | KNOB_REORDER | KNOB_AUTOTUNE,
+    .tune = &tune,
     .pair_multiplicity = 1,
     .init = init,
     .finish = grouped_stage_finish,

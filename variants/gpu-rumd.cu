@@ -42,8 +42,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 
 /* One simulation per process: the variant's own state beside GpuSim. */
 static struct {
@@ -524,211 +522,47 @@ static void rumd_finish(Sim *s)
     gpu_finish(s);
 }
 
-/* ---- --autotune: the search of kernels/autotune.c, each trial a short run of this program --- */
+/* ---- --autotune: RUMD's phased search (kernels/autotune.c), each trial the harness's
+ * in-process run from the stored start (common/tune.h) ---------------------------------------- */
 
-/* Flags without a value (everything else in the option table takes one). */
-static int flag_without_value(const char *a)
+static double rumd_trial(void *ctx, const TuneParams *tp, const char *phase)
 {
-    static const char *const bare[] = {"--check", "--verify-lists", "--quiet", "--print-config", "--allow-dirty",
-                                       "--autotune", NULL};
-    for (int k = 0; bare[k]; k++)
-        if (strcmp(a, bare[k]) == 0) return 1;
+    TuneValues v;
+    snprintf(v[0], TUNE_VAL_LEN, "%s", list_names[tp->list]);
+    snprintf(v[1], TUNE_VAL_LEN, "%.6g", tp->skin);
+    snprintf(v[2], TUNE_VAL_LEN, "%d", tp->pb);
+    snprintf(v[3], TUNE_VAL_LEN, "%d", tp->tp);
+    snprintf(v[4], TUNE_VAL_LEN, "%d", tp->sort_every);
+    return tune_trial((Tune *)ctx, v, phase);
+}
+
+static double rumd_clock(void *ctx) { return tune_elapsed((Tune *)ctx); }
+
+static int rumd_search(Tune *T, TuneOutcome *out)
+{
+    Tuner tuner = {rumd_trial, T, tune_natoms(T), tune_budget(T), rumd_clock};
+    TuneResult r;
+    if (autotune_search(&tuner, &r) != 0) return 1;
+    const TuneParams *b = &r.best;
+    snprintf(out->best[0], TUNE_VAL_LEN, "%s", list_names[b->list]);
+    snprintf(out->best[1], TUNE_VAL_LEN, "%.6g", b->skin);
+    snprintf(out->best[2], TUNE_VAL_LEN, "%d", b->pb);
+    snprintf(out->best[3], TUNE_VAL_LEN, "%d", b->tp);
+    snprintf(out->best[4], TUNE_VAL_LEN, "%d", b->sort_every);
+    out->best_s = r.best_s;
+    out->start_s = r.baseline_s;
+    out->trials = r.trials;
+    out->budget_exhausted = r.budget_exhausted;
     return 0;
 }
 
-/* argv without the flags a trial or the final run must not inherit (name -> dropped). */
-static int keep_args(int argc, char **argv, const char *const *drop, char **out)
-{
-    int m = 0;
-    out[m++] = argv[0];
-    for (int k = 1; k < argc; k++) {
-        int dropped = 0;
-        for (int d = 0; drop[d]; d++) dropped |= strcmp(argv[k], drop[d]) == 0;
-        const int valued = !flag_without_value(argv[k]) && k + 1 < argc;
-        if (!dropped) {
-            out[m++] = argv[k];
-            if (valued) out[m++] = argv[k + 1];
-        }
-        if (valued) k++;
-    }
-    return m;
-}
-
-struct TrialRun {
-    int argc;
-    char **argv;              /* the user's flags, less those a trial sets itself */
-    const char *csv;          /* the user's --csv: every trial a row there (tag autotune-<phase>) */
-    long n;
-    int timed, equil;
-    struct timespec t0;
-};
-
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
-static double trial_clock(void *ctx) { return since(&((TrialRun *)ctx)->t0); }
-
-/* text in single quotes for the shell */
-static void shell_word(char *cmd, size_t len, const char *w)
-{
-    strncat(cmd, " '", len - strlen(cmd) - 1);
-    for (const char *c = w; *c; c++) {
-        const char one[2] = {*c, 0};
-        strncat(cmd, *c == '\'' ? "'\\''" : one, len - strlen(cmd) - 1);
-    }
-    strncat(cmd, "'", len - strlen(cmd) - 1);
-}
-
-/* One trial: this program, the same start (same flags and seed), a short run whose warm-up
- * is plain NVE (no rescaling), the trial's knobs last; seconds per step from its summary. */
-static double run_trial(void *ctx, const TuneParams *tp, const char *phase)
-{
-    TrialRun *T = (TrialRun *)ctx;
-    static char cmd[16384];
-    char knobs[512];
-    cmd[0] = '\0';
-    for (int k = 0; k < T->argc; k++) shell_word(cmd, sizeof cmd, T->argv[k]);
-    snprintf(knobs, sizeof knobs, "--list %s --delta %.6g --pb %d --tp %d --sort-every %d --steps %d --equil %d "
-             "--rescale-every 1000000000 --avg-block %d --stage-reps 0 --quiet",
-             list_names[tp->list], tp->skin, tp->pb, tp->tp, tp->sort_every, T->equil + T->timed, T->equil,
-             T->timed / 4);
-    for (char *w = strtok(knobs, " "); w; w = strtok(NULL, " ")) shell_word(cmd, sizeof cmd, w);
-    if (T->csv[0]) {
-        char tag[64];
-        snprintf(tag, sizeof tag, "autotune-%s", phase);
-        shell_word(cmd, sizeof cmd, "--csv");
-        shell_word(cmd, sizeof cmd, T->csv);
-        shell_word(cmd, sizeof cmd, "--tag");
-        shell_word(cmd, sizeof cmd, tag);
-    }
-    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
-    fflush(stdout);
-    FILE *f = popen(cmd, "r");
-    if (!f) return -1;
-    char line[1024], last[1024] = "";
-    double us = -1;
-    while (fgets(line, sizeof line, f)) {
-        snprintf(last, sizeof last, "%s", line);
-        char *at = strstr(line, " us/atom-step");
-        if (at && us < 0) {   /* "...: X us/atom-step (median ...)" */
-            char *start = at;
-            while (start > line && start[-1] != ' ') start--;
-            us = atof(start);
-        }
-    }
-    const int rc = pclose(f);
-    /* a trial that cannot run here (no GPU: its preflight's exit 6) stops the tuning with the
-     * trial's one line, before anything is printed (the trials are argv[0]: a test's stand-in
-     * tunes without a GPU) */
-    if (WIFEXITED(rc) && WEXITSTATUS(rc) == EXIT_NO_DEVICE) {
-        last[strcspn(last, "\n")] = '\0';
-        nbr_fail(EXIT_NO_DEVICE, "%s", last);
-    }
-    const double sec = rc == 0 && us > 0 ? us * 1e-6 * (double)T->n : -1;
-    printf("# autotune %-13s list %-4s skin %.3f p_b %3d t_p %2d sort %4d: ", phase, list_names[tp->list], tp->skin,
-           tp->pb, tp->tp, tp->sort_every);
-    if (sec > 0) printf("%.3f us/step\n", sec * 1e6);
-    else printf("failed (exit %d): %s", rc, last[0] ? last : "no output\n");
-    return sec;
-}
-
-/* The cache: one line per key, "key|list skin pb tp sort_every seconds". */
-static void cache_key(const Params *p, long n, char *key, size_t len)
-{
-    cudaDeviceProp prop;
-    int ndev = 0;
-    const int have = cudaGetDeviceCount(&ndev) == cudaSuccess && p->device < ndev &&
-                     cudaGetDeviceProperties(&prop, p->device) == cudaSuccess;
-    snprintf(key, len, "gpu=%s;precision=%s;n=%ld;rho=%.8g;T=%.8g;potential=%s rc=%.8g shift=%.8g;dt=%.8g",
-             have ? prop.name : "none", NBR_PRECISION, n, p->rho, p->temp, potential_names[p->potential], p->rc,
-             p->shift, p->dt);
-    for (char *c = key; *c; c++)
-        if (*c == '|' || *c == '\n') *c = ';';
-}
-
-static int cache_lookup(const char *file, const char *key, TuneParams *tp, double *sec)
-{
-    FILE *f = file[0] ? fopen(file, "r") : NULL;
-    if (!f) return 0;
-    char line[2048], list[16];
-    int found = 0;
-    const size_t kl = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, kl) == 0 && line[kl] == '|' &&
-            sscanf(line + kl + 1, "%15s %lf %d %d %d %lf", list, &tp->skin, &tp->pb, &tp->tp, &tp->sort_every, sec) ==
-                6)
-            for (int k = 0; list_names[k]; k++)
-                if (strcmp(list, list_names[k]) == 0) { tp->list = k; found = 1; }   /* the last line of a key wins */
-    fclose(f);
-    return found;
-}
-
-static void cache_store(const char *file, const char *key, const TuneParams *tp, double sec)
-{
-    if (!file[0]) return;
-    FILE *f = fopen(file, "a");
-    if (!f) nbr_fail(EXIT_INPUT, "%s: --autotune-cache %s: cannot append to it", NAME, file);
-    fprintf(f, "%s|%s %.6g %d %d %d %.6g\n", key, list_names[tp->list], tp->skin, tp->pb, tp->tp, tp->sort_every, sec);
-    fclose(f);
-}
-
-/* --autotune: the tuned parameters (cache or search), then the run with them appended. */
-static int autotuned_main(int argc, char **argv, const Params *p, const Variant *variant)
-{
-    const long n = params_natoms(p);
-    char key[1024];
-    cache_key(p, n, key, sizeof key);
-    TuneParams best;
-    double best_s = 0;
-    if (cache_lookup(p->autotune_cache, key, &best, &best_s)) {
-        printf("# autotune: from %s: list %s skin %.3f p_b %d t_p %d sort every %d (%.3f us/step when tuned)\n",
-               p->autotune_cache, list_names[best.list], best.skin, best.pb, best.tp, best.sort_every, best_s * 1e6);
-    } else {
-        static const char *const trial_drop[] = {"--autotune", "--autotune-budget", "--autotune-cache", "--csv",
-                                                 "--tag", "--blocks-csv", "--check", "--verify-lists", "--print-config",
-                                                 NULL};
-        char **targv = (char **)nbr_alloc(sizeof(char *) * (argc + 1), "arguments");
-        TrialRun T = {};
-        T.argc = keep_args(argc, argv, trial_drop, targv);
-        T.argv = targv;
-        T.csv = p->csv;
-        T.n = n;
-        T.timed = (int)fmax(500, fmin(3000, 2e8 / (double)n));
-        T.equil = 200;
-        clock_gettime(CLOCK_MONOTONIC, &T.t0);
-        Tuner tuner = {run_trial, &T, n, p->autotune_budget, trial_clock};
-        TuneParams warm = autotune_defaults(n);
-        run_trial(&T, &warm, "warmup");   /* the appendix: a first run to warm up, not compared */
-        TuneResult r;
-        if (autotune_search(&tuner, &r) != 0)
-            nbr_fail(EXIT_INTERNAL, "%s: --autotune: the baseline trial with RUMD's defaults did not run (see above)",
-                     NAME);
-        best = r.best;
-        best_s = r.best_s;
-        printf("# autotune: %d trials in %.1f s%s: list %s skin %.3f p_b %d t_p %d sort every %d, %.3f us/step "
-               "(baseline %.3f)\n", r.trials, since(&T.t0), r.budget_exhausted ? " (budget used up: best so far)" : "",
-               list_names[best.list], best.skin, best.pb, best.tp, best.sort_every, best_s * 1e6, r.baseline_s * 1e6);
-        if (!r.budget_exhausted) cache_store(p->autotune_cache, key, &best, best_s);
-        free(targv);
-    }
-    static const char *const final_drop[] = {"--autotune", "--autotune-budget", "--autotune-cache", NULL};
-    char **fargv = (char **)nbr_alloc(sizeof(char *) * (argc + 12), "arguments");
-    int m = keep_args(argc, argv, final_drop, fargv);
-    static char v_list[16], v_skin[32], v_pb[16], v_tp[16], v_sort[16];
-    snprintf(v_list, sizeof v_list, "%s", list_names[best.list]);
-    snprintf(v_skin, sizeof v_skin, "%.6g", best.skin);
-    snprintf(v_pb, sizeof v_pb, "%d", best.pb);
-    snprintf(v_tp, sizeof v_tp, "%d", best.tp);
-    snprintf(v_sort, sizeof v_sort, "%d", best.sort_every);
-    char *extra[] = {(char *)"--list", v_list, (char *)"--delta", v_skin, (char *)"--pb", v_pb, (char *)"--tp", v_tp,
-                     (char *)"--sort-every", v_sort};
-    for (char *e : extra) fargv[m++] = e;
-    fargv[m] = NULL;
-    return nbr_main(m, fargv, variant);
-}
+/* The knobs of RUMD's appendix, in the cache's order (list skin p_b t_p sort_every); the
+ * domains are the search's own (kernels/autotune.c); the cache key as before (no program). */
+static const TuneDecl tune = {5, {{"list", "none n2 sort", 0, 0, 0, NULL},
+                                  {"delta", NULL, 0.05, 2.0, 0.05, NULL},
+                                  {"pb", "16 32 48 64 96 128 192", 0, 0, 0, NULL},
+                                  {"tp", NULL, 1, 64, 1, NULL},
+                                  {"sort-every", "0 50 100 200 500 1000", 0, 0, 0, NULL}}, 0, rumd_search};
 
 int main(int argc, char **argv)
 {
@@ -744,8 +578,6 @@ int main(int argc, char **argv)
     variant.reorder = rumd_reorder;
     variant.device_rebuild = rumd_device_rebuild;
     variant.knobs |= KNOB_AUTOTUNE;
-    Params p;
-    params_parse(&p, argc, argv, variant.knobs, variant.name, variant.summary);   /* --help, bad flags: here */
-    if (p.autotune && !p.print_config) return autotuned_main(argc, argv, &p, &variant);
+    variant.tune = &tune;
     return nbr_main(argc, argv, &variant);
 }

@@ -300,6 +300,20 @@ double gpu_timer_seconds(Sim *s, int from, int to)
 
 const char *gpu_device_name(Sim *s) { return gpu_of(s)->device_name; }
 
+void gpu_device_query(const Sim *s, char *name, size_t len, double *used_bytes)
+{
+    cudaDeviceProp prop;
+    int ndev = 0;
+    const int have = cudaGetDeviceCount(&ndev) == cudaSuccess && s->p.device < ndev &&
+                     cudaGetDeviceProperties(&prop, s->p.device) == cudaSuccess;
+    cudaGetLastError();
+    snprintf(name, len, "%s", have ? prop.name : "none");
+    size_t free_b = 0, total_b = 0;
+    *used_bytes = have && cudaSetDevice(s->p.device) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess
+                      ? (double)(total_b - free_b) : -1;
+    cudaGetLastError();
+}
+
 Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s), const char *compiler)
 {
     Variant v;
@@ -328,6 +342,7 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.timer_mark = gpu_timer_mark;
     v.timer_seconds = gpu_timer_seconds;
     v.device_name = gpu_device_name;
+    v.device_query = gpu_device_query;
     v.device_begin = gpu_device_begin;
     v.device_rebuild = gpu_device_rebuild;
     v.device_decide = gpu_device_decide;

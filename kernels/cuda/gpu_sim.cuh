@@ -28,6 +28,7 @@
 
 #include "../../common/pbc.h"
 #include "../../common/sim.h"
+#include "../../common/tune.h"
 #include "../capacity.h"
 #include "../cells.h"
 #include "cuda_check.cuh"
@@ -353,6 +354,9 @@ void gpu_for_each_pair(Sim *s, PairFn fn, void *arg);
 void gpu_timer_mark(Sim *s, int slot);
 double gpu_timer_seconds(Sim *s, int from, int to);
 const char *gpu_device_name(Sim *s);
+/* Variant.device_query: the name of --device's GPU ("none" where there is none) and the bytes
+ * in use on it (cudaMemGetInfo; -1 where it cannot be asked) */
+void gpu_device_query(const Sim *s, char *name, size_t len, double *used_bytes);
 
 /* Layer assignment (cells.cu) and its capacity, used by gpu_build and the reordering. */
 void gpu_assign_layers(Sim *s, GpuSim *g);
