@@ -138,10 +138,11 @@ struct GpuSim {
 
     /* --leapfrog fused (integrate.cu): the fused kernel's ticket (its last block decides) */
     unsigned *leap_ticket;
-    /* --tp > 1 (force.cu): the force blocks' sums, 2 per block of the TP launch, and a ticket per
-     * block of the per-atom launch (the last of its TP blocks adds them into the partials) */
-    double *tp_parts;
-    unsigned *tp_tickets;
+    /* the pair-force kernel's reduction where several force blocks share a partial
+     * (pair_force.cuh): their sums, 2 per force block, and a ticket per partial */
+    double *force_scratch;
+    unsigned *force_tickets;
+    int force_scratch_blocks, force_ticket_slots;   /* what they hold */
 
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */
