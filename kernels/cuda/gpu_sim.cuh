@@ -216,7 +216,15 @@ __device__ __forceinline__ real min_image_r2(const real4 &a, const real4 &b, rea
 template <int Kind>
 __device__ __forceinline__ real pair_of_kind(const PairPotential &pot, real r2, real qq, real *fr)
 {
-    return Kind == POT_LJ ? pair_lj(pot, r2, fr) : pair_u(pot, r2, qq, fr);
+    if constexpr (Kind == POT_LJ) {
+        return pair_lj(pot, r2, fr);
+    } else {
+        /* the kind a constant, so pair_u's test of it folds away: no per-pair branch, whether
+         * or not the compiler unswitches the loop (it did for some read paths only) */
+        PairPotential p = pot;
+        p.kind = Kind;
+        return pair_u(p, r2, qq, fr);
+    }
 }
 
 /* Calls f(std::integral_constant<int, kind>{}) for the run's potential kind. */

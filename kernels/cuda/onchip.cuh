@@ -66,7 +66,10 @@ __device__ __forceinline__ ForceSum onchip_force_atom(int i, bool active, int su
     if (active) {
         const real4 ri = r[i];
 #pragma unroll 4
-        for (int m = sub; m < count; m += tp) pair_force_add<Kind>(ri, r[list_i[m]], L, pot, f);
+        for (int m = sub; m < count; m += tp) {
+            const real4 rj = r[list_i[m]];   /* one vector load (a reference would let q_j load apart) */
+            pair_force_add<Kind>(ri, rj, L, pot, f);
+        }
     }
     for (int o = tp >> 1; o > 0; o >>= 1) {
         f.fx += __shfl_xor_sync(0xffffffffu, f.fx, o);
