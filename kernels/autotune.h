@@ -50,7 +50,7 @@ typedef struct {
 /* RUMD's defaults for N atoms (baseline; also gpu-rumd's when not tuned). */
 TuneParams autotune_defaults(long n);
 
-/* Threads per block of p_b particles with t_p threads each, whole warps (kernels/cuda/rumd.cuh);
+/* Threads per block of p_b particles with t_p threads each, whole warps (kernels/cuda/pair_force.cuh);
  * the search skips layouts over 1024. */
 int autotune_threads(int pb, int tp);
 

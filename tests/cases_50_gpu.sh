@@ -36,7 +36,8 @@
 #               U, summed from the partials) to 1e-6 (float) / 1e-12 (double) at step 0, both
 #               passing the per-atom check; a t_p the kernel has no instance for is refused.
 #               Planted faults for the lead to try (none can run without a GPU): lanes not
-#               striding (force.cu: m += 1 for m += TP: forces TP times too large, check FAIL),
+#               striding (pair_force.cuh neighbour_loop: m += 1 for m += stride: forces TP times
+#               too large, check FAIL),
 #               no group_sum (forces of lane 0 only, check FAIL), the partial written to slot
 #               `block` instead of `slot` (U wrong: check total energy FAIL, tp-same FAIL)
 #   device-fused-*  --leapfrog fused (one kernel for kick, decision and the next kick_drift):

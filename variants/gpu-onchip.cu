@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             const int i = i0 + group;
             const bool act = i < n;
             const int cnt = act ? min(count[i], cap) : 0;
-            const OnchipSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? i : 0) * cap, cnt,
+            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? i : 0) * cap, cnt,
                                                         A.L, A.pot);
             if (act && sub == 0) {
                 const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
@@ -426,7 +426,7 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             const int a = a0 + group, i = lo + a;
             const bool act = a < nown;
             const int cnt = act ? min(count[a], cap) : 0;
-            const OnchipSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
+            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
                                                         A.L, A.pot);
             real4 vi = make_real4(0, 0, 0, 0);
             if (act) {   /* every lane of the group: the same sums, the same kick */
@@ -525,7 +525,7 @@ __global__ void force_kernel(const real4 *r, int n, int tp, real L, PairPotentia
 {
     const int rank = blockIdx.x * blockDim.x + threadIdx.x, sub = rank & (tp - 1), i = rank / tp;
     const bool act = i < n;
-    const OnchipSum f = onchip_force_atom<Kind>(i, act, sub, tp, r, list + (size_t)(act ? i : 0) * cap,
+    const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, r, list + (size_t)(act ? i : 0) * cap,
                                                 act ? min(count[i], cap) : 0, L, pot);
     real ui = 0, wi = 0;
     if (act && sub == 0) {

@@ -2,8 +2,9 @@
  *
  * Forces (the paper's Fig. 3): t_p threads per particle (--tp) in blocks of p_b particles
  * (--pb); thread k of particle i takes the neighbours k, k + t_p, ... of its list and the t_p
- * partial forces, energies and virials are summed with warp shuffles (kernels/cuda/rumd.cuh);
- * t_p = 1 has its own kernel without that sum, as the paper advises. --prefetch on loads the
+ * partial forces, energies and virials are summed with warp shuffles; t_p = 1 has its own
+ * kernel without that sum, as the paper advises (both of the shared pair-force family,
+ * kernels/cuda/pair_force.cuh, that gpu-layer runs too). --prefetch on loads the
  * next neighbour's index and position before the current pair is worked on; --read picks
  * the read path of positions (texture, ldg = the read-only cache, plain).
  * Neighbour list: W[m * N + i] (RUMD's column-major list: the m-th neighbours of consecutive
@@ -34,7 +35,7 @@
  * download, pair enumeration -- is the shared GPU harness (kernels/cuda/). */
 #include "../kernels/cuda/gpu_sim.cuh"
 #include "../kernels/autotune.h"
-#include "../kernels/cuda/rumd.cuh"
+#include "../kernels/cuda/pair_force.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -52,9 +53,8 @@ static struct {
     int *key, *key_sorted, *index, *perm, *slot, *count, *start, *end;
     void *sort_tmp;
     size_t sort_tmp_bytes;
-    double *force_partial;    /* 2 x force blocks */
-    unsigned *force_ticket;
-    int force_blocks;
+    int force_blocks;         /* blocks of p_b particles */
+    int force_group;          /* force blocks per partial of the per-atom launch */
 } R;
 
 static const char *NAME = "gpu-rumd";
@@ -62,137 +62,20 @@ static const char *NAME = "gpu-rumd";
 /* The kernels have internal linkage: other GPU programs' kernels may share their names. */
 namespace {
 
-/* ---- forces ------------------------------------------------------------------------------ */
+/* ---- forces: the shared pair-force family (kernels/cuda/pair_force.cuh) ------------------ */
 
-/* Pair (i, j) into the running sums, if within r_c (minimum image); Kind: the potential
- * (charges ride in r.w, gpu_sim.cuh's pair_of_kind). */
-template <int Kind>
-__device__ __forceinline__ void add_pair(const real4 &ri, const real4 &rj, real L, const PairPotential &pot,
-                                         ForceSum &acc)
-{
-    real dx, dy, dz;
-    const real r2 = min_image_r2(ri, rj, L, dx, dy, dz);
-    if (r2 < pot.rc2 && r2 > 0) {
-        real fr;
-        acc.u += pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
-        acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
-        acc.w += fr * r2;
-    }
-}
-
-/* The neighbours m = first, first + stride, ... < count of particle i from W, or with
- * AllPairs every j = first, first + stride, ... < n (j = i adds nothing: r2 = 0). Prefetch:
- * the next index and position are loaded before the current pair is worked on. */
-template <int Kind, int Mode, bool Prefetch, bool AllPairs>
-__device__ __forceinline__ void neighbour_loop(const PosSource &pos, const int *__restrict__ W, int i, int n,
-                                               int count, int first, int stride, real L, const PairPotential &pot,
-                                               const real4 &ri, ForceSum &acc)
-{
-    const int end = AllPairs ? n : count;
-#define NBR_J(m) (AllPairs ? (m) : W[w_index<WLAYOUT_ROW>((m), i, n, 0)])
-    if (Prefetch) {
-        if (first >= end) return;
-        int j = NBR_J(first);
-        real4 rj = fetch_pos<Mode>(pos, j);
-        for (int m = first; m < end; m += stride) {
-            const int next = m + stride < end ? NBR_J(m + stride) : j;
-            const real4 rn = fetch_pos<Mode>(pos, next);
-            add_pair<Kind>(ri, rj, L, pot, acc);
-            rj = rn;
-        }
-    } else {
-#pragma unroll 4
-        for (int m = first; m < end; m += stride) add_pair<Kind>(ri, fetch_pos<Mode>(pos, NBR_J(m)), L, pot, acc);
-    }
-#undef NBR_J
-}
-
-/* t_p = 1 (the paper's separate kernel): one thread per particle, blocks of p_b. */
-template <int Kind, int Mode, bool Prefetch, bool AllPairs>
-__global__ void __launch_bounds__(1024) force_tp1_kernel(PosSource pos, const int *__restrict__ W,
-                                                         const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
-                                                         PairPotential pot, real4 *a, real *u, double *partial,
-                                                         unsigned *ticket, double *upot, double *virial)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    ForceSum acc = {0, 0, 0, 0, 0};
-    if (i < n) {
-        const real4 ri = fetch_pos<Mode>(pos, i);
-        const int count = AllPairs ? 0 : min(nbr_count[i], nbr_cap);
-        neighbour_loop<Kind, Mode, Prefetch, AllPairs>(pos, W, i, n, count, 0, 1, L, pot, ri, acc);
-        a[i] = make_real4(acc.fx, acc.fy, acc.fz, 0);
-        u[i] = (real)0.5 * acc.u;
-    }
-    const double ub = block_reduce((double)((real)0.5 * acc.u), SumOp(), 0.0);
-    const double wb = block_reduce((double)((real)0.5 * acc.w), SumOp(), 0.0);
-    finish_force_sums(ub, wb, partial, ticket, upot, virial);
-}
-
-/* t_p threads per particle (Fig. 3). */
-template <int Kind, int Mode, bool Prefetch, bool AllPairs>
-__global__ void __launch_bounds__(1024) force_tp_kernel(TpLayout lay, PosSource pos, const int *__restrict__ W,
-                                                        const int *__restrict__ nbr_count, int n, int nbr_cap, real L,
-                                                        PairPotential pot, real4 *a, real *u, double *partial,
-                                                        unsigned *ticket, double *upot, double *virial)
-{
-    int local, sub;
-    bool idle;
-    tp_place(lay, local, sub, idle);
-    const int i = blockIdx.x * lay.ppb + local;
-    const bool active = !idle && i < n;
-    ForceSum acc = {0, 0, 0, 0, 0};
-    if (active) {
-        const real4 ri = fetch_pos<Mode>(pos, i);
-        const int count = AllPairs ? 0 : min(nbr_count[i], nbr_cap);
-        neighbour_loop<Kind, Mode, Prefetch, AllPairs>(pos, W, i, n, count, sub, lay.tp, L, pot, ri, acc);
-    }
-    acc = group_sum(acc, lay, sub);
-    const bool writer = active && sub == 0;
-    if (writer) {
-        a[i] = make_real4(acc.fx, acc.fy, acc.fz, 0);
-        u[i] = (real)0.5 * acc.u;
-    }
-    const double ub = block_reduce(writer ? (double)((real)0.5 * acc.u) : 0.0, SumOp(), 0.0);
-    const double wb = block_reduce(writer ? (double)((real)0.5 * acc.w) : 0.0, SumOp(), 0.0);
-    finish_force_sums(ub, wb, partial, ticket, upot, virial);
-}
-
-/* U and W go to the first partial of PART_UPOT / PART_VIRIAL, whose other partials stay at
- * the zeros gpu_init left (only this kernel writes them), so the shared final reductions
- * (host or device) add the right totals. */
+/* Blocks of p_b particles with t_p lanes each (t_p = 1: the paper's separate kernel without the
+ * t_p sum), the row list or all pairs (--list none); the block sums land in the per-atom
+ * launch's partials PART_UPOT / PART_VIRIAL, R.force_group force blocks to a partial. */
 static void rumd_forces(Sim *s)
 {
     GpuSim *g = gpu_of(s);
-    const PosSource pos = gpu_pos(g);
-    const int all = R.method == LIST_NONE;
-    double *upot = g->parts + PART_UPOT * g->blocks, *virial = g->parts + PART_VIRIAL * g->blocks;
-    dispatch_potential(s->pot.kind, [&](auto kind) {
-    dispatch_read_prefetch(s->p.read, s->p.prefetch, [&](auto read, auto pre) {
-        constexpr int K = decltype(kind)::value;
-        constexpr int M = decltype(read)::value;
-        constexpr bool P = decltype(pre)::value;
-        if (R.lay.tp == 1) {
-            if (all)
-                force_tp1_kernel<K, M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
-                    pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
-                    R.force_ticket, upot, virial);
-            else
-                force_tp1_kernel<K, M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
-                    pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
-                    R.force_ticket, upot, virial);
-        } else {
-            if (all)
-                force_tp_kernel<K, M, P, true><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
-                    R.lay, pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
-                    R.force_ticket, upot, virial);
-            else
-                force_tp_kernel<K, M, P, false><<<R.force_blocks, R.lay.threads, 0, g->stream>>>(
-                    R.lay, pos, g->W, g->nbr_count, s->n, g->nbr_cap, s->L, s->pot, g->a, g->u, R.force_partial,
-                    R.force_ticket, upot, virial);
-        }
-    });
-    });
-    LAUNCH_CHECK("rumd force kernel");
+    PairForceArgs A = pair_force_args(s, g);
+    A.lay = R.lay;
+    A.group = R.force_group;
+    A.force_blocks = R.force_blocks;
+    const PairForceKind k = {s->p.read, WLAYOUT_ROW, s->pot.kind, R.lay.tp, 0, s->p.prefetch, R.method == LIST_NONE};
+    pair_force_launch(A, k, R.force_blocks, R.lay.threads, g->stream);
 }
 
 /* ---- list build n2 (Fig. 4) -------------------------------------------------------------- */
@@ -467,9 +350,10 @@ static int rumd_init(Sim *s)
     R.lay = tp_layout(s->p.tp, s->p.pb, NAME);
     R.force_blocks = blocks_for(s->n, R.lay.ppb);
     if (R.lay.tp == 1) R.lay.threads = R.lay.ppb;   /* one thread per particle */
-    R.force_partial = (double *)gpu_alloc(g, sizeof(double) * 2 * R.force_blocks, "force partial sums");
-    R.force_ticket = (unsigned *)gpu_alloc(g, sizeof(unsigned), "force block counter");
-    CUDA_CHECK(cudaMemsetAsync(R.force_ticket, 0, sizeof(unsigned), g->stream));
+    /* the force blocks do not line up with the per-atom blocks whose partials the reductions
+     * read: ceil(force blocks / partials) of them share one (pair_force.cuh) */
+    R.force_group = (R.force_blocks + g->blocks - 1) / g->blocks;
+    if (R.force_group > 1) pair_force_reserve(g, R.force_blocks, g->blocks);
 
     const int n = s->n;
     if (s->L >= 2.5 * s->rn) R.grid = cells_init(s->L, 0.5 * (double)s->rn, n, NAME);
@@ -512,8 +396,7 @@ static void rumd_finish(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     if (g) {
-        void *dev[] = {R.key, R.key_sorted, R.index, R.perm, R.slot, R.count, R.start, R.end, R.sort_tmp,
-                       R.force_partial, R.force_ticket};
+        void *dev[] = {R.key, R.key_sorted, R.index, R.perm, R.slot, R.count, R.start, R.end, R.sort_tmp};
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
         for (void *p : dev)
             if (p) CUDA_CHECK(cudaFree(p));

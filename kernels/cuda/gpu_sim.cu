@@ -209,8 +209,8 @@ void gpu_finish(Sim *s)
     for (cudaTextureObject_t t : texs)
         if (t) CUDA_CHECK(cudaDestroyTextureObject(t));
     void *dev[] = {g->r, g->v, g->a, g->r_alt, g->v_alt, g->u, g->cell_of, g->layer_of, g->cell_count,
-                   g->cell_start, g->scan_tmp, g->H, g->W, g->nbr_count, g->status, g->parts, g->tp_parts,
-                   g->tp_tickets};
+                   g->cell_start, g->scan_tmp, g->H, g->W, g->nbr_count, g->status, g->parts,
+                   g->force_scratch, g->force_tickets};
     for (void *p : dev)
         if (p) CUDA_CHECK(cudaFree(p));
     void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, g->stage_r, g->stage_v, g->stage_r2,

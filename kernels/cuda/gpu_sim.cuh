@@ -139,10 +139,11 @@ struct GpuSim {
 
     /* --leapfrog fused (integrate.cu): the fused kernel's ticket (its last block decides) */
     unsigned *leap_ticket;
-    /* --tp > 1 (force.cu): the force blocks' sums, 2 per block of the TP launch, and a ticket per
-     * block of the per-atom launch (the last of its TP blocks adds them into the partials) */
-    double *tp_parts;
-    unsigned *tp_tickets;
+    /* the pair-force kernel's reduction where several force blocks share a partial
+     * (pair_force.cuh): their sums, 2 per force block, and a ticket per partial */
+    double *force_scratch;
+    unsigned *force_tickets;
+    int force_scratch_blocks, force_ticket_slots;   /* what they hold */
 
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */
@@ -216,7 +217,15 @@ __device__ __forceinline__ real min_image_r2(const real4 &a, const real4 &b, rea
 template <int Kind>
 __device__ __forceinline__ real pair_of_kind(const PairPotential &pot, real r2, real qq, real *fr)
 {
-    return Kind == POT_LJ ? pair_lj(pot, r2, fr) : pair_u(pot, r2, qq, fr);
+    if constexpr (Kind == POT_LJ) {
+        return pair_lj(pot, r2, fr);
+    } else {
+        /* the kind a constant, so pair_u's test of it folds away: no per-pair branch, whether
+         * or not the compiler unswitches the loop (it did for some read paths only) */
+        PairPotential p = pot;
+        p.kind = Kind;
+        return pair_u(p, r2, qq, fr);
+    }
 }
 
 /* Calls f(std::integral_constant<int, kind>{}) for the run's potential kind. */

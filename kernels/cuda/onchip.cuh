@@ -12,14 +12,12 @@
 #ifndef NBR_ONCHIP_CUH
 #define NBR_ONCHIP_CUH
 
-#include "gpu_sim.cuh"
+#include "pair_force.cuh"
 
 #include <stdint.h>
 
 typedef uint16_t onchip_idx;
 
-/* One atom's force, u and virial sums (over j, before the halves of u and the virial). */
-struct OnchipSum { real fx, fy, fz, u, w; };
 enum { ONCHIP_MAX_ATOMS = 65535 };
 
 /* The lanes of this thread's group within its warp, as a ballot mask. */
@@ -56,37 +54,31 @@ __device__ __forceinline__ int onchip_build_atom(int i, bool active, int sub, in
     return m;
 }
 
-/* Forces on atom i from its list (the W force kernel's arithmetic, force.cu): the group's sums
- * of f, u(r_ij) and r_ij . f_ij, in every lane of the group. Every lane of the warp calls. */
+/* Forces on atom i from its list (the per-pair function of the shared force family,
+ * pair_force.cuh, over a 16-bit list in shared or global memory): the group's sums of f,
+ * u(r_ij) and r_ij . f_ij, in every lane of the group. Every lane of the warp calls. */
 template <int Kind>
-__device__ __forceinline__ OnchipSum onchip_force_atom(int i, bool active, int sub, int tp, const real4 *r,
-                                                      const onchip_idx *list_i, int count, real L,
-                                                      const PairPotential &pot)
+__device__ __forceinline__ ForceSum onchip_force_atom(int i, bool active, int sub, int tp, const real4 *r,
+                                                     const onchip_idx *list_i, int count, real L,
+                                                     const PairPotential &pot)
 {
-    real fx = 0, fy = 0, fz = 0, usum = 0, wsum = 0;
+    ForceSum f = {0, 0, 0, 0, 0};
     if (active) {
         const real4 ri = r[i];
 #pragma unroll 4
         for (int m = sub; m < count; m += tp) {
-            const real4 rj = r[list_i[m]];
-            real dx, dy, dz;
-            const real r2 = min_image_r2(ri, rj, L, dx, dy, dz);
-            if (r2 < pot.rc2) {
-                real fr;
-                usum += pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
-                fx += fr * dx; fy += fr * dy; fz += fr * dz;
-                wsum += fr * r2;
-            }
+            const real4 rj = r[list_i[m]];   /* one vector load (a reference would let q_j load apart) */
+            pair_force_add<Kind>(ri, rj, L, pot, f);
         }
     }
     for (int o = tp >> 1; o > 0; o >>= 1) {
-        fx += __shfl_xor_sync(0xffffffffu, fx, o);
-        fy += __shfl_xor_sync(0xffffffffu, fy, o);
-        fz += __shfl_xor_sync(0xffffffffu, fz, o);
-        usum += __shfl_xor_sync(0xffffffffu, usum, o);
-        wsum += __shfl_xor_sync(0xffffffffu, wsum, o);
+        f.fx += __shfl_xor_sync(0xffffffffu, f.fx, o);
+        f.fy += __shfl_xor_sync(0xffffffffu, f.fy, o);
+        f.fz += __shfl_xor_sync(0xffffffffu, f.fz, o);
+        f.u += __shfl_xor_sync(0xffffffffu, f.u, o);
+        f.w += __shfl_xor_sync(0xffffffffu, f.w, o);
     }
-    return OnchipSum{fx, fy, fz, usum, wsum};
+    return f;
 }
 
 #endif
