@@ -23,7 +23,7 @@ extern "C" {
 #include <string.h>
 
 /* The kernels and their helpers have internal linkage: every GPU program links every shared
- * kernel file, and names like gather_kernel recur. */
+ * kernel file, and names like classify_kernel could recur. */
 namespace {
 
 /* One atom as it travels in a gather (check, download). */
@@ -247,7 +247,9 @@ struct DdCells {
  * read four candidates at a time with their positions fetched before any is tested, as
  * gpu-layer reads H, so a thread has several loads in flight instead of one dependent chain per
  * candidate (the list phase 16% shorter at SP 8M and LJ 4M on one rank, H200 at 39b2e8e beside
- * ed61b1b). The candidates and their order are those of the 27-cell walk. */
+ * ed61b1b). The candidates and their order are those of the 27-cell walk. It is not
+ * walk_cells (gpu_sim.cuh): that walk is periodic (it wraps and shifts at the faces) and visits
+ * one cell at a time; this grid is clamped at its edges and its rows are read as runs. */
 template <int Mode, int Layout>
 __global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const int *__restrict__ cell_of,
                                                           const int *__restrict__ cell_start,
