@@ -91,6 +91,9 @@ void cellsort_free(CellSort *cs, GpuSim *g)
 void cellsort_radix(CellSort *cs, int n, int bits, cudaStream_t stream)
 {
     if (n <= 0) return;
+    if (!(cs->parts & CELLSORT_RADIX) || n > cs->n_cap)
+        nbr_fail(EXIT_INTERNAL, "internal: cellsort_radix: %d keys, room reserved for %d", n,
+                 cs->parts & CELLSORT_RADIX ? cs->n_cap : 0);
     size_t bytes = cs->tmp_bytes;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cs->tmp, bytes, cs->key, cs->key_sorted, cs->index, cs->perm, n, 0,
                                                bits, stream));
@@ -149,6 +152,7 @@ void cellsort_scan(CellSort *cs, const int *count, int *start, int *end, int nce
         LAUNCH_CHECK("cellsort_scan_kernel");
         return;
     }
+    if (!(cs->parts & CELLSORT_SCAN)) nbr_fail(EXIT_INTERNAL, "internal: cellsort_scan: no CELLSORT_SCAN reserved");
     size_t bytes = cs->tmp_bytes;
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cs->tmp, bytes, count, start, ncells, stream));
 }

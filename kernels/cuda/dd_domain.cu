@@ -345,7 +345,8 @@ static void ensure_atoms(Sim *s, Dd *d, int need, int keep)
     d->v_alt = (real4 *)realloc_dev(g, d->v_alt, r4 * old, r4 * old, r4 * cap, "migration buffers");
     int **ints[] = {&d->zone, &d->flags, &d->flags_up, &g->nbr_count};
     for (int **p : ints) *p = (int *)realloc_dev(g, *p, in * old, 0, in * cap, "per-atom indices");
-    cellsort_reserve(&d->sort, g, cap, d->ncells, CELLSORT_RADIX | CELLSORT_COUNT | CELLSORT_START, 32, g->stream);
+    cellsort_reserve(&d->sort, g, cap, d->ncells, CELLSORT_RADIX | CELLSORT_COUNT | CELLSORT_START | CELLSORT_SCAN, 32,
+                     g->stream);
     g->W = (int *)realloc_dev(g, g->W, in * (size_t)g->nbr_cap * old, 0, in * (size_t)g->nbr_cap * cap,
                               "the neighbour matrix W");
     d->cap = cap;
