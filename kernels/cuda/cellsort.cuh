@@ -75,9 +75,9 @@ int cellsort_bits(int ncells);
 void cellsort_radix(CellSort *cs, int n, int bits, cudaStream_t stream);
 /* start/end of each cell from key_sorted (every cell zeroed first). */
 void cellsort_bounds(CellSort *cs, int n, int ncells, int threads, cudaStream_t stream);
-/* start[c] = sum of count[0..c), end[c] = start[c] + count[c] where end is given. gate: one
- * block, CUB's block scan, returns at once unless *gate; no gate: CUB's device scan (end must
- * be NULL). */
+/* start[c] = sum of count[0..c), end[c] = start[c] + count[c] where end is given. With a gate
+ * or an end: one block, CUB's block scan (returns at once unless *gate); else CUB's device scan
+ * (CELLSORT_SCAN reserved). */
 void cellsort_scan(CellSort *cs, const int *count, int *start, int *end, int ncells, const int *gate,
                    cudaStream_t stream);
 /* perm[start[key[i]] + slot[i]] = i */
