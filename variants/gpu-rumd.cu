@@ -36,8 +36,7 @@
 #include "../kernels/cuda/gpu_sim.cuh"
 #include "../kernels/autotune.h"
 #include "../kernels/cuda/pair_force.cuh"
-
-#include <cub/device/device_radix_sort.cuh>
+#include "../kernels/cuda/cellsort.cuh"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,9 +49,7 @@ static struct {
     TpLayout lay;             /* force kernel and n2 build */
     CellGrid grid;            /* cells of edge >= r_n / 2 (sort) */
     int cell_bits;            /* key bits of the radix sort */
-    int *key, *key_sorted, *index, *perm, *slot, *count, *start, *end;
-    void *sort_tmp;
-    size_t sort_tmp_bytes;
+    CellSort sort;            /* keys, permutation, cellStart / cellEnd */
     int force_blocks;         /* blocks of p_b particles */
     int force_group;          /* force blocks per partial of the per-atom launch */
 } R;
@@ -119,78 +116,6 @@ __global__ void __launch_bounds__(1024) build_n2_kernel(TpLayout lay, PosSource 
 
 /* ---- the sort by cell and the list build sort (Fig. 5) ----------------------------------- */
 
-__device__ __forceinline__ int cell_of_r(const real4 &r, const CellGrid &grid)
-{
-    return cell_index(cell_coord(r.x, grid.L, grid.inv_w, grid.G), cell_coord(r.y, grid.L, grid.inv_w, grid.G),
-                      cell_coord(r.z, grid.L, grid.inv_w, grid.G), grid.G);
-}
-
-/* host decision: (cell, index) pairs for the radix sort */
-__global__ void sort_keys_kernel(const real4 *r, int n, CellGrid grid, int *key, int *index)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    key[i] = cell_of_r(r[i], grid);
-    index[i] = i;
-}
-
-/* host decision: cellStart / cellEnd where the sorted keys change (empty cells stay 0, 0) */
-__global__ void cell_bounds_kernel(const int *key_sorted, int n, int *start, int *end)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    const int c = key_sorted[k];
-    if (k == 0 || key_sorted[k - 1] != c) start[c] = k;
-    if (k == n - 1 || key_sorted[k + 1] != c) end[c] = k + 1;
-}
-
-/* device decision, counting sort: each atom's slot in its cell (count is 0 before) */
-__global__ void count_cells_kernel(const real4 *r, int n, CellGrid grid, int *key, int *slot, int *count,
-                                   const int *gate)
-{
-    if (!*gate) return;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const int c = cell_of_r(r[i], grid);
-    key[i] = c;
-    slot[i] = atomicAdd(&count[c], 1);
-}
-
-/* device decision: the sorted position of each atom -> perm (old index at each new place) */
-__global__ void place_kernel(const int *key, const int *slot, const int *start, int n, int *perm, const int *gate)
-{
-    if (!*gate) return;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) perm[start[key[i]] + slot[i]] = i;
-}
-
-/* r, v gathered into sorted order in the spare arrays ... */
-__global__ void gather_kernel(const real4 *r, const real4 *v, const int *perm, int n, real4 *r_new, real4 *v_new,
-                              const int *gate)
-{
-    if (gate && !*gate) return;
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    const int i = perm[k];
-    r_new[k] = r[i];
-    v_new[k] = v[i];
-}
-
-/* ... and copied back (no pointer swap: a captured graph keeps its pointers); the cell
- * counts zeroed for the next counting sort */
-__global__ void copy_back_kernel(real4 *r, real4 *v, const real4 *r_new, const real4 *v_new, int n, int *count,
-                                 int ncells, const int *gate)
-{
-    if (gate && !*gate) return;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        r[i] = r_new[i];
-        v[i] = v_new[i];
-    }
-    if (count)
-        for (int c = i; c < ncells; c += gridDim.x * blockDim.x) count[c] = 0;
-}
-
 /* The 125 cells around particle i's (edge >= r_n / 2, so every j within r_n is in one of
  * them), each a range [cellStart, cellEnd) of the sorted particles; one thread per particle. */
 template <int Mode>
@@ -219,34 +144,25 @@ __global__ void __launch_bounds__(1024) build_sort_kernel(PosSource pos, const i
     record_nbr_stats(m, status);
 }
 
-/* The sort by cell, r and v rearranged. gate NULL (host decision): cub::DeviceRadixSort, then
- * the cell bounds if asked; else every kernel gated (the counting sort, bounds included). */
+/* The sort by cell, r and v rearranged (kernels/cuda/cellsort.cuh). gate NULL (host decision):
+ * cub::DeviceRadixSort, then the cell bounds if asked; else every kernel gated (the counting
+ * sort, bounds included). */
 static void sort_atoms(Sim *s, GpuSim *g, const int *gate, int bounds)
 {
-    const int n = s->n, nc = R.grid.ncells, nb = blocks_for(n, g->threads);
+    CellSort *cs = &R.sort;
+    const int n = s->n, nc = R.grid.ncells, T = g->threads;
     if (!gate) {
-        sort_keys_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, n, R.grid, R.key, R.index);
-        LAUNCH_CHECK("sort_keys_kernel");
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(R.sort_tmp, R.sort_tmp_bytes, R.key, R.key_sorted, R.index, R.perm,
-                                                   n, 0, R.cell_bits, g->stream));
-        if (bounds) {
-            CUDA_CHECK(cudaMemsetAsync(R.start, 0, sizeof(int) * nc, g->stream));
-            CUDA_CHECK(cudaMemsetAsync(R.end, 0, sizeof(int) * nc, g->stream));
-            cell_bounds_kernel<<<nb, g->threads, 0, g->stream>>>(R.key_sorted, n, R.start, R.end);
-            LAUNCH_CHECK("cell_bounds_kernel");
-        }
+        cellsort_keys(cs, PeriodicCells{R.grid}, g->r, n, T, g->stream);
+        cellsort_radix(cs, n, R.cell_bits, g->stream);
+        if (bounds) cellsort_bounds(cs, n, nc, T, g->stream);
     } else {
-        count_cells_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, n, R.grid, R.key, R.slot, R.count, gate);
-        LAUNCH_CHECK("count_cells_kernel");
-        gpu_launch_cell_scan(g, R.count, R.start, R.end, nc, gate);   /* cellStart, cellEnd */
-        place_kernel<<<nb, g->threads, 0, g->stream>>>(R.key, R.slot, R.start, n, R.perm, gate);
-        LAUNCH_CHECK("place_kernel");
+        cellsort_count(PeriodicCells{R.grid}, g->r, n, cs->key, cs->slot, cs->count, gate, T, g->stream);
+        cellsort_scan(cs, cs->count, cs->start, cs->end, nc, gate, g->stream);   /* cellStart, cellEnd */
+        cellsort_place(cs->key, cs->slot, cs->start, n, cs->perm, gate, T, g->stream);
     }
-    gather_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, g->v, R.perm, n, g->r_alt, g->v_alt, gate);
-    LAUNCH_CHECK("gather_kernel");
-    copy_back_kernel<<<nb, g->threads, 0, g->stream>>>(g->r, g->v, g->r_alt, g->v_alt, n, gate ? R.count : nullptr,
-                                                       nc, gate);
-    LAUNCH_CHECK("copy_back_kernel");
+    cellsort_gather(cs->perm, n, cell_moves(g->r, g->r_alt, g->v, g->v_alt), gate, T, g->stream);
+    cellsort_copy_back(cell_moves(g->r_alt, g->r, g->v_alt, g->v), n, gate ? cs->count : nullptr, nc, gate, gate, T,
+                       g->stream);
     g->v_parts_valid = 0;
 }
 
@@ -263,7 +179,7 @@ static void launch_list(Sim *s, GpuSim *g, const int *gate)
                 R.lay, pos, s->n, s->L, rn2, g->W, g->nbr_count, g->nbr_cap, g->status, gate);
         } else {
             build_sort_kernel<M><<<blocks_for(s->n, g->threads), g->threads, 0, g->stream>>>(
-                pos, R.start, R.end, R.grid, s->n, rn2, g->W, g->nbr_count, g->nbr_cap, g->status, gate);
+                pos, R.sort.start, R.sort.end, R.grid, s->n, rn2, g->W, g->nbr_count, g->nbr_cap, g->status, gate);
         }
     });
     LAUNCH_CHECK("rumd list kernel");
@@ -358,21 +274,9 @@ static int rumd_init(Sim *s)
     const int n = s->n;
     if (s->L >= 2.5 * s->rn) R.grid = cells_init(s->L, 0.5 * (double)s->rn, n, NAME);
     if (R.grid.G >= 5) {   /* the sort's cells (any method may sort; a dilute grid may have widened them) */
-        R.cell_bits = 1;
-        while ((1L << R.cell_bits) < R.grid.ncells) R.cell_bits++;
-        const size_t nc = (size_t)R.grid.ncells;
-        R.key = (int *)gpu_alloc(g, sizeof(int) * n, "sort keys");
-        R.key_sorted = (int *)gpu_alloc(g, sizeof(int) * n, "sorted keys");
-        R.index = (int *)gpu_alloc(g, sizeof(int) * n, "sort indices");
-        R.perm = (int *)gpu_alloc(g, sizeof(int) * n, "the sort permutation");
-        R.slot = (int *)gpu_alloc(g, sizeof(int) * n, "slots in cells");
-        R.count = (int *)gpu_alloc(g, sizeof(int) * nc, "cell counts");
-        R.start = (int *)gpu_alloc(g, sizeof(int) * nc, "cellStart");
-        R.end = (int *)gpu_alloc(g, sizeof(int) * nc, "cellEnd");
-        CUDA_CHECK(cudaMemsetAsync(R.count, 0, sizeof(int) * nc, g->stream));
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, R.sort_tmp_bytes, R.key, R.key_sorted, R.index, R.perm, n,
-                                                   0, R.cell_bits, g->stream));
-        R.sort_tmp = gpu_alloc(g, R.sort_tmp_bytes, "radix sort workspace");
+        R.cell_bits = cellsort_bits(R.grid.ncells);
+        cellsort_reserve(&R.sort, g, n, R.grid.ncells, CELLSORT_RADIX | CELLSORT_COUNT | CELLSORT_START | CELLSORT_END,
+                         R.cell_bits, g->stream);
         s->stats.cells_per_axis = R.grid.G;
     } else {
         if (R.method == LIST_SORT)
@@ -396,10 +300,8 @@ static void rumd_finish(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     if (g) {
-        void *dev[] = {R.key, R.key_sorted, R.index, R.perm, R.slot, R.count, R.start, R.end, R.sort_tmp};
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        for (void *p : dev)
-            if (p) CUDA_CHECK(cudaFree(p));
+        cellsort_free(&R.sort, g);
     }
     memset(&R, 0, sizeof R);
     gpu_finish(s);

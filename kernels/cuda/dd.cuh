@@ -118,8 +118,10 @@ struct Dd {
     int cap;                /* atoms the per-atom arrays hold (local + ghosts) */
     int part_blocks;        /* blocks the reduction partials have room for */
     real4 *r_alt, *v_alt;   /* migration: sorted copies and send buffers */
-    int *keys, *keys_alt, *perm, *perm_alt, *flags;
-    void *cub_tmp;
+    CellSort sort;          /* every sort of the local atoms (migration, inner first, --reorder) and
+                               the cells' contents of the list build (cellsort.cuh) */
+    int *zone, *flags, *flags_up;   /* --dd-newton on: ghost zones; an axis's send flags down, up */
+    void *cub_tmp;          /* the selections' workspace */
     size_t cub_bytes;
     int *counters;          /* device: migration counts [3], selection count, errors */
     int *counters_host;     /* pinned */
@@ -140,7 +142,6 @@ struct Dd {
     /* cells over the extended box (local box + r_n on every side), not periodic */
     int gc[3], ncells, cell_cap;
     real c_lo[3], c_inv_w[3];
-    int *cell_count, *cell_start, *cell_atoms, *cell_of, *cell_slot;
 
     DdComm *comm;
     int step_epoch;         /* coordinate halo exchanges done */
@@ -185,6 +186,17 @@ struct Dd {
 };
 
 static inline Dd *dd_of(Sim *s) { return (Dd *)s->ctx; }
+
+/* The halo pack of every backend: the k-th atom of a pulse's send list, moved by the pulse's
+ * shift along its axis (0, or +-L where it crosses the periodic boundary). */
+__device__ __forceinline__ real4 dd_halo_atom(const real4 *r, const int *idx, int k, int axis, real shift)
+{
+    real4 q = r[idx[k]];
+    if (axis == 0) q.x += shift;
+    else if (axis == 1) q.y += shift;
+    else q.z += shift;
+    return q;
+}
 
 /* dd_domain.cu: the per-domain work (kernels and their host sides). */
 void dd_geometry(Sim *s, Dd *d);             /* domain boxes and cells; refuses thin domains (no GPU needed) */

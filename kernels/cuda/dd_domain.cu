@@ -23,7 +23,7 @@ extern "C" {
 #include <string.h>
 
 /* The kernels and their helpers have internal linkage: every GPU program links every shared
- * kernel file, and names like gather_kernel recur. */
+ * kernel file, and names like classify_kernel could recur. */
 namespace {
 
 /* One atom as it travels in a gather (check, download). */
@@ -111,14 +111,6 @@ __global__ void classify_kernel(const real4 *r, int n, int axis, real L, int p, 
     block_count<3>(key, counters);
 }
 
-__global__ void gather_kernel(const int *perm, int n, const real4 *r, const real4 *v, real4 *r_out, real4 *v_out)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    r_out[k] = r[perm[k]];
-    v_out[k] = v[perm[k]];
-}
-
 __global__ void id_hash_kernel(const real4 *v, int n, unsigned long long *hash)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -147,13 +139,7 @@ __global__ void pack_kernel(const real4 *r, const int *idx, int n, int axis, rea
 {
     if (gate && *gate) return;   /* --decide device, the device stopped: so are the receivers' waits */
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) {
-        real4 q = r[idx[k]];
-        if (axis == 0) q.x += shift;
-        else if (axis == 1) q.y += shift;
-        else q.z += shift;
-        out[k] = q;
-    }
+    if (k < n) out[k] = dd_halo_atom(r, idx, k, axis, shift);
     if (signal) {   /* p2p: the block's writes reach the peer before its count does */
         __threadfence_system();
         __syncthreads();
@@ -247,30 +233,11 @@ __device__ __forceinline__ int dd_cell_of(const real4 &ri, const DdGrid &grid)
            grid_coord(ri.x, grid.lo[0], grid.inv_w[0], grid.gc[0]);
 }
 
-__global__ void dd_cells_kernel(const real4 *r, int n, DdGrid grid, int *cell_of, int *cell_slot, int *cell_count)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const int c = dd_cell_of(r[i], grid);
-    cell_of[i] = c;
-    cell_slot[i] = atomicAdd(&cell_count[c], 1);
-}
-
-/* --reorder: the sort key of a local atom, its cell (dd_cell_of, as dd_cells_kernel) */
-__global__ void dd_cell_key_kernel(const real4 *r, int n, DdGrid grid, int *key, int *perm)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    key[i] = dd_cell_of(r[i], grid);
-    perm[i] = i;
-}
-
-__global__ void dd_scatter_kernel(const int *cell_of, const int *cell_slot, const int *cell_start, int n,
-                                  int *cell_atoms)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) cell_atoms[cell_start[cell_of[i]] + cell_slot[i]] = i;
-}
+/* The cell of an atom for the cell sort (cellsort.cuh): the list's cells and --reorder's key. */
+struct DdCells {
+    DdGrid grid;
+    __device__ __forceinline__ int operator()(const real4 &r) const { return dd_cell_of(r, grid); }
+};
 
 /* One thread per row (a local atom; with --dd-newton on, a ghost too): every atom (local or
  * ghost) of the 27 cells around its own within r_n goes into W (record_candidate, shared with
@@ -280,7 +247,9 @@ __global__ void dd_scatter_kernel(const int *cell_of, const int *cell_slot, cons
  * read four candidates at a time with their positions fetched before any is tested, as
  * gpu-layer reads H, so a thread has several loads in flight instead of one dependent chain per
  * candidate (the list phase 16% shorter at SP 8M and LJ 4M on one rank, H200 at 39b2e8e beside
- * ed61b1b). The candidates and their order are those of the 27-cell walk. */
+ * ed61b1b). The candidates and their order are those of the 27-cell walk. It is not
+ * walk_cells (gpu_sim.cuh): that walk is periodic (it wraps and shifts at the faces) and visits
+ * one cell at a time; this grid is clamped at its edges and its rows are read as runs. */
 template <int Mode, int Layout>
 __global__ void __launch_bounds__(1024) dd_build_w_kernel(PosSource pos, const int *__restrict__ cell_of,
                                                           const int *__restrict__ cell_start,
@@ -336,12 +305,10 @@ unsigned long long dd_mix_id(unsigned long long id) { return mix_id(id); }
 
 static size_t cub_need(Dd *d, int n)
 {
-    size_t a = 0, b = 0, c = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, a, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0, 32));
-    CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, b, thrust::counting_iterator<int>(0), d->flags, d->perm, d->counters,
-                                          n));
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, c, d->cell_count, d->cell_start, d->ncells));
-    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+    size_t b = 0;   /* the selections' (the sorts and the scan have the cell sort's own) */
+    CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, b, thrust::counting_iterator<int>(0), d->flags, d->pulse[0].send_idx,
+                                          d->counters, n));
+    return b;
 }
 
 static void *realloc_dev(GpuSim *g, void *old, size_t old_bytes, size_t keep_bytes, size_t new_bytes, const char *what)
@@ -376,9 +343,10 @@ static void ensure_atoms(Sim *s, Dd *d, int need, int keep)
     /* r_alt, v_alt may hold the atoms leaving in a migration: kept whole */
     d->r_alt = (real4 *)realloc_dev(g, d->r_alt, r4 * old, r4 * old, r4 * cap, "migration buffers");
     d->v_alt = (real4 *)realloc_dev(g, d->v_alt, r4 * old, r4 * old, r4 * cap, "migration buffers");
-    int **ints[] = {&d->keys, &d->keys_alt, &d->perm, &d->perm_alt, &d->flags, &g->nbr_count, &d->cell_of,
-                    &d->cell_slot, &d->cell_atoms};
+    int **ints[] = {&d->zone, &d->flags, &d->flags_up, &g->nbr_count};
     for (int **p : ints) *p = (int *)realloc_dev(g, *p, in * old, 0, in * cap, "per-atom indices");
+    cellsort_reserve(&d->sort, g, cap, d->ncells, CELLSORT_RADIX | CELLSORT_COUNT | CELLSORT_START | CELLSORT_SCAN, 32,
+                     g->stream);
     g->W = (int *)realloc_dev(g, g->W, in * (size_t)g->nbr_cap * old, 0, in * (size_t)g->nbr_cap * cap,
                               "the neighbour matrix W");
     d->cap = cap;
@@ -504,8 +472,6 @@ void dd_setup(Sim *s, Dd *d)
     d->ncells = d->gc[0] * d->gc[1] * d->gc[2];
     const char *prof = getenv("NBR_DD_PROFILE");
     d->prof_on = prof && *prof == '1';
-    d->cell_count = (int *)gpu_alloc(g, sizeof(int) * d->ncells, "cell occupancies");
-    d->cell_start = (int *)gpu_alloc(g, sizeof(int) * d->ncells, "cell starts");
     d->counters = (int *)gpu_alloc(g, sizeof(int) * 8, "migration counters");
     d->counters_host = (int *)gpu_pinned(sizeof(int) * 8, "migration counters");
     d->hash_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long), "id hash");
@@ -590,13 +556,10 @@ static void migrate_axis(Sim *s, Dd *d, int axis)
     CUDA_CHECK(cudaMemsetAsync(d->counters, 0, sizeof(int) * 8, g->stream));
     if (n > 0) {
         classify_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, axis, s->L, d->dims[axis], d->coord[axis],
-                                                               d->keys, d->perm, d->counters);
+                                                               d->sort.key, d->sort.index, d->counters);
         LAUNCH_CHECK("classify_kernel");
-        size_t bytes = d->cub_bytes;
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
-                                                   2, g->stream));
-        gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
-        LAUNCH_CHECK("gather_kernel");
+        cellsort_radix(&d->sort, n, 2, g->stream);
+        cellsort_gather(d->sort.perm, n, cell_moves(g->r, d->r_alt, g->v, d->v_alt), nullptr, T, g->stream);
     }
     read_counters(d, 4);
     const int stay = d->counters_host[0], down = d->counters_host[1], up = d->counters_host[2];
@@ -604,8 +567,7 @@ static void migrate_axis(Sim *s, Dd *d, int axis)
         dd_fail(EXIT_INTERNAL, "step %d: %d atom(s) moved further than the neighbouring domain along %c since the last rebuild "
                    "(a rebuild comes before any atom moves delta/2)", s->step, d->counters_host[3], "xyz"[axis]);
     /* the stayers back in place; the leavers wait in r_alt, v_alt */
-    CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * stay, cudaMemcpyDeviceToDevice, g->stream));
-    CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * stay, cudaMemcpyDeviceToDevice, g->stream));
+    cellsort_copy_back(cell_moves(d->r_alt, g->r, d->v_alt, g->v), stay, nullptr, 0, nullptr, nullptr, T, g->stream);
     const int lower = d->nbr[axis][0], upper = d->nbr[axis][1];
     int from_upper = 0, from_lower = 0;
     dd_sendrecv_int(&down, 1, lower, &from_upper, upper);
@@ -628,20 +590,17 @@ static int planted_at(const char *name, const Sim *s)
     return v && *v && s->step >= atoi(v);
 }
 
-/* The first n local atoms put in the order of their keys (d->keys, d->perm = 0..n-1, keys below
- * 2^bits): a stable radix sort, then r and v gathered through r_alt, v_alt and copied back
- * (move_v 0: the velocities left behind, a planted fault of the tests). */
+/* The first n local atoms put in the order of their keys (d->sort.key, d->sort.index = 0..n-1,
+ * keys below 2^bits): the cell sort's stable radix sort, then r and v gathered through r_alt,
+ * v_alt and copied back (move_v 0: the velocities left behind, a planted fault of the tests). */
 static void permute_locals(Dd *d, int n, int bits, int move_v)
 {
     GpuSim *g = d->g;
     const int T = g->threads;
-    size_t bytes = d->cub_bytes;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d->cub_tmp, bytes, d->keys, d->keys_alt, d->perm, d->perm_alt, n, 0,
-                                               bits, g->stream));
-    gather_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(d->perm_alt, n, g->r, g->v, d->r_alt, d->v_alt);
-    LAUNCH_CHECK("gather_kernel");
-    CUDA_CHECK(cudaMemcpyAsync(g->r, d->r_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
-    if (move_v) CUDA_CHECK(cudaMemcpyAsync(g->v, d->v_alt, sizeof(real4) * n, cudaMemcpyDeviceToDevice, g->stream));
+    cellsort_radix(&d->sort, n, bits, g->stream);
+    cellsort_gather(d->sort.perm, n, cell_moves(g->r, d->r_alt, g->v, d->v_alt), nullptr, T, g->stream);
+    cellsort_copy_back(move_v ? cell_moves(d->r_alt, g->r, d->v_alt, g->v) : cell_moves(d->r_alt, g->r), n, nullptr, 0,
+                       nullptr, nullptr, T, g->stream);
 }
 
 /* --dd-overlap: the local atoms reordered inner first; the force blocks that hold inner atoms
@@ -659,7 +618,7 @@ static void order_inner_first(Sim *s, Dd *d)
     f.reach = s->rn + (real)(8 * REAL_EPS * s->L);
     CUDA_CHECK(cudaMemsetAsync(d->counters, 0, sizeof(int) * 8, g->stream));
     if (n > 0) {
-        border_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, f, d->keys, d->perm, d->counters);
+        border_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, f, d->sort.key, d->sort.index, d->counters);
         LAUNCH_CHECK("border_kernel");
         permute_locals(d, n, 2, 1);
     }
@@ -717,7 +676,7 @@ static void forward_by_pulses(Dd *d, real4 *arr, int tag_base, int mark_axis)
 
 /* --dd-newton on: each ghost's zone (the axes it crossed coming down from an upper neighbour)
  * by the same pulses, in r_alt[].x (free between the migration and the next one), then as ints
- * in keys for the list build. At rebuilds only. */
+ * in zone for the list build. At rebuilds only. */
 static void ghost_zones(Dd *d)
 {
     GpuSim *g = d->g;
@@ -725,7 +684,7 @@ static void ghost_zones(Dd *d)
     CUDA_CHECK(cudaMemsetAsync(d->r_alt, 0, sizeof(real4) * d->n_local, g->stream));
     forward_by_pulses(d, d->r_alt, 400, 1);
     if (n_all > 0) {
-        zone_int_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(d->r_alt, n_all, d->keys);
+        zone_int_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(d->r_alt, n_all, d->zone);
         LAUNCH_CHECK("zone_int_kernel");
     }
 }
@@ -739,10 +698,10 @@ static void gather_ghosts(Sim *s, Dd *d)
     d->n_ghost = 0;
     for (int k = 0; k < d->npulses; k += per) {
         const int ncand = d->n_local + d->n_ghost;   /* local atoms and the ghosts of the axes before */
-        /* each pulse's send list: its flags (both of an axis from one read of r; perm_alt is free
-         * scratch between the sorts), then a compaction into the pulse's list; one look at the
+        /* each pulse's send list: its flags (both of an axis from one read of r), then a
+         * compaction into the pulse's list; one look at the
          * counts for the axis. Every select ends before ensure_atoms below may move the arrays. */
-        int *flags[2] = {d->flags, d->perm_alt};
+        int *flags[2] = {d->flags, d->flags_up};
         for (int q = k; q < k + per; q++) ensure_send(d, &d->pulse[q], ncand);
         const int axis = d->pulse[k].axis;   /* per 2: down, then up; --dd-newton on: down alone */
         face_flags_kernel<<<blocks_for(ncand, T), T, 0, g->stream>>>(g->r, ncand, axis, (real)d->lo[axis],
@@ -802,11 +761,8 @@ static void sort_locals_by_cell(Sim *s, Dd *d)
     GpuSim *g = d->g;
     const int n = d->n_local, T = g->threads;
     if (n > 0) {
-        dd_cell_key_kernel<<<blocks_for(n, T), T, 0, g->stream>>>(g->r, n, cell_grid(d), d->keys, d->perm);
-        LAUNCH_CHECK("dd_cell_key_kernel");
-        int bits = 1;
-        while (bits < 31 && (1 << bits) < d->ncells) bits++;
-        permute_locals(d, n, bits, !planted_at("NBR_DD_SORT_SKIP_V", s));   /* planted: velocities left behind */
+        cellsort_keys(&d->sort, DdCells{cell_grid(d)}, g->r, n, T, g->stream);
+        permute_locals(d, n, cellsort_bits(d->ncells), !planted_at("NBR_DD_SORT_SKIP_V", s));   /* planted: velocities left behind */
     }
     d->sorted_at = s->step;
     if (s->production) s->stats.reorders++;
@@ -817,30 +773,24 @@ static void build_lists(Sim *s, Dd *d)
     GpuSim *g = d->g;
     const int n_all = d->n_local + d->n_ghost, T = g->threads;
     const DdGrid grid = cell_grid(d);
-    CUDA_CHECK(cudaMemsetAsync(d->cell_count, 0, sizeof(int) * d->ncells, g->stream));
-    if (n_all > 0) {
-        dd_cells_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(g->r, n_all, grid, d->cell_of, d->cell_slot,
-                                                                   d->cell_count);
-        LAUNCH_CHECK("dd_cells_kernel");
-    }
-    size_t bytes = d->cub_bytes;
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d->cub_tmp, bytes, d->cell_count, d->cell_start, d->ncells, g->stream));
-    if (n_all > 0) {
-        dd_scatter_kernel<<<blocks_for(n_all, T), T, 0, g->stream>>>(d->cell_of, d->cell_slot, d->cell_start, n_all,
-                                                                     d->cell_atoms);
-        LAUNCH_CHECK("dd_scatter_kernel");
-    }
+    /* the cells' contents: the cell sort's counting sort (cell of each atom in key, slot, count,
+     * the counts' exclusive scan in start, the atoms in cell order in perm) */
+    CellSort *cs = &d->sort;
+    CUDA_CHECK(cudaMemsetAsync(cs->count, 0, sizeof(int) * d->ncells, g->stream));
+    cellsort_count(DdCells{grid}, g->r, n_all, cs->key, cs->slot, cs->count, nullptr, T, g->stream);
+    cellsort_scan(cs, cs->count, cs->start, nullptr, d->ncells, nullptr, g->stream);
+    cellsort_place(cs->key, cs->slot, cs->start, n_all, cs->perm, nullptr, T, g->stream);
     dd_prof(d, PROF_CELLS);
     const real rn2 = s->rn * s->rn;
     d->n_rows = d->newton ? n_all : d->n_local;
     ensure_parts(d, d->n_rows);
-    const int *zone = d->newton ? d->keys : NULL;
+    const int *zone = d->newton ? d->zone : NULL;
     for (;;) {
         CUDA_CHECK(cudaMemsetAsync(g->status, 0, sizeof(BuildStatus), g->stream));
         const PosSource pos = gpu_pos(g);
         dispatch_read_layout(s->p.read, s->p.wlayout, [&](auto read, auto layout) {
             dd_build_w_kernel<decltype(read)::value, decltype(layout)::value>
-                <<<g->blocks, g->threads, 0, g->stream>>>(pos, d->cell_of, d->cell_start, d->cell_count, d->cell_atoms,
+                <<<g->blocks, g->threads, 0, g->stream>>>(pos, cs->key, cs->start, cs->count, cs->perm,
                                                           grid, d->n_rows, g->nbr_cap, rn2, g->W, g->nbr_count,
                                                           g->status, zone);
         });
@@ -1106,10 +1056,9 @@ void dd_free(Dd *d)
     if (g->tex_r) CUDA_CHECK(cudaDestroyTextureObject(g->tex_r));
     dd_drop_halo_graph(d);
     dd_run_free(d);
-    void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->keys,
-                   d->keys_alt, d->perm, d->perm_alt, d->flags, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev, d->ctrl,
-                   d->cell_count,
-                   d->cell_start, d->cell_atoms, d->cell_of, d->cell_slot};
+    cellsort_free(&d->sort, g);
+    void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->zone,
+                   d->flags, d->flags_up, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev, d->ctrl};
     for (void *p : dev)
         if (p) CUDA_CHECK(cudaFree(p));
     for (int k = 0; k < DD_PULSES; k++) {

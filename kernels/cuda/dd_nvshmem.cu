@@ -98,13 +98,7 @@ static __global__ void nvshmem_pack_put_kernel(const real4 *r, const int *idx, i
 {
     if (gate && *gate) return;   /* --decide device, the device stopped: the receiver's wait is gated too */
     const int k0 = blockIdx.x * blockDim.x, k = k0 + threadIdx.x;
-    if (k < n) {
-        real4 q = r[idx[k]];
-        if (axis == 0) q.x += shift;
-        else if (axis == 1) q.y += shift;
-        else q.z += shift;
-        outbox[k] = q;
-    }
+    if (k < n) outbox[k] = dd_halo_atom(r, idx, k, axis, shift);
     __syncthreads();
     const int count = n - k0 < (int)blockDim.x ? (n - k0 > 0 ? n - k0 : 0) : (int)blockDim.x;
     if (count > 0)

@@ -170,7 +170,7 @@ int gpu_init_opts(Sim *s, int cell_grid)
         g->cell_of = (int *)gpu_alloc(g, sizeof(int) * n, "cell of each atom");
         g->layer_of = (int *)gpu_alloc(g, sizeof(int) * n, "layer of each atom");
         g->cell_count = (int *)gpu_alloc(g, sizeof(int) * nc, "cell occupancies");
-        g->cell_start = (int *)gpu_alloc(g, sizeof(int) * nc, "cell starts");
+        cellsort_reserve(&g->sort, g, 0, (int)nc, CELLSORT_START, 0, g->stream);
         capacity_init(&g->layer_capacity, s->variant->name, "cell-layer matrix H", "layers", "max-layers",
                       s->p.max_layers, poisson_max((double)n / g->grid.ncells), 4);
         g->layer_cap = (int)g->layer_capacity.cap;
@@ -208,9 +208,9 @@ void gpu_finish(Sim *s)
     cudaTextureObject_t texs[] = {g->tex_r, g->tex_r_alt, g->tex_H, g->tex_count};
     for (cudaTextureObject_t t : texs)
         if (t) CUDA_CHECK(cudaDestroyTextureObject(t));
-    void *dev[] = {g->r, g->v, g->a, g->r_alt, g->v_alt, g->u, g->cell_of, g->layer_of, g->cell_count,
-                   g->cell_start, g->scan_tmp, g->H, g->W, g->nbr_count, g->status, g->parts,
-                   g->force_scratch, g->force_tickets};
+    cellsort_free(&g->sort, g);
+    void *dev[] = {g->r, g->v, g->a, g->r_alt, g->v_alt, g->u, g->cell_of, g->layer_of, g->cell_count, g->H, g->W,
+                   g->nbr_count, g->status, g->parts, g->force_scratch, g->force_tickets};
     for (void *p : dev)
         if (p) CUDA_CHECK(cudaFree(p));
     void *host[] = {g->status_host, g->parts_host, (void *)g->props_host, g->stage_r, g->stage_v, g->stage_r2,

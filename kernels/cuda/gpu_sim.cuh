@@ -31,6 +31,7 @@
 #include "../../common/tune.h"
 #include "../capacity.h"
 #include "../cells.h"
+#include "cellsort.cuh"
 #include "cuda_check.cuh"
 #include "fetch.cuh"
 #include "real4.cuh"
@@ -96,9 +97,8 @@ struct GpuSim {
     real *u;
     cudaTextureObject_t tex_r, tex_r_alt;
 
-    int *cell_of, *layer_of, *cell_count, *cell_start;
-    void *scan_tmp;
-    size_t scan_tmp_bytes;
+    int *cell_of, *layer_of, *cell_count;
+    CellSort sort;                   /* the reordering's cell starts and scan (cellsort.cuh) */
     int *H, layer_cap, layers;       /* layers = N_l at the last build; layer_cap a multiple of 4 */
     cudaTextureObject_t tex_H, tex_count;
     int *W, *nbr_count, nbr_cap;
@@ -325,9 +325,6 @@ void gpu_launch_decide(Sim *s, GpuSim *g);
 void gpu_launch_gated_wrap(Sim *s, GpuSim *g);      /* --leapfrog fused: the rebuild's wrap, gated by ctrl->due */
 void gpu_launch_device_reorder(Sim *s, GpuSim *g);   /* gated by ctrl->reorder_now; zeroes k_c if due */
 void gpu_launch_device_layers(Sim *s, GpuSim *g);    /* gated by ctrl->due */
-/* start[c] = atoms in the cells before c, end[c] = start[c] + count[c] where end is given;
- * one block, on g->stream, returns at once unless *gate (reorder.cu) */
-void gpu_launch_cell_scan(GpuSim *g, const int *count, int *start, int *end, int ncells, const int *gate);
 void gpu_final_reduce(GpuSim *g);                    /* parts -> props_dev (mapped host memory) */
 void gpu_release_graphs(GpuSim *g);
 

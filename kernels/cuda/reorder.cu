@@ -10,104 +10,42 @@
  *                        back. The copies are part of the reorder stage.
  *   --reorder-at device  new index of atom i = (exclusive prefix sum of k over cells
  *                        before c_i) + l_i, scattered into second arrays that are then
- *                        swapped in (the scan is CUB's DeviceScan). */
+ *                        swapped in (the cell sort's scan and scatter, cellsort.cuh). */
 #include "gpu_sim.cuh"
 
 #include "../cpu/layers.h"
 
-#include <cub/block/block_scan.cuh>
-#include <cub/device/device_scan.cuh>
 #include <utility>
 
-__global__ void reorder_kernel(const real4 *r, const real4 *v, const int *cell_of, const int *layer_of,
-                               const int *cell_start, int n, real4 *r_new, real4 *v_new, const int *gate)
-{
-    if (gate && !*gate) return;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const int k = cell_start[cell_of[i]] + layer_of[i];
-    r_new[k] = r[i];
-    v_new[k] = v[i];
-}
-
+/* The new order is a counting sort whose slots are the layers: new index of atom i =
+ * start[c_i] + l_i, start the exclusive scan of k_c, the arrays scattered there
+ * (kernels/cuda/cellsort.cuh). */
 static void reorder_on_device(Sim *s, GpuSim *g)
 {
     const int nc = g->grid.ncells;
-    if (!g->scan_tmp) {
-        CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, g->scan_tmp_bytes, g->cell_count, g->cell_start, nc,
-                                                 g->stream));
-        g->scan_tmp = gpu_alloc(g, g->scan_tmp_bytes, "prefix-sum workspace");
-        s->stats.bytes = g->bytes;
-    }
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(g->scan_tmp, g->scan_tmp_bytes, g->cell_count, g->cell_start, nc,
-                                             g->stream));
-    reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->cell_of, g->layer_of, g->cell_start,
-                                                            s->n, g->r_alt, g->v_alt, nullptr);
-    LAUNCH_CHECK("reorder_kernel");
+    cellsort_reserve(&g->sort, g, 0, nc, CELLSORT_SCAN, 0, g->stream);   /* host decision: never captured */
+    s->stats.bytes = g->bytes;
+    cellsort_scan(&g->sort, g->cell_count, g->sort.start, nullptr, nc, nullptr, g->stream);
+    cellsort_scatter(g->cell_of, g->layer_of, g->sort.start, s->n, cell_moves(g->r, g->r_alt, g->v, g->v_alt),
+                     nullptr, g->threads, g->stream);
     std::swap(g->r, g->r_alt);
     std::swap(g->v, g->v_alt);
     std::swap(g->tex_r, g->tex_r_alt);
 }
 
 /* The device decision's reordering. Kernels cannot be skipped from the host here, so each
- * one returns at once unless its gate is set: the cell starts by one block (CUB's
- * BlockScan over tiles of 1024 cells, carrying the running total), the scatter into the
- * second arrays, then the copy back (no pointer swap: a captured graph keeps its pointers)
- * and, whenever the step rebuilds, the zeroing of k_c for the layer assignment. */
-enum { SCAN_THREADS = 1024 };
-
-/* start[c] = atoms in cells before c (and, where end is given, end[c] = start[c] + count[c]):
- * one block, CUB's block scan over tiles of cells; gated. Shared with gpu-rumd's cell sort
- * (gpu_launch_cell_scan). */
-__global__ void __launch_bounds__(SCAN_THREADS) scan_cells_kernel(const int *count, int *start, int *end, int ncells,
-                                                                  const int *gate)
-{
-    if (!*gate) return;
-    typedef cub::BlockScan<int, SCAN_THREADS> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    int carry = 0;
-    for (int base = 0; base < ncells; base += SCAN_THREADS) {
-        const int c = base + (int)threadIdx.x;
-        int x = c < ncells ? count[c] : 0, total;
-        const int k = x;
-        Scan(tmp).ExclusiveSum(x, x, total);
-        if (c < ncells) {
-            start[c] = carry + x;
-            if (end) end[c] = carry + x + k;
-        }
-        carry += total;
-        __syncthreads();   /* tmp is reused by the next tile */
-    }
-}
-
-void gpu_launch_cell_scan(GpuSim *g, const int *count, int *start, int *end, int ncells, const int *gate)
-{
-    scan_cells_kernel<<<1, SCAN_THREADS, 0, g->stream>>>(count, start, end, ncells, gate);
-    LAUNCH_CHECK("scan_cells_kernel");
-}
-
-__global__ void finish_reorder_kernel(real4 *r, real4 *v, const real4 *r_new, const real4 *v_new, int n,
-                                      int *count, int ncells, const DeviceControl *c)
-{
-    if (!c->due) return;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c->reorder_now && i < n) {
-        r[i] = r_new[i];
-        v[i] = v_new[i];
-    }
-    for (int k = i; k < ncells; k += gridDim.x * blockDim.x) count[k] = 0;
-}
-
+ * one returns at once unless its gate is set: the cell starts by one block (CUB's block scan),
+ * the scatter into the second arrays, then the copy back (no pointer swap: a captured graph
+ * keeps its pointers) and, whenever the step rebuilds, the zeroing of k_c for the layer
+ * assignment. */
 void gpu_launch_device_reorder(Sim *s, GpuSim *g)
 {
-    const int nc = g->grid.ncells;
-    gpu_launch_cell_scan(g, g->cell_count, g->cell_start, nullptr, nc, &g->ctrl->reorder_now);
-    reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->cell_of, g->layer_of, g->cell_start,
-                                                            s->n, g->r_alt, g->v_alt, &g->ctrl->reorder_now);
-    LAUNCH_CHECK("reorder_kernel");
-    finish_reorder_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, g->v, g->r_alt, g->v_alt, s->n,
-                                                                   g->cell_count, nc, g->ctrl);
-    LAUNCH_CHECK("finish_reorder_kernel");
+    const int nc = g->grid.ncells, *now = &g->ctrl->reorder_now;
+    cellsort_scan(&g->sort, g->cell_count, g->sort.start, nullptr, nc, now, g->stream);
+    cellsort_scatter(g->cell_of, g->layer_of, g->sort.start, s->n, cell_moves(g->r, g->r_alt, g->v, g->v_alt), now,
+                     g->threads, g->stream);
+    cellsort_copy_back(cell_moves(g->r_alt, g->r, g->v_alt, g->v), s->n, g->cell_count, nc, now, &g->ctrl->due,
+                       g->threads, g->stream);
 }
 
 static void reorder_on_host(Sim *s, GpuSim *g)
