@@ -285,8 +285,9 @@ static int rumd_init(Sim *s)
         s->p.reorder = 0;   /* no room for the sort's cells: lists n2 / none never sort */
         s->stats.cells_per_axis = 0;
     }
-    /* no stored list to enumerate for --check / --verify-lists with --list none */
-    if (R.method == LIST_NONE) ((Variant *)s->variant)->for_each_pair = NULL;
+    /* no stored list to enumerate for --check / --verify-lists with --list none; set at every
+     * init: the autotuner's trials run several methods in one process */
+    ((Variant *)s->variant)->for_each_pair = R.method == LIST_NONE ? NULL : gpu_for_each_pair;
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     s->stats.bytes = g->bytes;
     if (!s->p.quiet)
