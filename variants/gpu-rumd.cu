@@ -308,6 +308,15 @@ static void rumd_finish(Sim *s)
     gpu_finish(s);
 }
 
+/* GB/s of the kernel-level timing: the list and the sort move their own bytes, not the H/W
+ * build's (kernels/cuda/stage_bytes.cu) */
+static double rumd_stage_bytes(Sim *s, Stage st)
+{
+    if (st == STAGE_LIST) return gpu_list_bytes(s, R.method, R.grid.ncells);
+    if (st == STAGE_REORDER) return R.method == LIST_SORT ? 0 : gpu_sort_bytes(s->n, R.grid.ncells);
+    return gpu_stage_bytes(s, st);
+}
+
 /* ---- --autotune: RUMD's phased search (kernels/autotune.c), each trial the harness's
  * in-process run from the stored start (common/tune.h) ---------------------------------------- */
 
@@ -363,6 +372,7 @@ int main(int argc, char **argv)
     variant.forces = rumd_forces;
     variant.reorder = rumd_reorder;
     variant.device_rebuild = rumd_device_rebuild;
+    variant.stage_bytes = rumd_stage_bytes;
     variant.knobs |= KNOB_AUTOTUNE;
     variant.tune = &tune;
     return nbr_main(argc, argv, &variant);

@@ -380,5 +380,9 @@ cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormat
 /* stage_bytes.cu: the Variant's stage_bytes hook (the GB/s of the kernel-level timing, --stage-reps): the fewest bytes a
  * stage moves through device memory, per occurrence of the stage in the loop. */
 double gpu_stage_bytes(Sim *s, Stage st);
+/* RUMD's builds: STAGE_LIST of --list n2 / sort / none (ListMethod) over sort cells of
+ * sort_ncells, and the sort by cell of n atoms (stage_bytes.cu) */
+double gpu_list_bytes(Sim *s, int list_method, double sort_ncells);
+double gpu_sort_bytes(double n, double ncells);
 
 #endif
