@@ -116,7 +116,11 @@ prec_flag = $(if $(filter float,$(1)),-DNBR_FLOAT,)
 CPU_BINS := $(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(CPU_VARIANTS)))
 GPU_BINS := $(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(addprefix $(BUILD)/$(p)/,$(GPU_VARIANTS))),)
 TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/test-loop $(BUILD)/$(p)/test-clock \
-               $(BUILD)/$(p)/test-coulomb-clock $(BUILD)/$(p)/test-plant)
+               $(BUILD)/$(p)/test-coulomb-clock $(BUILD)/$(p)/test-plant $(BUILD)/$(p)/test-check-u)
+# the test builds with a planted fault compiled in (-DNBR_PLANT_*; docs/programs.md "Environment"):
+# the programs themselves never carry one. The fault tests run them in double only.
+TEST_BINS += $(if $(OPENCL_FOUND),$(BUILD)/double/test-coulomb-cl) \
+             $(if $(and $(NVCC_ON),$(MPI_FOUND)),$(BUILD)/double/test-dd-plant)
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
 FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 
@@ -176,6 +180,20 @@ $(BUILD)/$(1)/test-coulomb-clock: $(BUILD)/$(1)/variants/coulomb.o $(call objs,$
 # cpu-grouped with one planted fault (tests/check_plant.c), for the tests of --check itself
 $(BUILD)/$(1)/test-plant: $(BUILD)/$(1)/tests/check_plant.o $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+# cpu-layer whose --check adds NBR_CHECK_PLANT_U's error to atom 0's U (check.c, -DNBR_PLANT_CHECK_U)
+$(BUILD)/$(1)/plant/common/check.o: common/check.c $(HEADERS)
+	@mkdir -p $$(@D)
+	$(CC) $(CFLAGS) $(call prec_flag,$(1)) -DNBR_PLANT_CHECK_U -c $$< -o $$@
+$(BUILD)/$(1)/test-check-u: $(BUILD)/$(1)/variants/cpu-layer.o $(BUILD)/$(1)/plant/common/check.o \
+                            $(call objs,$(1),$(filter-out common/check.c,$(COMMON_SRC)) $(KCPU_SRC))
+	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+# coulomb whose OpenCL limits NBR_CL_FAKE_* can lower (coulomb_cl.c, -DNBR_PLANT_CL_LIMITS)
+$(BUILD)/$(1)/plant/kernels/opencl/coulomb_cl.o: kernels/opencl/coulomb_cl.c $(HEADERS)
+	@mkdir -p $$(@D)
+	$(CC) $(CFLAGS) $(call prec_flag,$(1)) -DNBR_PLANT_CL_LIMITS -c $$< -o $$@
+$(BUILD)/$(1)/test-coulomb-cl: $(BUILD)/$(1)/variants/coulomb.o $(BUILD)/$(1)/plant/kernels/opencl/coulomb_cl.o \
+                               $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C)) $(BUILD)/$(1)/gen/coulomb_cl_src.o
+	$(CC) $(CFLAGS) -fopenmp $$^ -o $$@ $(LDLIBS) -lOpenCL
 # CUDA: kernels/cuda objects shared by every GPU variant; the C objects linked in as they are
 $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 	@mkdir -p $$(@D)
@@ -192,6 +210,16 @@ define DD_RULES
 $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) variants/gpu-dd.cu): XNVFLAGS := $(DD_NVFLAGS)
 $(BUILD)/$(1)/kernels/cuda/dd_nvshmem.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(if $(NVSHMEM_FOUND),-rdc=true)
 $(BUILD)/$(1)/gpu-dd: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
+# gpu-dd with the tests' planted faults (dd.cuh's DdPlant, -DNBR_PLANT_DD): the two files that use them
+$(BUILD)/$(1)/plant/variants/gpu-dd.cu.o: variants/gpu-dd.cu $(HEADERS) $(BUILD)/features
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVFLAGS) $(DD_NVFLAGS) -DNBR_PLANT_DD $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
+$(BUILD)/$(1)/plant/kernels/cuda/dd_domain.cu.o: kernels/cuda/dd_domain.cu $(HEADERS) $(BUILD)/features
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVFLAGS) $(DD_NVFLAGS) -DNBR_PLANT_DD $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
+$(BUILD)/$(1)/test-dd-plant: $(BUILD)/$(1)/plant/variants/gpu-dd.cu.o $(BUILD)/$(1)/plant/kernels/cuda/dd_domain.cu.o \
+        $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out kernels/cuda/dd_domain.cu,$(DD_CU)) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
 endef
 $(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))

@@ -117,6 +117,11 @@ typedef struct Params {
     int dd_overlap;      /* 1: inner atoms' forces while the remote halo is in flight */
     int dd_graph;        /* 1: the halo of a step as one CUDA graph */
     int dd_newton;       /* 1: half-shell ghosts, each pair across a boundary on one domain, forces sent back */
+    int dd_horizon;      /* --decide device: 1 = the host looks at the estimated rebuild step, 0 = sample points only */
+    int dd_force_gate;   /* --decide device: 1 = forces under the gate graph, 0 = launched ungated */
+    int dd_halo_reps;    /* halo and force replays after the run; -1 = --stage-reps (the program writes it back) */
+    int dd_profile;      /* 1: each rebuild timed by phase, the stream synchronised and the ranks aligned */
+    double dd_timeout;   /* seconds a device wait on a peer may take before every rank stops */
     int ranks;           /* not a flag: the ranks that ran (the program sets it; CSV column ranks) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */

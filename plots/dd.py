@@ -398,7 +398,7 @@ def section(outmd):
         out += [md_table(["machine", "N", "case", "us/step", "speed-up over gpu-dd 1 rank", "over the best 1 GPU",
                           "efficiency", "T_P - T_1/P (us)", "halo (us/step)", "force kernel (us)", "revision"], body), "",
                 "us/step: median over the timed blocks (production timing). Halo and force kernel: replayed on their "
-                "own after the run (NBR_DD_HALO_REPS), the largest over ranks; with one rank the exchange is with itself. "
+                "own after the run (--dd-halo-reps), the largest over ranks; with one rank the exchange is with itself. "
                 "T_P - T_1/P: what P GPUs add over a perfect split of gpu-dd's one-rank step (the exchange, the ghost "
                 f"atoms' extra list and force work, and what is not overlapped). Revisions: {revs(used)}.", ""]
         if m is not None and not m.empty:
@@ -417,7 +417,7 @@ def section(outmd):
 
 
 def rebuild_phases():
-    """gpu-dd's rebuild by phase (NBR_DD_PROFILE) from every results/<machine>/ddprof-*/ folder of
+    """gpu-dd's rebuild by phase (--dd-profile on) from every results/<machine>/ddprof-*/ folder of
     logs (runs/device/all.sh part ddprof), read by runs/ddprof_table.py: one table per folder,
     a row per system, rank count, backend and revision (the median over its rounds)."""
     sys.path.insert(0, os.path.join(figdata.ROOT, "runs"))
@@ -453,7 +453,7 @@ def rebuild_phases():
                          ["sum", "rebuilds", "us/step"], body), ""]
     if not out:
         return []
-    return ["### gpu-dd's rebuild by phase (NBR_DD_PROFILE)", "",
+    return ["### gpu-dd's rebuild by phase (--dd-profile on)", "",
             "A rebuild migrates atoms, finds the ghosts and builds the lists; what of it "
             "does not halve on 2 GPUs is part of T_P - T_1/P above. us per rebuild, the largest over ranks, median "
             "over rounds; the stream synchronised at each phase boundary. Since f3093a6 the ranks also meet there "

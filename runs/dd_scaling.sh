@@ -23,7 +23,7 @@
 # 4 019 679, --dd-overlap off, 300 timed steps; every backend, host and device decisions, 1 and
 # 2 GPUs (2 x 3 x 10 = 60 runs with the four backends; an estimate from runs/device/dd.sh's
 # first timing, ~5 s a run, not yet measured as a whole).
-# gpu-dd's halo exchange and force kernel replayed on their own after the run (NBR_DD_HALO_REPS;
+# gpu-dd's halo exchange and force kernel replayed on their own after the run (--dd-halo-reps;
 # the largest over ranks) are printed, not in the schema: their line is kept in LOGDIR/<tag>.log
 # and copied as one row to $OUT_DIR/dd_scaling_halo.csv (tag, git_rev, host, halo_us, force_us,
 # halo_us_rank0, force_us_rank0, replays), joined to the main row by tag and revision.
@@ -78,7 +78,8 @@ fi
 : "${DD_MPIRUN:=mpirun --allow-run-as-root --bind-to none -np}"
 : "${DD_PROG:=$BUILD/$PREC/gpu-dd}" "${LAYER_PROG:=$BUILD/$PREC/gpu-layer}"
 : "${LOGDIR:=$OUT_DIR/logs/dd_scaling}"
-export LOGDIR NBR_DD_HALO_REPS=$DD_HALO_REPS
+export LOGDIR
+DD_FLAGS="$DD_FLAGS --dd-halo-reps $DD_HALO_REPS"   # the replays, recorded in the row (dd_halo_reps)
 need_bin "$DD_PROG"
 [ "$DD_LAYER" = 1 ] && need_bin "$LAYER_PROG"
 

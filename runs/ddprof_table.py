@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""runs/ddprof_table.py LOG... - gpu-dd's rebuild phases (NBR_DD_PROFILE=1) as a table.
+"""runs/ddprof_table.py LOG... - gpu-dd's rebuild phases (gpu-dd --dd-profile on) as a table.
 
 Reads the logs of runs/device/all.sh's ddprof part, named
 ddprof-<sys>-<np>rank-<comm>-<rev>-r<round>.log (older calls: ddprof-<sys>-<np>gpu-<comm>.log,

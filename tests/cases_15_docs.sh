@@ -36,19 +36,49 @@ readme_is_guide() {
 }
 t_grep readme-is-a-guide 'README: ' readme_is_guide
 
-# gpu-dd's environment variables (read in its sources, not parsed by the option table): each
-# one its --help names, so that a variable added or renamed in the code cannot go undocumented
-dd_env_documented() {
-    local help missing=() v
-    help=$("$BUILD/double/gpu-dd" --help 2>&1) || { echo "gpu-dd --help failed"; return 1; }
-    for v in $(grep -ohE '"NBR_DD_[A-Z_]+"' variants/gpu-dd.cu kernels/cuda/dd*.cu kernels/cuda/dd*.cuh | tr -d '"' | sort -u); do
-        grep -qw -- "$v" <<<"$help" || missing+=("$v")
-    done
-    [ ${#missing[@]} -eq 0 ] || { echo "gpu-dd reads, --help does not name: ${missing[*]}"; return 1; }
-    echo "every NBR_DD_ variable gpu-dd reads is in its --help"
+# Configuration in the open (issue 26): every getenv in the programs' sources (common/, kernels/,
+# variants/) reads a literal variable that docs/programs.md's "Environment" section names, so a
+# new environment switch fails here until it is documented there (and argued to change no result,
+# or to be a test build's planted fault). getenv_documented [ROOT]: ROOT's sources (default .).
+getenv_documented() {
+    python3 - "${1:-.}" docs/programs.md <<'PY'
+import pathlib, re, sys
+root, doc = pathlib.Path(sys.argv[1]), sys.argv[2]
+m = re.search(r"^## Environment\n(.*?)^## ", open(doc).read(), re.S | re.M)
+if not m:
+    sys.exit(f"{doc}: no '## Environment' section")
+listed = set(re.findall(r"`([A-Z][A-Z0-9_]*)(?:=[^`]*)?`", m.group(1)))
+bad, calls = [], 0
+for d in ("common", "kernels", "variants"):
+    for f in sorted((root / d).rglob("*")):
+        if f.suffix not in (".c", ".h", ".cu", ".cuh"):
+            continue
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            for g in re.finditer(r"\b(?:secure_)?getenv\s*\(([^)]*)\)", line):
+                calls += 1
+                name = re.fullmatch(r'\s*"([A-Za-z0-9_]+)"\s*', g.group(1))
+                where = f"{f.relative_to(root)}:{i}"
+                if not name:
+                    bad.append(f"{where}: getenv({g.group(1)}): not a literal name")
+                elif name.group(1) not in listed:
+                    bad.append(f"{where}: {name.group(1)} is not in {doc}'s Environment section")
+print("\n".join(bad) if bad else f"getenv: {calls} calls, every variable documented ({len(listed)} listed)")
+sys.exit(1 if bad else 0)
+PY
 }
-if [ -x "$BUILD/double/gpu-dd" ]; then
-    t_grep dd-env-documented 'every NBR_DD_ variable' dd_env_documented
-else
-    t_skip dd-env-documented "gpu-dd not built here (no mpi.h or no nvcc)"
-fi
+t_grep getenv-documented 'every variable documented' getenv_documented
+# planted: a copy of the sources with an undocumented switch, and one with a name read from a
+# variable, must each fail, naming the file and line
+getenv_planted() {
+    local d=$TEST_LOG_DIR/getenv-planted out
+    rm -rf "$d"; mkdir -p "$d"; cp -r common kernels variants "$d/"
+    printf 'static int nbr_new_switch(void) { return getenv("NBR_NEW_SWITCH") != 0; }\n' >>"$d/common/report.c"
+    out=$(getenv_documented "$d") && { echo "an undocumented getenv passed"; return 1; }
+    echo "$out" | grep -q 'common/report.c:[0-9]*: NBR_NEW_SWITCH is not in' || { echo "$out"; return 1; }
+    cp common/report.c "$d/common/report.c"
+    printf 'static const char *nbr_by_name(const char *v) { return getenv(v); }\n' >>"$d/variants/cpu-layer.c"
+    out=$(getenv_documented "$d") && { echo "a getenv of a non-literal name passed"; return 1; }
+    echo "$out" | grep -q 'variants/cpu-layer.c:[0-9]*: getenv(v): not a literal name' || { echo "$out"; return 1; }
+    echo "planted getenvs caught"
+}
+t_grep getenv-planted-caught 'planted getenvs caught' getenv_planted

@@ -41,8 +41,9 @@ for v in $cpu_variants; do
     done
 done
 # the per-atom energy check's floor (3% of the typical sum of |u_ij| / 2, common/check.c) against
-# an error planted in atom 0's U (NBR_CHECK_PLANT_U, times that atom's sum): float salt catches
-# 1e-4 and passes 1e-7 (its rounding reaches ~2e-6); double catches 1e-9
+# an error planted in atom 0's U (NBR_CHECK_PLANT_U, times that atom's sum; read only by the test
+# build test-check-u, cpu-layer with -DNBR_PLANT_CHECK_U): float salt catches 1e-4 and passes
+# 1e-7 (its rounding reaches ~2e-6); double catches 1e-9
 check_energy_fails() {   # CHECK_LINE ARGS...: the check fails, on its energy line
     local out
     out=$("$@" 2>&1) && { echo "$out" | tail -3; echo "the check passed"; return 1; }
@@ -50,6 +51,20 @@ check_energy_fails() {   # CHECK_LINE ARGS...: the check fails, on its energy li
     echo "$out" | grep -Eq '^check energies: max per-atom error [0-9.e+-]+ \(atom 0\)' || { echo "not atom 0's energy"; return 1; }
 }
 salt_check=(--system salt --ne 16 --steps 200 --equil 100 --stage-reps 0 --check)
-t_ok check-energy-planted-float-1e-4 check_energy_fails env NBR_CHECK_PLANT_U=1e-4 "$BUILD/float/cpu-layer" "${salt_check[@]}"
-t_grep check-energy-planted-float-1e-7 'check cpu-layer: PASS' env NBR_CHECK_PLANT_U=1e-7 "$BUILD/float/cpu-layer" "${salt_check[@]}"
-t_ok check-energy-planted-double-1e-9 check_energy_fails env NBR_CHECK_PLANT_U=1e-9 "$BUILD/double/cpu-layer" "${salt_check[@]}"
+t_ok check-energy-planted-float-1e-4 check_energy_fails env NBR_CHECK_PLANT_U=1e-4 "$BUILD/float/test-check-u" "${salt_check[@]}"
+t_grep check-energy-planted-float-1e-7 'check cpu-layer: PASS' env NBR_CHECK_PLANT_U=1e-7 "$BUILD/float/test-check-u" "${salt_check[@]}"
+t_ok check-energy-planted-double-1e-9 check_energy_fails env NBR_CHECK_PLANT_U=1e-9 "$BUILD/double/test-check-u" "${salt_check[@]}"
+# the programs carry no planted fault (issue 26): the production cpu-layer, given the same
+# variable, still passes the check the test build fails, and its binary does not name it
+t_grep check-energy-plant-not-in-program 'check cpu-layer: PASS' env NBR_CHECK_PLANT_U=1e-4 "$BUILD/float/cpu-layer" "${salt_check[@]}"
+plant_names_absent() {   # the planted faults' variables named by none of the programs' binaries
+    local found= f
+    for f in "$BUILD"/double/{cpu-,gpu-,coulomb}* "$BUILD"/float/{cpu-,gpu-,coulomb}*; do
+        [ -f "$f" ] && [ -x "$f" ] || continue
+        grep -q -a -E 'NBR_CHECK_PLANT_U|NBR_DD_(FAIL_RANK|FAIL_STEP|LOSE_STEP|SORT_SKIP_V)|NBR_CL_FAKE_' "$f" && found+=" $f"
+    done
+    [ -z "$found" ] || { echo "a planted fault's variable in: $found"; return 1; }
+    grep -q -a NBR_CHECK_PLANT_U "$BUILD/double/test-check-u" || { echo "the test build lacks it: this test cannot fail"; return 1; }
+    echo "no program names a planted fault's variable"
+}
+t_grep plant-names-only-in-test-builds 'no program names' plant_names_absent

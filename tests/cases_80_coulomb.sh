@@ -16,6 +16,7 @@
 # OpenCL runs where a platform exists (PoCL in CI); CUDA only on a GPU; elsewhere SKIP lines.
 c=$BUILD/double/coulomb
 cf=$BUILD/float/coulomb
+ccl=$BUILD/double/test-coulomb-cl   # coulomb with the OpenCL limit hooks (NBR_CL_FAKE_*)
 cu=$BUILD/double/coulomb-cuda
 d=tests/data/coulomb
 # the OpenCL platform the tests use (CL_PLATFORM, default 0: runs/device/coulomb.sh names NVIDIA's
@@ -182,31 +183,36 @@ else
     # 4096 work-items per work-group and 1 MiB of local memory, more than any legal --wg (at most
     # 1024) and --ipt need (1024 x 4 atoms of 4 doubles + 2 x 1024 doubles = 147456 bytes), so the
     # checks are shown with the test-only hooks NBR_CL_FAKE_LOCAL_MEM / NBR_CL_FAKE_MAX_WG, which
-    # lower (never raise) the values the checks see (kernels/opencl/coulomb_cl.c)
+    # lower (never raise) the values the checks see (kernels/opencl/coulomb_cl.c), compiled only
+    # into the test build test-coulomb-cl ($ccl; -DNBR_PLANT_CL_LIMITS); coulomb itself ignores them
+    t_ok coulomb-opencl-fake-limits-not-in-program env NBR_CL_FAKE_MAX_WG=32 NBR_CL_FAKE_LOCAL_MEM=16 \
+        $c --impl $ocl --wg 64 --random 1000 --check --reps 1 --quiet
+    t_error coulomb-opencl-fake-limits-in-test-build 2 'wg\) 64 is more than CL_DEVICE_MAX_WORK_GROUP_SIZE 32 ' \
+        env NBR_CL_FAKE_MAX_WG=32 NBR_CL_FAKE_LOCAL_MEM=16 $ccl --impl $ocl --wg 64 --random 1000 --check --reps 1 --quiet
     # sizes every device's kernel takes (--wg 256 and 64: NVIDIA's double kernel allows 256
     # work-items, 8accbc3); the byte counts allow the kernel's own static local memory (0 on PoCL,
     # 1 byte on NVIDIA)
     t_error coulomb-opencl-local-mem-limit 2 \
         'wg\) 256 with --ipt 4 and 8-byte reals \(--acc double\) needs 368[0-9]{2} bytes of local memory per work-group .*more than CL_DEVICE_LOCAL_MEM_SIZE 16384 of .*lowered from the device.s [0-9]+ by NBR_CL_FAKE_LOCAL_MEM' \
-        env NBR_CL_FAKE_LOCAL_MEM=16384 $c --impl $ocl --acc double --wg 256 --ipt 4 --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_LOCAL_MEM=16384 $ccl --impl $ocl --acc double --wg 256 --ipt 4 --random 1000 --reps 1 --quiet
     # under the same limit 64 work-items (9216 bytes) fit and run
-    t_ok coulomb-opencl-local-mem-fits env NBR_CL_FAKE_LOCAL_MEM=16384 $c --impl $ocl --acc double --wg 64 --ipt 4 \
+    t_ok coulomb-opencl-local-mem-fits env NBR_CL_FAKE_LOCAL_MEM=16384 $ccl --impl $ocl --acc double --wg 64 --ipt 4 \
         --random 1000 --check --reps 1 --quiet
     # float fits in 2048 bytes (1536), the --ref device reference (exact: 3072) does not
     t_error coulomb-opencl-local-mem-ref-device 2 \
         '\(--acc exact: also the --ref device reference.s precision\) needs 30[0-9]{2} bytes .*CL_DEVICE_LOCAL_MEM_SIZE 2048 ' \
-        env NBR_CL_FAKE_LOCAL_MEM=2048 $c --impl $ocl --acc float --ref device --wg 64 --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_LOCAL_MEM=2048 $ccl --impl $ocl --acc float --ref device --wg 64 --random 1000 --reps 1 --quiet
     t_error coulomb-opencl-max-wg-limit 2 \
         'wg\) 512 is more than CL_DEVICE_MAX_WORK_GROUP_SIZE 256 of .*lowered from the device.s [0-9]+ by NBR_CL_FAKE_MAX_WG' \
-        env NBR_CL_FAKE_MAX_WG=256 $c --impl $ocl --wg 512 --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_MAX_WG=256 $ccl --impl $ocl --wg 512 --random 1000 --reps 1 --quiet
     t_error coulomb-opencl-fake-env-bad 2 "NBR_CL_FAKE_MAX_WG='8x' is not a positive integer" \
-        env NBR_CL_FAKE_MAX_WG=8x $c --impl $ocl --random 1000 --reps 1 --quiet
+        env NBR_CL_FAKE_MAX_WG=8x $ccl --impl $ocl --random 1000 --reps 1 --quiet
     # unlowered, on whatever device this is: the largest tile (147456 bytes) runs where it fits the
     # device's CL_DEVICE_LOCAL_MEM_SIZE (its value read from the hook's message) and is refused
     # naming that value where it does not (e.g. NVIDIA's 48 KiB), or refused for a work-group limit
     _t80_largest_tile() {
         local dev_local rc
-        dev_local=$(NBR_CL_FAKE_LOCAL_MEM=1 $c --impl $ocl --random 10 --reps 1 --quiet 2>&1 |
+        dev_local=$(NBR_CL_FAKE_LOCAL_MEM=1 $ccl --impl $ocl --random 10 --reps 1 --quiet 2>&1 |
             sed -n 's/.*lowered from the device.s \([0-9]*\) by NBR_CL_FAKE_LOCAL_MEM.*/\1/p')
         [ -n "$dev_local" ] || { echo "no device CL_DEVICE_LOCAL_MEM_SIZE in the message"; return 1; }
         $c --impl $ocl --acc double --wg 1024 --ipt 4 --random 5000 --check --reps 1 --quiet 2>"$tmp/largest.err"

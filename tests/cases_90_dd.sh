@@ -31,7 +31,7 @@
 #                  first 500 steps from the same start (the summary hashes the rebuild steps),
 #                  --check PASS after migrations (overlap too, and 2x2x1 on 4 ranks but nccl), and a
 #                  rank failing at a rebuild stops every rank (the others wait in the device vote);
-#                  the same steps with the stopped device's forces ungated (NBR_DD_FORCE_GATE=0)
+#                  the same steps with the stopped device's forces ungated (--dd-force-gate off)
 #   dd-newton-*    --dd-newton on (half-shell ghosts, each pair across a boundary on one domain,
 #                  the force halo back in reverse pulse order; mpi, nccl, p2p): the CPU model
 #                  (every pair once, forces and energies equal to the full lists on 8 grids, 3
@@ -135,8 +135,59 @@ t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$
 t_error "dd-refuse-bad-comm" 2 "comm must be one of mpi\|nccl\|p2p\|nvshmem \(got 'shmem'\)" "$dd" --comm shmem --ne 8
 t_error "dd-refuse-bad-overlap" 2 "dd-overlap must be one of off\|on \(got 'yes'\)" "$dd" --dd-overlap yes --ne 8
 t_error "dd-refuse-bad-grid" 2 'dd-grid 2x1: expected PXxPYxPZ' "$dd" --dd-grid 2x1 --ne 8
-t_error "dd-refuse-bad-halo-reps" 2 "NBR_DD_HALO_REPS='10x': not a whole number of replays" env NBR_DD_HALO_REPS=10x "$dd" --ne 8
-t_error "dd-refuse-negative-halo-reps" 2 "NBR_DD_HALO_REPS='-1': not a whole number" env NBR_DD_HALO_REPS=-1 "$dd" --ne 8
+# gpu-dd's switches that were environment variables (issue 26): flags, refused when bad (exit 2, one
+# line), named in --help and --print-config with their defaults, and (on a GPU, below) recorded in the row
+t_error "dd-refuse-bad-halo-reps" 2 "dd-halo-reps needs a number \(got '10x'\)" "$dd" --dd-halo-reps 10x --ne 8
+t_error "dd-refuse-negative-halo-reps" 2 "dd-halo-reps = -2 is outside its limits \[-1, 1e\+06\]" "$dd" --dd-halo-reps -2 --ne 8
+t_error "dd-refuse-bad-horizon" 2 "dd-horizon must be one of off\|on \(got '0'\)" "$dd" --dd-horizon 0 --ne 8
+t_error "dd-refuse-bad-force-gate" 2 "dd-force-gate must be one of off\|on \(got 'no'\)" "$dd" --dd-force-gate no --ne 8
+t_error "dd-refuse-bad-profile" 2 "dd-profile must be one of off\|on \(got '1'\)" "$dd" --dd-profile 1 --ne 8
+t_error "dd-refuse-zero-timeout" 2 "dd-timeout = 0 is outside its limits" "$dd" --dd-timeout 0 --ne 8
+t_error "dd-refuse-flags-elsewhere" 2 "dd-horizon is not a knob of cpu-grouped" "$BUILD/double/cpu-grouped" --dd-horizon off
+dd_flags_open() {   # every former environment switch in --help and in --print-config, with its default
+    local help cfg f
+    help=$("$dd" --help 2>&1) || { echo "--help failed"; return 1; }
+    cfg=$("$dd" --print-config 2>&1) || { echo "--print-config failed: $cfg"; return 1; }
+    for f in dd-horizon dd-force-gate dd-halo-reps dd-profile dd-timeout; do
+        grep -q -- "--$f" <<<"$help" || { echo "--help lacks --$f"; return 1; }
+    done
+    for f in dd-horizon=on dd-force-gate=on dd-halo-reps=-1 dd-profile=off dd-timeout=20; do
+        grep -qx -- "$f" <<<"$cfg" || { echo "--print-config lacks $f"; return 1; }
+    done
+    cfg=$("$dd" --print-config --dd-horizon off --dd-halo-reps 3 --dd-timeout 7.5)
+    for f in dd-horizon=off dd-halo-reps=3 dd-timeout=7.5; do
+        grep -qx -- "$f" <<<"$cfg" || { echo "--print-config lacks $f"; return 1; }
+    done
+    grep -E 'NBR_DD_(HORIZON|FORCE_GATE|HALO_REPS|PROFILE|TIMEOUT_S|FAIL_|LOSE_|SORT_)' <<<"$help" &&
+        { echo "--help still names a former (or planted) NBR_DD_ variable"; return 1; }
+    echo "dd flags in --help and --print-config"
+}
+t_grep "dd-flags-help-print-config" 'dd flags in --help and --print-config' dd_flags_open
+# the planted faults live in the test build only (-DNBR_PLANT_DD): with NBR_DD_FAIL_RANK=0 the
+# test build stops at start (before any GPU), the program does not (it runs, or stops for want of a GPU)
+ddp=$BUILD/double/test-dd-plant
+dd_plant_only_in_test_build() {
+    local out
+    [ -x "$ddp" ] || { echo "$ddp not built"; return 1; }
+    out=$(NBR_DD_FAIL_RANK=0 "$ddp" --ne 8 --steps 0 --equil 0 --quiet 2>&1) && { echo "the test build ran"; return 1; }
+    grep -q 'rank 0: planted failure (NBR_DD_FAIL_RANK=0) during initialisation' <<<"$out" || { echo "$out"; return 1; }
+    out=$(NBR_DD_FAIL_RANK=0 "$dd" --ne 8 --steps 0 --equil 0 --quiet 2>&1)
+    grep -q 'planted' <<<"$out" && { echo "gpu-dd reacted: $out"; return 1; }
+    echo "planted in the test build only"
+}
+t_grep "dd-plant-only-in-test-build" 'planted in the test build only' dd_plant_only_in_test_build
+# the CPU programs have none of gpu-dd's switches: their rows say "-" in those columns
+dd_cols_elsewhere() {
+    local f=$TEST_LOG_DIR/dd-cols-cpu.csv
+    rm -f "$f"
+    "$BUILD/double/cpu-grouped" --ne 6 --steps 10 --equil 0 --csv "$f" --quiet >/dev/null || return 1
+    python3 -c 'import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))[-1]
+c = ["dd_horizon", "dd_force_gate", "dd_halo_reps", "dd_profile"]
+v = [r.get(k) for k in c]
+sys.exit(0 if v == ["-"] * 4 else f"{c}: {v}")' "$f" && echo "dd columns - elsewhere"
+}
+t_grep "dd-columns-dash-in-cpu-rows" 'dd columns - elsewhere' dd_cols_elsewhere
 t_error "dd-refuse-graph-mpi" 2 'dd-graph on needs a backend without host steps' "$dd" --dd-graph on --comm mpi --ne 8
 t_error "dd-device-refuse-mpi" 2 'decide device needs a backend without host steps' "$dd" --decide device --comm mpi --ne 8
 t_ok "dd-device-refuse-mpi-2ranks" dd_refused 2 'decide device needs a backend without host steps' \
@@ -146,7 +197,7 @@ t_error "dd-newton-refuse-nvshmem" 2 'dd-newton on: the force halo is not writte
 t_error "dd-newton-refuse-overlap" 2 'dd-newton on with --dd-overlap on: not supported' \
     "$dd" --dd-newton on --dd-overlap on --ne 8
 t_error "dd-newton-refuse-bad-value" 2 "dd-newton must be one of off\|on \(got 'yes'\)" "$dd" --dd-newton yes --ne 8
-t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --ne 8 --steps 10 --equil 0 --quiet"
+t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $ddp --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
     for grp in check lose sort multi device-check device-multi newton-check newton-multi; do t_skip "dd-$grp" "no GPU found"; done
@@ -154,6 +205,31 @@ if ! have_gpu; then
     return 0 2>/dev/null || exit 0
 fi
 pass="check gpu-dd: PASS"
+# the former environment switches recorded in the row (one rank): the flags given, and
+# --dd-halo-reps -1 written back as the --stage-reps count it used
+dd_row_records() {
+    local d=$TEST_LOG_DIR/dd-row out
+    rm -rf "$d"; mkdir -p "$d"
+    out=$("$dd" --comm p2p --decide device --ne 12 --steps 60 --equil 0 --stage-reps 3 --csv "$d/a.csv" --quiet 2>&1) ||
+        { echo "$out" | tail; return 1; }
+    out=$("$dd" --comm p2p --decide device --ne 12 --steps 60 --equil 0 --stage-reps 3 --dd-horizon off \
+        --dd-force-gate off --dd-halo-reps 2 --dd-profile on --dd-timeout 9 --csv "$d/b.csv" --quiet 2>&1) ||
+        { echo "$out" | tail; return 1; }
+    grep -q 'rebuild phases (' <<<"$out" || { echo "--dd-profile on printed no phases"; return 1; }
+    grep -q '; 2 replays' <<<"$out" || { echo "--dd-halo-reps 2: not 2 replays"; return 1; }
+    python3 - "$d/a.csv" "$d/b.csv" <<'PY'
+import csv, sys
+want = [dict(dd_horizon="on", dd_force_gate="on", dd_halo_reps="3", dd_profile="off"),
+        dict(dd_horizon="off", dd_force_gate="off", dd_halo_reps="2", dd_profile="on")]
+for path, w in zip(sys.argv[1:], want):
+    row = list(csv.DictReader(open(path)))[-1]
+    got = {k: row.get(k) for k in w}
+    if got != w:
+        sys.exit(f"{path}: {got}, expected {w}")
+print("rows record the dd switches")
+PY
+}
+t_grep "dd-row-records-switches" 'rows record the dd switches' dd_row_records
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_comms; do
@@ -190,7 +266,7 @@ for prec in double float; do
 done
 t_ok "dd-grow-nbr" dd_grows_and_passes "$dd" --grow-from 5 --ne 14 --steps 200 --equil 50 --check --quiet
 t_error "dd-lose-one-atom" 1 'rank 0: step [0-9]+: atoms not conserved at the rebuild: 4095 atoms' \
-    env NBR_DD_LOSE_STEP=50 "$dd" --ne 16 --steps 300 --equil 100 --quiet
+    env NBR_DD_LOSE_STEP=50 "$ddp" --ne 16 --steps 300 --equil 100 --quiet
 
 # --dd-newton on, one rank (every axis exchanges with itself: the half shell, the ghosts' rows
 # and the force halo all run): --check, every backend with the force halo, both precisions
@@ -224,7 +300,7 @@ dd_newton_same() {
 # --reorder: the local atoms sorted by cell at rebuilds (every 10 steps here) change only the order
 # of summation, so from the same start (double, no rescaling) the run rebuilds at the same steps
 # and ends at the same energy (2e-8: two steps of the 8th printed decimal) and pressure (2e-5: 6 digits) as one never sorted; planted: velocities not
-# moved with their positions (NBR_DD_SORT_SKIP_V) must fail it
+# moved with their positions (NBR_DD_SORT_SKIP_V, the test build) must fail it
 dd_sort_same() { dd_same_end 2e-8 2e-5 "--reorder 0" "--reorder 10" "$@"; }
 t_ok "dd-sort-same-as-unsorted-sp" dd_sort_same "$dd" --ne 16 --steps 300 --equil 0 --stage-reps 0
 t_ok "dd-sort-same-as-unsorted-lj" dd_sort_same "$dd" --system lj --ne 12 --steps 300 --equil 0 --stage-reps 0
@@ -234,7 +310,7 @@ dd_sort_planted() {
     echo "$out"
     [ $rc -ne 0 ] && echo "$out" | grep -Eq 'differ beyond|different rebuild steps'
 }
-t_ok "dd-sort-planted-velocities-left" dd_sort_planted "$dd" --ne 16 --steps 300 --equil 0 --stage-reps 0
+t_ok "dd-sort-planted-velocities-left" dd_sort_planted "$ddp" --ne 16 --steps 300 --equil 0 --stage-reps 0
 # float ids past 2^24 (SP, 258^3 = 17.2M atoms): they ride in v.w as the int's bits, since a float
 # value tells only 2^24 ids apart; the id checksum at every rebuild (the first build included) must
 # match the host's sum over every id (as float values, ids above 2^24 would collide; before 345fce3 float gpu-dd refused this N)
@@ -338,10 +414,10 @@ for comm in $dd_dev_comms; do
         --steps 500 --equil 0 --stage-reps 0 --quiet
     t_ok "dd-device-same-rebuilds-2ranks-sp-overlap-$comm" dd_same_rebuilds -np 2 $dd --comm $comm --dd-overlap on \
         --ne 20 --steps 500 --equil 0 --sample-every 13 --stage-reps 0 --quiet
-    # the forces of a stopped device ungated (NBR_DD_FORCE_GATE=0: the path where the driver
+    # the forces of a stopped device ungated (--dd-force-gate off: the path where the driver
     # refuses conditional nodes): slower, the same steps
-    [ $comm = p2p ] && t_ok "dd-device-same-rebuilds-2ranks-sp-p2p-ungated" env NBR_DD_FORCE_GATE=0 \
-        bash -c "$(declare -f dd_mpirun dd_same_rebuilds dd_shared_refusal dd_or_refused dd_refused); dd_same_rebuilds -np 2 $dd --comm p2p --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet"
+    [ $comm = p2p ] && t_ok "dd-device-same-rebuilds-2ranks-sp-p2p-ungated" dd_same_rebuilds -np 2 $dd --comm p2p \
+        --dd-force-gate off --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet
     for prec in double float; do
         t_ok "dd-device-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $BUILD/$prec/gpu-dd --comm $comm \
             --decide device --ne 20 --steps 400 --equil 100 --check
@@ -356,8 +432,8 @@ for comm in $dd_dev_comms; do
         t_ok "dd-device-multi-double-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $dd --comm $comm \
             --decide device --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
     fi
-    t_ok "dd-device-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
-        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --comm $comm --decide device --ne 20 --steps 400 --equil 100 --quiet"
+    t_ok "dd-device-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 \
+        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $ddp --comm $comm --decide device --ne 20 --steps 400 --equil 100 --dd-timeout 10 --quiet"
 done
 # --dd-newton on over several ranks: --check after migrations (the program checks the count and
 # id checksum at every rebuild); 2 ranks per backend in both precisions; 3x1x1 (the lower and
@@ -407,10 +483,10 @@ for comm in $dd_dev_comms; do
         --comm p2p --decide device --dd-grid 3x1x1 --ne 20 --steps 400 --equil 100 --check
 done
 for comm in $dd_newton_comms; do
-    t_ok "dd-newton-multi-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
-        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --dd-newton on --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
+    t_ok "dd-newton-multi-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 \
+        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $ddp --dd-newton on --comm $comm --ne 20 --steps 400 --equil 100 --dd-timeout 10 --quiet"
 done
 for comm in $dd_comms; do
-    t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 NBR_DD_TIMEOUT_S=10 \
-        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $dd --comm $comm --ne 20 --steps 400 --equil 100 --quiet"
+    t_ok "dd-fault-gpu-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 \
+        bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $ddp --comm $comm --ne 20 --steps 400 --equil 100 --dd-timeout 10 --quiet"
 done

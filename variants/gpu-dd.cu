@@ -13,7 +13,7 @@
  * rebuild test on the devices, the largest v^2 combined over ranks on the device every step,
  * the host waiting only at sample points and at the rebuilds. --check gathers every rank's atoms (by id) and compares them with
  * the O(N^2) reference, as for every other variant. Rank 0 prints and writes the CSV; the
- * other ranks are silent (NBR_DD_ALL_RANKS=1: all print).
+ * other ranks are silent (NBR_DD_ALL_RANKS=1, a diagnostic: all print).
  *
  * Start: mpirun -np P gpu-dd [--comm mpi|nccl|p2p|nvshmem] [--dd-grid PXxPYxPZ] [flags]; one rank
  * without mpirun. Ranks take GPUs round-robin within a host (several per GPU for testing).
@@ -26,7 +26,6 @@
 #include <string.h>
 
 static int g_rank, g_size;
-static long g_halo_reps;   /* NBR_DD_HALO_REPS, else --stage-reps; 0: no replays after the run */
 #ifdef NBR_NCCL
 static const int dd_have_nccl = 1;
 #else
@@ -100,13 +99,10 @@ static void dd_options(Sim *s, Dd *d)
     if (d->newton && d->overlap)
         dd_fail(EXIT_INPUT, "--dd-newton on with --dd-overlap on: not supported yet (the ghosts' rows and the force halo "
                             "are not split into inner and border work)");
-    /* NBR_DD_HALO_REPS (the replays after the run): read here, so that a bad value stops the run
-     * before it starts, not after it */
-    const char *reps = getenv("NBR_DD_HALO_REPS");
-    char *end = NULL;
-    g_halo_reps = reps && *reps ? strtol(reps, &end, 10) : p->stage_reps;
-    if (reps && *reps && (*end || g_halo_reps < 0 || g_halo_reps > 1000000))
-        dd_fail(EXIT_INPUT, "NBR_DD_HALO_REPS='%s': not a whole number of replays from 0 (none) to 1000000", reps);
+    /* --dd-halo-reps -1: as --stage-reps; the row records the count used */
+    if (p->dd_halo_reps < 0) p->dd_halo_reps = p->stage_reps;
+    d->timeout_s = p->dd_timeout;
+    d->force_gate = p->dd_force_gate;
     /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
     if (p->decide == DECIDE_DEVICE && d->comm_kind == COMM_MPI)
         dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
@@ -140,11 +136,12 @@ static int dd_init(Sim *s)
     dd_geometry(s, d);   /* bad geometry refused before any GPU is touched */
     /* a planted failure of one rank (tests): the others wait in a collective, as they would
      * in any exchange, and must be stopped, not left hanging */
-    const char *plant = getenv("NBR_DD_FAIL_RANK"), *plant_step = getenv("NBR_DD_FAIL_STEP");
-    if (plant_step && *plant_step) plant = NULL;   /* planted later, at a rebuild (dd_domain.cu) */
-    if (plant && *plant && atoi(plant) == g_rank)
-        dd_fail(EXIT_INTERNAL, "planted failure (NBR_DD_FAIL_RANK=%d) during initialisation", g_rank);
-    if (plant && *plant) dd_barrier();
+    const DdPlant plant = dd_plant();   /* test-dd-plant only (dd.cuh); a fail_step plants it at a rebuild */
+    if (dd_planted && plant.fail_rank >= 0 && plant.fail_step < 0) {
+        if (plant.fail_rank == g_rank)
+            dd_fail(EXIT_INTERNAL, "planted failure (NBR_DD_FAIL_RANK=%d) during initialisation", g_rank);
+        dd_barrier();
+    }
     GpuSim *g = new GpuSim();
     d->g = g;
     dd_init_device(d, g, s);
@@ -197,8 +194,8 @@ static void dd_finish(Sim *s)
     dd_prof_report(d);
     /* the halo exchange and the force kernel on their own (the stage replays time them
      * together as "force"): the halo's cost per step for each backend; largest over ranks */
-    if (g_halo_reps > 0) {
-        const int reps = (int)g_halo_reps;
+    if (s->p.dd_halo_reps > 0) {
+        const int reps = s->p.dd_halo_reps;
         double t[2] = {replay_us(d, reps, halo_once), replay_us(d, reps, force_once)};
         const double mine[2] = {t[0], t[1]};
         dd_allreduce_max_d(t, 2);
@@ -270,17 +267,10 @@ int main(int argc, char **argv)
         if (!strcmp(argv[k], "--help") && g_rank == 0)
             printf("gpu-dd: start P ranks with mpirun -np P (one rank runs without mpirun)\n"
                    "compiled backends: mpi p2p%s%s\n"
-                   "environment (diagnostics; the last four are the tests' planted faults):\n"
-                   "  NBR_DD_PROFILE=1      a rebuild timed by phase, ranks aligned at each boundary (skew: the waits)\n"
-                   "  NBR_DD_HALO_REPS=R    the halo exchange and the force kernel replayed R times after the run (0: none;\n"
-                   "                        unset: --stage-reps times)\n"
-                   "  NBR_DD_TIMEOUT_S=S    how long a wait on a peer may take before every rank stops (20)\n"
-                   "  NBR_DD_ALL_RANKS=1    every rank prints (rank 0 only otherwise)\n"
-                   "  NBR_DD_HORIZON=0      --decide device: look at the device only at sample points\n"
-                   "  NBR_DD_FORCE_GATE=0   --decide device: forces launched without the gate graph\n"
-                   "  NBR_DD_FAIL_RANK=r, NBR_DD_FAIL_STEP=k   rank r stops at start (or at the rebuild at step k)\n"
-                   "  NBR_DD_LOSE_STEP=k    rank 0 drops an atom at the rebuild at step k (the conservation check)\n"
-                   "  NBR_DD_SORT_SKIP_V=k  the sort by cell at step k leaves the velocities behind\n\n",
+                   "environment (setup and diagnostics that change no result; docs/programs.md):\n"
+                   "  NBR_NCCL_LIB=PATH     --comm nccl: the NCCL library to open (else the one found at build time,\n"
+                   "                        else libnccl.so.2 on the loader's path)\n"
+                   "  NBR_DD_ALL_RANKS=1    every rank prints (rank 0 only otherwise)\n\n",
                    dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
     const int n = drop_csv_flags(argc, argv);
     const char *all = getenv("NBR_DD_ALL_RANKS");

@@ -86,7 +86,29 @@ struct DdPulse {
 
 struct DdComm;   /* the backend's state (dd_comm.cu) */
 
-/* the phases of a rebuild that NBR_DD_PROFILE times (dd_prof) */
+/* The tests' planted faults, compiled only into the test build test-dd-plant (-DNBR_PLANT_DD),
+ * chosen there by environment (docs/programs.md, "Environment"); -1: not planted. In gpu-dd
+ * dd_planted is 0 and every planted branch is dead code. */
+struct DdPlant {
+    int fail_rank;          /* NBR_DD_FAIL_RANK: this rank stops (at start, or at fail_step's rebuild) */
+    int fail_step;          /* NBR_DD_FAIL_STEP: the first rebuild at or after this step */
+    int lose_step;          /* NBR_DD_LOSE_STEP: rank 0 drops an atom at the rebuild at or after it */
+    int skip_v_step;        /* NBR_DD_SORT_SKIP_V: the sort by cell leaves the velocities behind */
+};
+#ifdef NBR_PLANT_DD
+static const int dd_planted = 1;
+static inline int dd_plant_int(const char *v) { return v && *v ? atoi(v) : -1; }
+static inline DdPlant dd_plant(void)
+{
+    return {dd_plant_int(getenv("NBR_DD_FAIL_RANK")), dd_plant_int(getenv("NBR_DD_FAIL_STEP")),
+            dd_plant_int(getenv("NBR_DD_LOSE_STEP")), dd_plant_int(getenv("NBR_DD_SORT_SKIP_V"))};
+}
+#else
+static const int dd_planted = 0;
+static inline DdPlant dd_plant(void) { return {-1, -1, -1, -1}; }
+#endif
+
+/* the phases of a rebuild that --dd-profile on times (dd_prof) */
 enum DdProfPhase {
     PROF_MIGRATE, PROF_SORT, PROF_CONSERVE, PROF_SELECT, PROF_COUNTS, PROF_REFRESH, PROF_GHOSTS, PROF_ZONES, PROF_CELLS, PROF_LIST,
     PROF_CAPTURE, PROF_SKEW, DD_PROF_PHASES
@@ -177,7 +199,9 @@ struct Dd {
     cudaGraphExec_t force_exec[2];
     cudaStream_t run_body;
 
-    /* NBR_DD_PROFILE=1: the rebuild's phases timed on the host, the stream synchronised and the
+    double timeout_s;       /* --dd-timeout: a device wait gives up after this many seconds */
+    int force_gate;         /* --dd-force-gate: 0 = the forces launched ungated with --decide device */
+    /* --dd-profile on: the rebuild's phases timed on the host, the stream synchronised and the
      * ranks aligned at each phase boundary (a diagnostic: it adds the waits it measures around;
      * off, one branch) */
     int prof_on;
@@ -209,7 +233,7 @@ void dd_forces_step(Dd *d);                  /* halo and forces, overlapped wher
 void dd_gather(Sim *s, Dd *d, int with_forces);   /* local atoms of every rank -> s->r, v (a, u) by id */
 void dd_for_each_pair(Sim *s, Dd *d, PairFn fn, void *arg);
 void dd_free(Dd *d);
-/* NBR_DD_PROFILE: the time since the last mark charged to `phase` (after a stream synchronise),
+/* --dd-profile on: the time since the last mark charged to `phase` (after a stream synchronise),
  * then a barrier whose wait is charged to PROF_SKEW; every rank passes the same marks */
 void dd_prof(Dd *d, int phase);
 void dd_prof_report(Dd *d);   /* per rebuild, largest over ranks (collective: every rank calls it) */
@@ -265,11 +289,8 @@ void dd_launch_pack(Dd *d, const int *idx, int n, int axis, real shift, real4 *o
 /* Host check after a step: a device wait that timed out stops every rank (p2p, nvshmem). */
 void dd_comm_poll(Dd *d);
 /* p2p, nvshmem: on the stream, wait until *signal reaches pulse k's expected count raised by
- * inc (the sender's blocks this step); gives up after NBR_DD_TIMEOUT_S (20 s). */
+ * inc (the sender's blocks this step); gives up after --dd-timeout (d->timeout_s). */
 void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc);   /* k: the slot */
-/* The device waits' limit in seconds: NBR_DD_TIMEOUT_S (unset or empty: 20), read once; a value
- * that is not a number above 0 (and below 1e9) stops the run (dd_fail, EXIT_INPUT). */
-double dd_timeout_s(void);
 /* dd_nvshmem.cu (built where NVSHMEM is found, NBR_NVSHMEM): --comm nvshmem. */
 void dd_nvshmem_init(Dd *d);
 void dd_nvshmem_rebuilt(Dd *d);

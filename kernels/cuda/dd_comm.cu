@@ -548,24 +548,9 @@ void dd_force_pulse(Dd *d, int k)
     dd_launch_force_add(d, pl->send_idx, pl->nsend, back, NULL);
 }
 
-double dd_timeout_s(void)
-{
-    static double timeout_s = 0;   /* 0: not read yet */
-    if (timeout_s == 0) {
-        const char *env = getenv("NBR_DD_TIMEOUT_S");   /* unset or empty: 20 s */
-        char *end = NULL;
-        const int set = env && *env;
-        timeout_s = set ? strtod(env, &end) : 20.0;
-        /* below 1e9 s: the wait kernels take it in nanoseconds as a long long */
-        if (set && (*end || !(timeout_s > 0 && timeout_s < 1e9)))
-            dd_fail(EXIT_INPUT, "NBR_DD_TIMEOUT_S='%s': not a number of seconds above 0 and below 1e9", env);
-    }
-    return timeout_s;
-}
-
 void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc)
 {
-    wait_signal_kernel<<<1, 1, 0, d->g->stream>>>(signal, d->expected_dev + k, inc, (long long)(dd_timeout_s() * 1e9),
+    wait_signal_kernel<<<1, 1, 0, d->g->stream>>>(signal, d->expected_dev + k, inc, (long long)(d->timeout_s * 1e9),
                                                   d->timed_out_dev, k, d->gate);
     LAUNCH_CHECK("wait_signal_kernel");
 }
@@ -576,15 +561,15 @@ void dd_comm_poll(Dd *d)
     if (!out) return;
     if (out > 2 * DD_PULSES)
         dd_fail(EXIT_INTERNAL, "--comm %s --decide device: waited over %g s for the other ranks' rebuild votes (did one "
-                               "stop?)", comm_names[d->comm_kind], dd_timeout_s());
+                               "stop?)", comm_names[d->comm_kind], d->timeout_s);
     if (out > DD_PULSES) {
         const int k = out - 1 - DD_PULSES;
         dd_fail(EXIT_INTERNAL, "--comm %s: waited over %g s for the force halo of pulse %d from rank %d (did it stop?)",
-                comm_names[d->comm_kind], dd_timeout_s(), k, d->pulse[k].send_rank);
+                comm_names[d->comm_kind], d->timeout_s, k, d->pulse[k].send_rank);
     }
     const int k = out - 1;
     dd_fail(EXIT_INTERNAL, "--comm %s: waited over %g s for the halo of pulse %d from rank %d (did it stop?)",
-            comm_names[d->comm_kind], dd_timeout_s(), k, d->pulse[k].recv_rank);
+            comm_names[d->comm_kind], d->timeout_s, k, d->pulse[k].recv_rank);
 }
 
 /* p2p --decide device: this rank's largest v^2 into every peer's slot of this round, then its
@@ -646,7 +631,7 @@ void dd_comm_vote(Dd *d)
 #endif
     if (d->comm_kind != COMM_P2P) dd_fail(EXIT_INTERNAL, "internal: --decide device with --comm %s", comm_names[d->comm_kind]);
     p2p_vote_kernel<<<1, 1, 0, st>>>(d->ctrl, d->vv_local, d->vv_all, d->comm->peer_votes_dev, d->rank, d->size,
-                                     (long long)(dd_timeout_s() * 1e9), d->timed_out_dev);
+                                     (long long)(d->timeout_s * 1e9), d->timed_out_dev);
     LAUNCH_CHECK("p2p_vote_kernel");
 }
 

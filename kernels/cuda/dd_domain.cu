@@ -402,7 +402,7 @@ static void read_counters(Dd *d, int n)
     CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
 }
 
-/* ---- NBR_DD_PROFILE ----------------------------------------------------------------- */
+/* ---- --dd-profile on ------------------------------------------------------------------- */
 
 const char *const dd_prof_names[DD_PROF_PHASES] = {
     "migrate", "sort", "conserve", "select", "counts", "refresh", "ghosts", "zones", "cells", "list", "capture+stats", "skew"};
@@ -430,7 +430,7 @@ void dd_prof_report(Dd *d)
     for (int k = 0; k < DD_PROF_PHASES; k++) t[k] = 1e6 * d->prof_s[k] / (double)d->prof_builds;
     const double mine0 = t[PROF_LIST];
     dd_allreduce_max_d(t, DD_PROF_PHASES);
-    printf("# dd: rebuild phases (NBR_DD_PROFILE, stream synchronised and ranks aligned at each phase; us per rebuild, largest over ranks, %lld rebuilds):",
+    printf("# dd: rebuild phases (--dd-profile on, stream synchronised and ranks aligned at each phase; us per rebuild, largest over ranks, %lld rebuilds):",
            d->prof_builds);
     for (int k = 0; k < DD_PROF_PHASES; k++) {
         printf(" %s %.4g", dd_prof_names[k], t[k]);
@@ -470,8 +470,7 @@ void dd_setup(Sim *s, Dd *d)
     GpuSim *g = d->g;
     const double L = s->L, rn = s->rn;
     d->ncells = d->gc[0] * d->gc[1] * d->gc[2];
-    const char *prof = getenv("NBR_DD_PROFILE");
-    d->prof_on = prof && *prof == '1';
+    d->prof_on = s->p.dd_profile;
     d->counters = (int *)gpu_alloc(g, sizeof(int) * 8, "migration counters");
     d->counters_host = (int *)gpu_pinned(sizeof(int) * 8, "migration counters");
     d->hash_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long), "id hash");
@@ -583,12 +582,8 @@ static void migrate_axis(Sim *s, Dd *d, int axis)
     d->n_local = n_new;
 }
 
-/* a planted fault of the tests: environment variable name set to a step, reached */
-static int planted_at(const char *name, const Sim *s)
-{
-    const char *v = getenv(name);
-    return v && *v && s->step >= atoi(v);
-}
+/* a planted fault of the tests (test-dd-plant only, dd.cuh): its step set and reached */
+static int planted_at(int step, const Sim *s) { return dd_planted && step >= 0 && s->step >= step; }
 
 /* The first n local atoms put in the order of their keys (d->sort.key, d->sort.index = 0..n-1,
  * keys below 2^bits): the cell sort's stable radix sort, then r and v gathered through r_alt,
@@ -762,7 +757,7 @@ static void sort_locals_by_cell(Sim *s, Dd *d)
     const int n = d->n_local, T = g->threads;
     if (n > 0) {
         cellsort_keys(&d->sort, DdCells{cell_grid(d)}, g->r, n, T, g->stream);
-        permute_locals(d, n, cellsort_bits(d->ncells), !planted_at("NBR_DD_SORT_SKIP_V", s));   /* planted: velocities left behind */
+        permute_locals(d, n, cellsort_bits(d->ncells), !planted_at(dd_plant().skip_v_step, s));   /* planted: velocities left behind */
     }
     d->sorted_at = s->step;
     if (s->production) s->stats.reorders++;
@@ -810,22 +805,22 @@ static void build_lists(Sim *s, Dd *d)
 
 static void capture_halo(Dd *d);
 
-/* Planted faults for the tests (environment): NBR_DD_FAIL_RANK=r with NBR_DD_FAIL_STEP=k stops
- * rank r at the first rebuild at or after step k (the others are then inside an exchange);
- * NBR_DD_LOSE_STEP=k drops one atom of rank 0 at the first rebuild at or after step k, which
- * the conservation check must catch. */
+/* Planted faults for the tests (test-dd-plant only, dd.cuh): NBR_DD_FAIL_RANK=r with
+ * NBR_DD_FAIL_STEP=k stops rank r at the first rebuild at or after step k (the others are then
+ * inside an exchange); NBR_DD_LOSE_STEP=k drops one atom of rank 0 at the first rebuild at or
+ * after step k, which the conservation check must catch. */
 void dd_rebuild(Sim *s, Dd *d)
 {
     GpuSim *g = d->g;
-    const char *fail_rank = getenv("NBR_DD_FAIL_RANK");
-    if (fail_rank && *fail_rank && atoi(fail_rank) == d->rank && planted_at("NBR_DD_FAIL_STEP", s))
+    const DdPlant plant = dd_plant();
+    if (plant.fail_rank == d->rank && planted_at(plant.fail_step, s))
         dd_fail(EXIT_INTERNAL, "planted failure (NBR_DD_FAIL_RANK=%d) at the rebuild of step %d", d->rank, s->step);
     dd_prof(d, -1);
     for (int axis = 2; axis >= 0; axis--)
         if (d->dims[axis] > 1) migrate_axis(s, d, axis);
     dd_prof(d, PROF_MIGRATE);
     static int lost = 0;
-    if (d->rank == 0 && !lost && planted_at("NBR_DD_LOSE_STEP", s) && d->n_local > 0) {
+    if (d->rank == 0 && !lost && planted_at(plant.lose_step, s) && d->n_local > 0) {
         d->n_local--;
         lost = 1;
     }

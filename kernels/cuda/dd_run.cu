@@ -24,7 +24,7 @@
  * build, a kernel that reads the gate and a conditional (IF) node around the force launch, so
  * the steps a stopped device still has queued (up to a sample interval of them when the GPU is
  * the bottleneck) cost a node each, not a force evaluation. Where the driver refuses the node,
- * or with NBR_DD_FORCE_GATE=0, the forces run ungated: correct (nothing moved, the same forces
+ * or with --dd-force-gate off, the forces run ungated: correct (nothing moved, the same forces
  * again), only slower. */
 #include "dd.cuh"
 
@@ -117,8 +117,7 @@ void dd_run_capture_forces(Dd *d)
     CUDA_CHECK(cudaStreamSynchronize(g->stream));   /* a rebuild: the old graphs may still run */
     if (d->overlap) CUDA_CHECK(cudaStreamSynchronize(d->nonlocal));
     drop_force_graphs(d);
-    const char *env = getenv("NBR_DD_FORCE_GATE");
-    if (env && !strcmp(env, "0")) return;
+    if (!d->force_gate) return;   /* --dd-force-gate off */
     if (!d->run_body) CUDA_CHECK(cudaStreamCreateWithFlags(&d->run_body, cudaStreamNonBlocking));
     if (d->overlap) {
         d->force_exec[0] = gated_forces(d, 0, d->inner_blocks);
@@ -210,15 +209,10 @@ void dd_run_decide(Sim *s)
  * ~14 steps launched ~400 steps for 100 (at 1M atoms on 2 GPUs the device decision took 2.0x
  * the host's time per step with p2p, 2.5x with nvshmem; cc94dfe). Computed from values every
  * rank holds alike (the displacement and max v^2 combined over ranks at the last look), so
- * every rank looks at the same step. NBR_DD_HORIZON=0: no horizon (the sample points only). */
+ * every rank looks at the same step. --dd-horizon off: no horizon (the sample points only). */
 int dd_run_horizon(Sim *s)
 {
-    static int off = -1;
-    if (off < 0) {
-        const char *env = getenv("NBR_DD_HORIZON");
-        off = env && !strcmp(env, "0");
-    }
-    return off ? 0 : loop_horizon_estimate(s);
+    return s->p.dd_horizon ? loop_horizon_estimate(s) : 0;
 }
 
 /* A sample point: the one wait of the chunk. A stop before its end sends the loop back to the

@@ -29,14 +29,15 @@ static void ck(cl_int err, const char *what)
     if (err != CL_SUCCESS) nbr_fail(EXIT_INTERNAL, "coulomb: OpenCL %s failed (error %d)", what, (int)err);
 }
 
-/* Test hooks, only for tests/cases_80_coulomb.sh: PoCL allows 4096 work-items per work-group
- * and 1 MiB of local memory, more than any legal --wg (at most 1024) and --ipt need (144 KiB),
- * so on it the checks below could never fire. NBR_CL_FAKE_MAX_WG=N and NBR_CL_FAKE_LOCAL_MEM=BYTES
- * lower (never raise) CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_LOCAL_MEM_SIZE as the checks
- * see them; the message then says so. Unset, the device's own values are used. */
-static cl_ulong lowered(cl_ulong v, const char *env, char *note, size_t note_size)
+#ifdef NBR_PLANT_CL_LIMITS
+/* Test hooks, compiled only into the test build test-coulomb-cl (Makefile), for
+ * tests/cases_80_coulomb.sh: PoCL allows 4096 work-items per work-group and 1 MiB of local
+ * memory, more than any legal --wg (at most 1024) and --ipt need (144 KiB), so on it the checks
+ * below could never fire. NBR_CL_FAKE_MAX_WG=N and NBR_CL_FAKE_LOCAL_MEM=BYTES lower (never
+ * raise) CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_LOCAL_MEM_SIZE as the checks see them; the
+ * message then says so. Unset, the device's own values are used. */
+static cl_ulong lowered(cl_ulong v, const char *s, const char *env, char *note, size_t note_size)
 {
-    const char *s = getenv(env);
     if (!s || !*s) return v;
     char *end;
     unsigned long long x = strtoull(s, &end, 10);
@@ -45,6 +46,7 @@ static cl_ulong lowered(cl_ulong v, const char *env, char *note, size_t note_siz
     snprintf(note, note_size, " (lowered from the device's %llu by %s)", (unsigned long long)v, env);
     return x;
 }
+#endif
 
 static void cl_setup(CoulombRun *r)
 {
@@ -120,8 +122,10 @@ static void cl_setup(CoulombRun *r)
        "clGetKernelWorkGroupInfo CL_KERNEL_LOCAL_MEM_SIZE");
     ck(clGetKernelWorkGroupInfo(c->k_sum, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof k_local2, &k_local2, NULL),
        "clGetKernelWorkGroupInfo CL_KERNEL_LOCAL_MEM_SIZE");
-    dev_wg = (size_t)lowered(dev_wg, "NBR_CL_FAKE_MAX_WG", wg_note, sizeof wg_note);
-    dev_local = lowered(dev_local, "NBR_CL_FAKE_LOCAL_MEM", lm_note, sizeof lm_note);
+#ifdef NBR_PLANT_CL_LIMITS   /* test-coulomb-cl only (above) */
+    dev_wg = (size_t)lowered(dev_wg, getenv("NBR_CL_FAKE_MAX_WG"), "NBR_CL_FAKE_MAX_WG", wg_note, sizeof wg_note);
+    dev_local = lowered(dev_local, getenv("NBR_CL_FAKE_LOCAL_MEM"), "NBR_CL_FAKE_LOCAL_MEM", lm_note, sizeof lm_note);
+#endif
     c->block = (size_t)p->block;
     if (c->block > dev_wg)
         nbr_fail(EXIT_INPUT, "coulomb: --block (--wg) %d is more than CL_DEVICE_MAX_WORK_GROUP_SIZE %zu of %s%s",

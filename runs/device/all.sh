@@ -13,7 +13,7 @@
 #        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120), DDBEST_NE_SP,
 #        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH; sanitize: compute-sanitizer memcheck and
 #        racecheck on the fused leapfrog, --tp, gpu-dd's sort and --dd-newton, SANITIZE_S (160),
-#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, NBR_DD_PROFILE=1, DDPROF_COMMS, DDPROF_NP,
+#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, --dd-profile on, DDPROF_COMMS, DDPROF_NP,
 #        DDPROF_ROUNDS, DDPROF_BASE (a second revision's exported tree, run beside); rumdfigs: runs/rumd_figs.sh, RUMDFIGS_S (500), RUMD_PARTS, RUMD_SIZES). Carry .cl (the OpenCL .debs,
 #        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 # Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
@@ -99,8 +99,9 @@ if want ddprobe; then
                  "nccl --decide host" "nccl --decide device"; do
             for hz in 1 0; do
                 case $c in *device*) ;; *) [ $hz = 0 ] && continue ;; esac
-                line=$(NBR_DD_HORIZON=$hz timeout 40 mpirun --allow-run-as-root --bind-to none -np 2 build/float/gpu-dd \
-                    --comm $c --ne 100 --steps 1100 --equil 100 --reduce device --sample-every 100 --stage-reps 0 \
+                hzf=$([ $hz = 1 ] && echo on || echo off)
+                line=$(timeout 40 mpirun --allow-run-as-root --bind-to none -np 2 build/float/gpu-dd \
+                    --comm $c --dd-horizon $hzf --ne 100 --steps 1100 --equil 100 --reduce device --sample-every 100 --stage-reps 0 \
                     --csv "$R/dd_decide.csv" --tag "ddprobe-r$round-${c// /_}-horizon$hz" 2>&1 | grep 'us/atom-step')
                 echo "round $round, $c, horizon $hz: ${line:-failed}" | tee -a "$R/dd_decide.txt"
             done
@@ -154,7 +155,7 @@ if want sanitize; then
     pack
 fi
 if want ddprof; then
-    # gpu-dd's rebuild by phase (NBR_DD_PROFILE=1: stream synchronised and ranks aligned at each
+    # gpu-dd's rebuild by phase (--dd-profile on: stream synchronised and ranks aligned at each
     # phase; "skew" the waits for the slowest rank), SP 8M and LJ 4M, DDPROF_NP ranks ("1 2"; more
     # ranks than GPUs share them), DDPROF_COMMS the multi-rank backends, DDPROF_ROUNDS rounds.
     # DDPROF_BASE=DIR: a second source tree (runs/compare.sh --export, carried) built here and
@@ -180,9 +181,11 @@ if want ddprof; then
                     [ $np = 1 ] && comm=mpi
                     for lp in "${order[@]}"; do
                         label=${lp%%=*} prog=${lp#*=}
+                        # a DDPROF_BASE from before the flag (issue 26) reads NBR_DD_PROFILE=1 instead
+                        pf=(); "$prog" --help 2>/dev/null | grep -q -- --dd-profile && pf=(--dd-profile on)
                         log=$R/ddprof-$1-${np}rank-$comm-$label-r$round.log
                         NBR_DD_PROFILE=1 timeout 90 mpirun --allow-run-as-root --bind-to none -np $np "$prog" --system $1 --ne $2 \
-                            --comm $comm --steps 300 --equil 100 --reduce device --sample-every 100 --stage-reps 0 >"$log" 2>&1
+                            "${pf[@]}" --comm $comm --steps 300 --equil 100 --reduce device --sample-every 100 --stage-reps 0 >"$log" 2>&1
                         say "ddprof $1 $np rank(s) on $(( np < ngpu ? np : ngpu )) GPU(s) $comm $label r$round (rc $?): $(grep -h 'us/atom-step' "$log" | cut -c1-90)"
                         grep -h 'rebuild phases' "$log" | tee -a "$R/summary.txt"
                     done

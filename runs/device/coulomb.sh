@@ -87,7 +87,7 @@ else
         cl_lib=/tmp/cl/root/usr/lib/x86_64-linux-gnu
         export LD_LIBRARY_PATH=$cl_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
         timeout 90 make -j16 BUILD=build/cl CC="gcc -I/tmp/cl/root/usr/include -L$cl_lib" \
-            build/cl/double/coulomb build/cl/float/coulomb >>"$OUT/opencl.log" 2>&1 || failed+=("opencl build")
+            build/cl/double/coulomb build/cl/float/coulomb build/cl/double/test-coulomb-cl >>"$OUT/opencl.log" 2>&1 || failed+=("opencl build")
         cl_build=build/cl
     fi
     for k in 0 1 2 3; do
