@@ -67,20 +67,11 @@ static void launch_w_layer(Sim *s, GpuSim *g)
 
 static void build(Sim *s) { gpu_build(s, WBuilder{launch_w_layer, 0}); }
 
-/* --autotune (common/tune.h): the skin, the block size of every per-atom kernel, the force
- * kernel's lanes per atom and the read path, by the generic search */
-static const TuneDecl tune = {4, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
-                                  {"threads", "32 64 128 256 512 1024", 0, 0, 0, "128"},
-                                  {"tp", "1 2 4 8 16 32", 0, 0, 0, "1"},
-                                  {"read", "texture ldg plain", 0, 0, 0, "texture"}}, 1, NULL};
-
 int main(int argc, char **argv)
 {
-    static Variant variant = gpu_variant("gpu-layer",
+    static const Variant variant = gpu_variant("gpu-layer",
         "Rapaport 2011 GPU program: cell-layer matrix H, neighbour matrix W built one thread per atom, "
         "forces one thread (--tp: T lanes) per atom without Newton 3",
         build, NBR_COMPILER);
-    variant.knobs |= KNOB_AUTOTUNE;
-    variant.tune = &tune;
     return nbr_main(argc, argv, &variant);
 }

@@ -83,21 +83,11 @@ static void launch_w_old(Sim *s, GpuSim *g)
 /* needs_layers: the block size is N_l, known before the launch. */
 static void build(Sim *s) { gpu_build(s, WBuilder{launch_w_old, 1}); }
 
-/* --autotune (common/tune.h), the generic search: the skin (its cells' occupancy is the list
- * kernel's block), the block size of the per-atom kernels (not the list kernel's: that is N_l),
- * the force kernel's lanes per atom and the read path */
-static const TuneDecl tune = {4, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
-                                  {"threads", "32 64 128 256 512 1024", 0, 0, 0, "128"},
-                                  {"tp", "1 2 4 8 16 32", 0, 0, 0, "1"},
-                                  {"read", "texture ldg plain", 0, 0, 0, "texture"}}, 1, NULL};
-
 int main(int argc, char **argv)
 {
-    static Variant variant = gpu_variant("gpu-old",
+    static const Variant variant = gpu_variant("gpu-old",
         "Anderson et al. 2008 list build (Rapaport's old method): a thread block per cell, N_l threads, "
         "the 27 neighbour cells staged through shared memory; gpu-layer's force kernel and the rest",
         build, NBR_COMPILER);
-    variant.knobs |= KNOB_AUTOTUNE;
-    variant.tune = &tune;
     return nbr_main(argc, argv, &variant);
 }

@@ -897,6 +897,7 @@ int main(int argc, char **argv)
         "per atom, no Newton 3",
         build, NBR_COMPILER);
     v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER;
+    v.tune = NULL;   /* not the shared stages' knobs; its own are issue 27's */
     v.max_atoms = ONCHIP_MAX_ATOMS;
     v.max_atoms_why = "16-bit list indices";
     v.init = init;

@@ -314,6 +314,14 @@ void gpu_device_query(const Sim *s, char *name, size_t len, double *used_bytes)
     cudaGetLastError();
 }
 
+/* The knobs of the shared stages, which every W program has: the skin, the block size of the
+ * per-atom kernels (gpu-old's list kernel takes N_l, not this), the force kernel's lanes per atom
+ * and the read path; searched by the generic coordinate descent (common/tune.h). */
+static const TuneDecl gpu_w_tune = {4, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
+                                        {"threads", "32 64 128 256 512 1024", 0, 0, 0, "128"},
+                                        {"tp", "1 2 4 8 16 32", 0, 0, 0, "1"},
+                                        {"read", "texture ldg plain", 0, 0, 0, "texture"}}, 1, NULL};
+
 Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s), const char *compiler)
 {
     Variant v;
@@ -321,7 +329,8 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
     v.name = name;
     v.summary = summary;
     v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
-              KNOB_LAYERCAP | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_TP | KNOB_LEAPFROG;
+              KNOB_LAYERCAP | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_TP | KNOB_LEAPFROG | KNOB_AUTOTUNE;
+    v.tune = &gpu_w_tune;   /* a program with other stages declares its own, or none */
     v.build = build;
     v.compiler = compiler;
     v.has_u = 1;
