@@ -1,11 +1,12 @@
-"""nbrcsv - how the plot and report layer reads a results CSV: runs/csvq.py checks the file
-(python's csv module), pandas holds it.  A damaged CSV stops the script with one line that
-names the file and the line:
+"""nbrcsv - how the plot and report layer reads a results CSV: pandas reads and checks it in one
+pass (runs/csvq.py, the drivers' reader, makes the same checks with python's csv module on
+machines without pandas, with the same messages).  A damaged CSV stops the script with one line
+that names the file and the line:
 
     results/h200/table1.csv line 7: 12 fields, the header has 51 (truncated or malformed row)
 
-Checks (runs/csvq.py): a header line; every row has as many fields as the header; the file
-ends with a newline (the programs write whole lines, so a missing one means a cut file); no
+Checks: a header line without repeated names; every row has as many fields as the header; the
+file ends with a newline (the programs write whole lines, so a missing one means a cut file); no
 empty lines; the columns a caller needs exist.
 
 read(path) gives a DataFrame of text, exactly as written, with two more columns: _file and
@@ -17,6 +18,7 @@ number stops with file, line and column.  A column an older file lacks reads as 
 Command line:  python3 plots/nbrcsv.py [--need COL,..] [--numeric COL,..] FILE...
                checks each FILE; exit 0, or exit 2 with one line on stderr.
 """
+import io
 import math
 import os
 import sys
@@ -25,7 +27,7 @@ import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "runs"))
-import csvq  # noqa: E402
+import csvq  # noqa: E402  (its CsvError and "not applicable" texts: one meaning everywhere)
 
 CsvError = csvq.CsvError
 MISSING = csvq.MISSING
@@ -33,8 +35,35 @@ MISSING = csvq.MISSING
 
 def read(path, need=(), numeric=()):
     """The checked CSV as a DataFrame of text (plus _file, _line). CsvError or OSError."""
-    csvq.read(path, need=list(need) + list(numeric))   # the checks and their messages
-    df = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=False)
+    with open(path, newline="") as f:
+        text = f.read()
+    if not text:
+        raise CsvError(f"{path} line 1: empty file (no header)")
+    lines = pd.Series(text.split("\n"))
+    if lines.iloc[-1] != "":
+        raise CsvError(f"{path} line {len(lines)}: the last line has no end of line (file truncated?)")
+    lines = lines.iloc[:-1]
+    # fields per line: the commas outside quoted text (pandas fills a short row with "", so the
+    # parse alone cannot tell it from empty fields)
+    fields = lines.str.replace(r'"[^"]*"', "", regex=True).str.count(",") + 1
+    blank = lines.str.strip() == ""
+    if blank.any():
+        raise CsvError(f"{path} line {int(blank.idxmax()) + 1}: empty line")
+    header = pd.read_csv(io.StringIO(lines.iloc[0] + "\n"), header=None, dtype=str,
+                         keep_default_na=False).iloc[0].str.strip().tolist()   # as written: read_csv renames repeats
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise CsvError(f"{path} line 1: column {dup[0]} appears twice in the header")
+    bad = fields != len(header)
+    if bad.any():
+        k = int(bad.idxmax())
+        raise CsvError(f"{path} line {k + 1}: {int(fields.iloc[k])} fields, the header has {len(header)}"
+                       " (truncated or malformed row)")
+    df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=False)
+    df.columns = header
+    for col in list(need) + list(numeric):
+        if col not in df.columns:
+            raise CsvError(f"{path} line 1: no column '{col}' in the header")
     df["_file"] = path
     df["_line"] = range(2, len(df) + 2)   # checked: one line per row, no empty lines
     for col in numeric:
