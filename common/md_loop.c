@@ -223,6 +223,18 @@ static void stop_if_not_finite(Sim *s, RunResult *res)
     stop_unstable(s, res, why);
 }
 
+/* --verify-lists checks the structure a rebuild leaves for the steps after it; a program that
+ * keeps none (no build, or no stored pairs to enumerate) would check nothing and pass. */
+static int keeps_structure(const Variant *v) { return v->build && v->for_each_pair; }
+
+static void refuse_verify_without_structure(const Sim *s)
+{
+    if (s->p.verify_lists && !keeps_structure(s->variant))
+        nbr_fail(EXIT_INPUT, "%s: --verify-lists checks the neighbour structure a rebuild keeps for later steps; "
+                             "this run keeps none (%s), so there is nothing to verify",
+                 s->variant->name, s->variant->build ? "no stored pairs" : "its pairs are found every step");
+}
+
 Sim *loop_setup(int argc, char **argv, const Variant *variant)
 {
     Sim *s = calloc(1, sizeof *s);
@@ -246,14 +258,15 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     s->pot = potential_make(p->potential, p->rc, p->shift);
     if (p->print_config) {
         params_print_plain(p, v.knobs);
-        printf("variant=%s\nprecision=%s\ngit_rev=%s\nn=%d\nL=%.10g\nr_n=%.10g\n", v.name, NBR_PRECISION,
-               nbr_git_rev(), s->n, (double)s->L, (double)s->rn);
+        printf("variant=%s\nprecision=%s\ngit_rev=%s\nn=%d\nL=%.10g\nr_n=%.10g\nkeeps_structure=%d\n", v.name,
+               NBR_PRECISION, nbr_git_rev(), s->n, (double)s->L, (double)s->rn, keeps_structure(&v));
         loop_free(s);
         return NULL;
     }
     if (p->rc >= 0.5 * params_box(p))
         nbr_fail(EXIT_INPUT, "%s: --rc %.4g must be below half the box edge L/2 = %.4g (minimum image): raise --ne",
                  v.name, p->rc, 0.5 * params_box(p));
+    refuse_verify_without_structure(s);
     /* no device: one line before the configuration, no output file touched */
     if (v.preflight) v.preflight(s);
     report_open(s);   /* output files are refused now, not after the computing */
@@ -286,6 +299,7 @@ int loop_run(Sim *s, RunResult *out)
     Variant *const V = (Variant *)s->variant;   /* init may edit it (see loop_setup) */
     const Params *p = &s->p;
     if (V->init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", V->name);
+    refuse_verify_without_structure(s);   /* again: init may drop the pairs (gpu-rumd --list none) */
     if (!p->quiet && V->device_name) printf("# %-14s = %s\n", "device", V->device_name(s));
 
     const int prod_steps = p->steps - p->equil;

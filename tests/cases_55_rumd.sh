@@ -12,7 +12,8 @@
 #   rumd-device-*   the device decision per list method, graphs off and on (the gated counting
 #                   sort for --list sort and for n2's --sort-every)
 #   rumd-sort-every-* n2 with a sort every 20 steps (host decision: cub::DeviceRadixSort)
-#   rumd-verify-*   --verify-lists per list method (SP, LJ): no stale list misses a pair
+#   rumd-verify-*   --verify-lists per list method (SP, LJ): no stale list misses a pair; --list
+#                   none (no list) refuses it
 #   rumd-grow-*     the list capacity grown (--grow-from 10: room for 13, the sc start needs 18,
 #                   the liquid more), per method, and the check still passes
 #   rumd-err-*      bad combinations stop with one line and exit 2: p_b x t_p over 1024
@@ -128,12 +129,16 @@ for prec in $rumd_precs; do
             t_grep "rumd-device-$prec-lammps-lj-$list-graph-$graph" "$pass" $b --system lammps-lj --ne 8 --list $list \
                 --decide device --graph $graph --steps 600 --equil 0 --stage-reps 0 --check --quiet
         done
+        if [ $list = none ]; then   # no stored list: nothing a stale one could miss
+            t_error "rumd-verify-$prec-refused-none" 2 'keeps none .* nothing to verify' $b --ne 14 --list none \
+                --steps 100 --equil 0 --verify-lists --stage-reps 0 --quiet
+            continue
+        fi
         for sys in "sp 14" "lj 14"; do
             set -- $sys
             t_grep "rumd-verify-$prec-$1-$list" 'no pair within r_c missing: ok' $b --system $1 --ne $2 --list $list \
                 --steps 1000 --equil 100 --verify-lists --stage-reps 0 --quiet
         done
-        [ $list = none ] && continue
         t_grep "rumd-grow-$prec-$list" "grows = [1-9]" $b --ne 14 --list $list --grow-from 10 --steps 300 --equil 0 \
             --stage-reps 0 --check
     done
