@@ -186,7 +186,7 @@ else t_skip compare_history_plots "no python with matplotlib (plots/venv.sh)"; f
 # the planted-slowdown fixture still finds the force call it slows down in this tree
 _t70_fixture() {
     mkdir -p "$T70/fixture/common" && cp common/md_loop.c "$T70/fixture/common/" &&
-        tests/fixtures/slow-force.sh "$T70/fixture" && grep -c 'v.forces = planted_forces;' "$T70/fixture/common/md_loop.c"
+        tests/fixtures/slow-force.sh "$T70/fixture" && grep -c 'vp->forces = planted_forces;' "$T70/fixture/common/md_loop.c"
 }
 t_grep fixture_slow_force_applies '^[1-9]' _t70_fixture
 
