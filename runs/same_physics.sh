@@ -110,6 +110,7 @@ for p in $programs; do
         has_flags "$help_a" $path && has_flags "$help_b" $path || continue
         for start in "${starts[@]}"; do
             sys=$(echo "$start" | awk '{ print $2 }')
+            declare -A got=()   # got[QUANTITY:SIDE], what the side's two runs printed
             for k in a b; do
                 bin=$a_build/$prec/$p
                 [ $k = b ] && bin=$b_build/$prec/$p
@@ -117,35 +118,31 @@ for p in $programs; do
                 r0=$("$bin" $start $path --steps 0 --equil 0 --check 2>&1)
                 # shellcheck disable=SC2086
                 r5=$("$bin" $start $path --steps 500 --equil 0 --rescale-every 100000 --check 2>&1)
-                eval "u_$k=\$(sed -n 's/^check total energy: U = \([^,]*\),.*/\1/p' <<<\"\$r0\")"
-                eval "w_$k=\$(sed -n 's/^check virial: W = \([^,]*\),.*/\1/p' <<<\"\$r0\")"
-                eval "f_$k=\$(grep '^check forces' <<<\"\$r0\" | field_after error)"
-                eval "e_$k=\$(grep '^check energies' <<<\"\$r0\" | field_after error)"
-                eval "h_$k=\$(grep 'rebuilds after step 0' <<<\"\$r5\" | sed -n 's/.*rebuilds after step 0: \([0-9]*\), their steps hashed \([0-9a-f]*\).*/\1:\2/p')"
-                eval "c_$k=\$(grep -c '^check $p: PASS' <<<\"\$r0
-\$r5\")"
+                got[U:$k]=$(sed -n 's/^check total energy: U = \([^,]*\),.*/\1/p' <<<"$r0")
+                got[W:$k]=$(sed -n 's/^check virial: W = \([^,]*\),.*/\1/p' <<<"$r0")
+                got[force/atom:$k]=$(grep '^check forces' <<<"$r0" | field_after error)
+                got[energy/atom:$k]=$(grep '^check energies' <<<"$r0" | field_after error)
+                got[rebuilds:$k]=$(sed -n 's/.*rebuilds after step 0: \([0-9]*\), their steps hashed \([0-9a-f]*\).*/\1:\2/p' <<<"$r5")
+                got[checks:$k]=$(printf '%s\n%s\n' "$r0" "$r5" | grep -c "^check $p: PASS")
             done
-            # shellcheck disable=SC2154
-            read -r d v < <(relcmp "$u_a" "$u_b" "$tol"); row "$p" "$path" "$sys" U "$u_a" "$u_b" "$d" "$v"
-            # shellcheck disable=SC2154
-            read -r d v < <(relcmp "$w_a" "$w_b" "$tol"); row "$p" "$path" "$sys" W "$w_a" "$w_b" "$d" "$v"
+            for q in U W; do
+                read -r d v < <(relcmp "${got[$q:a]}" "${got[$q:b]}" "$tol")
+                row "$p" "$path" "$sys" $q "${got[$q:a]}" "${got[$q:b]}" "$d" "$v"
+            done
             half=$(awk -v t="$tol" 'BEGIN { print t / 2 }')
-            for q in f e; do
-                eval "xa=\$${q}_a xb=\$${q}_b"
-                # shellcheck disable=SC2154
-                v=$(awk -v a="$xa" -v b="$xb" -v h="$half" -v f="$prec" 'BEGIN {
+            for q in force/atom energy/atom; do
+                v=$(awk -v a="${got[$q:a]}" -v b="${got[$q:b]}" -v h="$half" -v f="$prec" 'BEGIN {
                     if (a == "" && b == "") print "n/a"; else if (a == "" || b == "") print "missing"
                     else if (f == "float") print "reported"
                     else print (a <= h && b <= h) ? "same" : "differs" }')
-                [ $q = f ] && name=force/atom || name=energy/atom
-                row "$p" "$path" "$sys" "$name" "$xa" "$xb" "<=$half" "$v"
+                row "$p" "$path" "$sys" $q "${got[$q:a]}" "${got[$q:b]}" "<=$half" "$v"
             done
-            # shellcheck disable=SC2154
-            if [ -n "$h_a" ] && [ "$h_a" = "$h_b" ]; then v=same; elif [ $prec = float ]; then v=reported; else v=differs; fi
-            row "$p" "$path" "$sys" rebuilds "$h_a" "$h_b" - "$v"
-            # shellcheck disable=SC2154
-            [ "$c_a" = 2 ] && [ "$c_b" = 2 ] && v=same || v=differs
-            row "$p" "$path" "$sys" checks "$c_a/2 PASS" "$c_b/2 PASS" - "$v"
+            ha=${got[rebuilds:a]} hb=${got[rebuilds:b]}
+            if [ -n "$ha" ] && [ "$ha" = "$hb" ]; then v=same; elif [ $prec = float ]; then v=reported; else v=differs; fi
+            row "$p" "$path" "$sys" rebuilds "$ha" "$hb" - "$v"
+            [ "${got[checks:a]}" = 2 ] && [ "${got[checks:b]}" = 2 ] && v=same || v=differs
+            row "$p" "$path" "$sys" checks "${got[checks:a]}/2 PASS" "${got[checks:b]}/2 PASS" - "$v"
+            unset got
         done
     done
 done

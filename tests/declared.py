@@ -112,9 +112,11 @@ def main():
             why = refused(prog, [f"--{f}"], f, ["needs a value"])
             if why:
                 fails.append(f"--{f} (no value): {why}")
+    checked = len(opts)
     if kind == "knobs":
         mine = {o["flag"] for o in opts}
         theirs = {o["flag"]: o for other in others for o in options(other)}
+        checked = len(set(theirs) - mine)
         for f in sorted(set(theirs) - mine):
             v = theirs[f]["value"] if theirs[f]["type"] != "flag" else None
             why = refused(prog, [f"--{f}"] + ([v] if v not in (None, "") else []), f, [])
@@ -123,8 +125,6 @@ def main():
     name = prog.rsplit("/", 1)[-1]
     for x in fails:
         print(f"{name}: {x}")
-    checked = len(opts) if kind != "knobs" else len({o["flag"] for other in others for o in options(other)} -
-                                                    {o["flag"] for o in opts})
     print(f"{name} {kind}: {checked} options, {len(fails)} failure(s)")
     return 1 if fails else 0
 
