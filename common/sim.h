@@ -163,8 +163,8 @@ typedef struct Variant {
     /* --autotune (KNOB_AUTOTUNE): the knobs the autotuner may set, their domains and starts
      * (common/tune.h); NULL = not tunable */
     const struct TuneDecl *tune;
-    /* the name of the device --device names ("none" where there is none) and the bytes in use
-     * on it (the autotuner's cache key and its check that trials free what they allocate);
+    /* the name of the device --device names ("none" where there is none) and the bytes it holds
+     * through gpu_alloc (the autotuner's cache key and its check that trials free what they allocate);
      * NULL = the host */
     void (*device_query)(const Sim *s, char *name, size_t len, double *used_bytes);
 } Variant;

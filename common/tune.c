@@ -267,7 +267,8 @@ void tune_apply(Sim *s)
                o.budget_exhausted ? " (budget used up: best so far)" : "");
         for (int k = 0; k < d->nknobs; k++) printf(" %s=%s", d->knob[k].flag, o.best[k]);
         printf(", %.3f us/step (start %.3f)\n", o.best_s * 1e6, o.start_s * 1e6);
-        /* machine-readable: the trials' device memory (allocated and freed each trial) */
+        /* machine-readable: the harness's device bytes (gpu_alloc) before and after: each trial frees
+         * what it allocated, so they are equal */
         if (mem0 >= 0)
             printf("# autotune-memory: trials=%d before_bytes=%.0f after_bytes=%.0f\n", T->trials, mem0, mem1);
         if (!o.budget_exhausted) cache_store(s, key, o.best, o.best_s);

@@ -83,6 +83,14 @@ has_flags() {   # HELP FLAGS...: every --flag of FLAGS is in HELP
         case $w in --*) grep -Eq -- "^  $w( |\$)" <<<"$help" || return 1 ;; esac
     done
 }
+# --decide device takes the device versions of the stages the host would otherwise run
+device_companions() {   # HELP PATH -> PATH with --layers / --reorder-at device where HELP has them
+    local help=$1 path=$2 f
+    if [ "$path" = "--decide device" ]; then
+        for f in --layers --reorder-at; do has_flags "$help" $f && path+=" $f device"; done
+    fi
+    echo "$path"
+}
 field_after() { awk -v w="$1" '{ for (k = 1; k < NF; k++) if ($k == w) v = $(k + 1) } END { gsub(/,$/, "", v); print v }'; }
 
 mkdir -p "$out" || exit 2
@@ -108,6 +116,7 @@ for p in $programs; do
     for path in "${paths[@]}"; do
         # shellcheck disable=SC2086
         has_flags "$help_a" $path && has_flags "$help_b" $path || continue
+        run_path=$(device_companions "$help_b" "$path")
         for start in "${starts[@]}"; do
             sys=$(echo "$start" | awk '{ print $2 }')
             declare -A got=()   # got[QUANTITY:SIDE], what the side's two runs printed
@@ -115,9 +124,9 @@ for p in $programs; do
                 bin=$a_build/$prec/$p
                 [ $k = b ] && bin=$b_build/$prec/$p
                 # shellcheck disable=SC2086
-                r0=$("$bin" $start $path --steps 0 --equil 0 --check 2>&1)
+                r0=$("$bin" $start $run_path --steps 0 --equil 0 --check 2>&1)
                 # shellcheck disable=SC2086
-                r5=$("$bin" $start $path --steps 500 --equil 0 --rescale-every 100000 --check 2>&1)
+                r5=$("$bin" $start $run_path --steps 500 --equil 0 --rescale-every 100000 --check 2>&1)
                 got[U:$k]=$(sed -n 's/^check total energy: U = \([^,]*\),.*/\1/p' <<<"$r0")
                 got[W:$k]=$(sed -n 's/^check virial: W = \([^,]*\),.*/\1/p' <<<"$r0")
                 got[force/atom:$k]=$(grep '^check forces' <<<"$r0" | field_after error)

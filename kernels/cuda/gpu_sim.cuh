@@ -163,6 +163,8 @@ void gpu_build(Sim *s, WBuilder builder);
 /* Device memory, counted in g->bytes; out of memory stops with a message (exit 3). */
 void *gpu_alloc(GpuSim *g, size_t bytes, const char *what);
 void gpu_free(GpuSim *g, void *ptr, size_t bytes);
+/* cudaFree of a gpu_alloc block outside a GpuSim's count (teardown, other owners) */
+void gpu_release(void *ptr);
 
 /* Pinned host memory (fast copies); failure stops with a message (exit 3). */
 void *gpu_pinned(size_t bytes, const char *what);
@@ -361,7 +363,7 @@ void gpu_timer_mark(Sim *s, int slot);
 double gpu_timer_seconds(Sim *s, int from, int to);
 const char *gpu_device_name(Sim *s);
 /* Variant.device_query: the name of --device's GPU ("none" where there is none) and the bytes
- * in use on it (cudaMemGetInfo; -1 where it cannot be asked) */
+ * this process holds through gpu_alloc (-1 without a GPU) */
 void gpu_device_query(const Sim *s, char *name, size_t len, double *used_bytes);
 
 /* Layer assignment (cells.cu) and its capacity, used by gpu_build and the reordering. */
