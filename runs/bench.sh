@@ -8,11 +8,9 @@
 #   --rev REV   build REV in its own worktree (runs/revs.sh; removed when bench.sh ends) and
 #               bench that build: fills in the history of an earlier revision; the rows name
 #               REV, a committed revision
-# env: REPEAT (passes over the suite, interleaved; default 3 for quick, 1 for full)
-#      BENCH_CSV (default results/<machine>/bench.csv)   BUILD (default build)
-#      ALLOW_DIRTY=1: keep rows of an uncommitted tree (refused otherwise, as the programs do
-#      under results/; such rows say -dirty and history leaves them out)
-#      NBR_LOCK (runs take turns with other benchmarks, runs/lib.sh)
+# Settings: runs/bench.sh --help (docs/drivers.md); REPEAT, BENCH_CSV, BUILD, ALLOW_DIRTY
+# (rows of an uncommitted tree are refused under results/ otherwise; history leaves them out)
+# and NBR_LOCK are still read from the environment.
 # Times: quick, 3 passes: 76-86 s on the 2-core CPU machine (measured while other work shared
 # it); on the H200 not measured yet (4 GPU runs of ~2-4 s a pass are the estimate). full: one
 # pass, 44 CPU runs, 128 s here.
@@ -21,12 +19,13 @@ cd "$(dirname "$0")/.." || exit 2
 . runs/lib.sh
 . runs/revs.sh
 
-rev=""
-if [ "${1:-}" = --rev ]; then
-    [ $# -ge 2 ] || { echo "bench.sh: --rev needs a revision" >&2; exit 2; }
-    rev=$2
-    shift 2
-fi
+settings_begin "runs/bench.sh [settings] [SUITE]" "the benchmark suites of runs/suites.txt (default quick) -> bench.csv"
+setting rev "" "build REV in its own worktree (runs/revs.sh) and bench that build"
+setting REPEAT "" "passes over the suite, interleaved (default 3 for quick, 1 for full)"
+setting BENCH_CSV "" "the CSV (default results/<machine>/bench.csv)"
+settings_parse_args "$@"
+set -- "${SETTINGS_ARGS[@]}"
+[ $# -le 1 ] || { echo "bench.sh: one SUITE at most, not '$*'" >&2; exit 2; }
 suite=${1:-quick}
 repeat=${REPEAT:-$([ "$suite" = quick ] && echo 3 || echo 1)}
 machine=$(machine_name)
@@ -69,11 +68,12 @@ for k in $(seq 1 "$repeat"); do
         if ! bench_lock "$prog" "${args[@]}" --csv "$tmp/row.csv" --tag "$suite/$id/$run_id-r$k" --quiet >&2; then
             echo "bench.sh: $suite/$id failed" >&2
             failed=1
-        elif ! python3 runs/perfstat.py merge $([ "${ALLOW_DIRTY:-0}" = 1 ] && echo --allow-dirty) "$csv" "$tmp/row.csv"; then
+        elif ! python3 runs/perfstat.py merge $([ "$ALLOW_DIRTY" = 1 ] && echo --allow-dirty) "$csv" "$tmp/row.csv"; then
             exit 2
         fi
     done <<<"$list"
 done
 echo "bench $suite: $((n * repeat)) runs in $(( $(date +%s) - t0 )) s -> $csv" >&2
+[ -s "$csv" ] && settings_record "$csv"   # its rows come through perfstat.py merge, not run_point
 [ -s "$csv" ] && python3 plots/history.py "$csv" --run "$run_id" --table-only
 exit $failed

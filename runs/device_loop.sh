@@ -4,20 +4,28 @@
 # the paper's host-decided loop against the device running ahead (--decide device), graphs off
 # on and cond (rebuild kernels under a conditional node), and --sample-every K = 1, 10, 100, 1000. Production timing (us_per_step) and the
 # kernel columns (t_*_us) of every point go to results/<machine>/device_loop.csv.
-#   env: SIZES ("sp:16 sp:48 sp:100 lj:100")  SAMPLE (1,10,100,1000)  GRAPHS (off,on,cond)
-#        STEPS (3000)  REPEAT (1)  OUT_DIR  REDO  KEEP_OLD
+# Settings: runs/device_loop.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/device_loop.sh [settings]" "gpu-layer: the host-decided loop against the device running ahead -> device_loop.csv"
 . runs/tables_lib.sh
-: "${SIZES:=sp:16 sp:48 sp:100 lj:100}" "${STEPS:=3000}" "${SAMPLE:=1,10,100,1000}" "${GRAPHS:=off,on,cond}"
-export CSV=$OUT_DIR/device_loop.csv TAG=dl
+setting SIZES "sp:16 sp:48 sp:100 lj:100" "SYSTEM:NE points"
+setting STEPS 3000 "steps"
+setting SAMPLE 1,10,100,1000 "--sample-every values"
+setting GRAPHS off,on,cond "--graph values"
+setting REPEAT 1 "runs of each point"
+settings_parse "$@"
+settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
+csv=$OUT_DIR/device_loop.csv
+sweep=(runs/sweep.sh "${SETTINGS_SHARED[@]}" --csv="$csv" --tag=dl --repeat="$REPEAT")
 dev="--layers device --reorder-at device --reduce device --read ldg"
 for point in $SIZES; do
     sys=${point%%:*} ne=${point#*:}
     # the paper's loop: the host decides every step (its best settings otherwise)
-    runs/sweep.sh gpu-layer "$sys" --ne "$ne" --steps "$STEPS" --equil 500 $dev --decide host
-    runs/sweep.sh gpu-layer "$sys" --ne "$ne" --steps "$STEPS" --equil 500 $dev --decide device \
+    "${sweep[@]}" gpu-layer "$sys" --ne "$ne" --steps "$STEPS" --equil 500 $dev --decide host
+    "${sweep[@]}" gpu-layer "$sys" --ne "$ne" --steps "$STEPS" --equil 500 $dev --decide device \
         --graph "$GRAPHS" --sample-every "$SAMPLE"
 done
-runs/table.sh "$CSV" dl-
+_point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
+runs/table.sh "$csv" dl-

@@ -2,16 +2,25 @@
 # runs/layout.sh - the neighbour matrix W(m,i) stored by rows (the m-th neighbours of all atoms
 # adjacent: coalesced reads by the threads of a warp) or transposed (each atom's neighbours
 # adjacent); the paper: the transpose is about 9% slower. S and LJ on the GPU.
-#   env: SP_NE (48) LJ_NE (48) STEPS (6000) EQUIL (500) PREC REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
+# Settings: runs/layout.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/layout.sh [settings]" "gpu-layer on S and LJ: --wlayout"
 . runs/tables_lib.sh
-if [ "$QUICK" = 1 ]; then : "${REPEAT:=1}" "${STEPS:=2000}"; fi
-: "${SP_NE:=48}" "${LJ_NE:=48}" "${STEPS:=6000}" "${EQUIL:=500}"
+setting SP_NE 48 "SP size (Ne)"
+setting LJ_NE 48 "LJ size (Ne)"
+setting STEPS 6000 "steps"
+setting EQUIL 500 "equilibration steps"
+setting REPEAT 3 "runs of each point"
+setting PREC "" "gpu-layer's precision (runs/sweep.sh: default float)"
+settings_parse "$@"
+[ "$QUICK" = 1 ] && settings_prefer REPEAT 1 STEPS 2000
+settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/layout.csv
 failed=0
-REPEAT=${REPEAT:-3} CSV=$csv TAG=lay runs/sweep.sh gpu-layer sp --ne "$SP_NE" --wlayout row,col --steps "$STEPS" --equil "$EQUIL" || failed=1
-REPEAT=${REPEAT:-3} CSV=$csv TAG=lay runs/sweep.sh gpu-layer lj --ne "$LJ_NE" --wlayout row,col --steps "$STEPS" --equil "$EQUIL" || failed=1
+runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=lay gpu-layer sp --ne "$SP_NE" --wlayout row,col --steps "$STEPS" --equil "$EQUIL" || failed=1
+runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=lay gpu-layer lj --ne "$LJ_NE" --wlayout row,col --steps "$STEPS" --equil "$EQUIL" || failed=1
+_point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" lay- || failed=1
 exit $failed

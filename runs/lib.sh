@@ -30,13 +30,22 @@
 #   progress_eta K N ELAPSED RAN RAN_S   that line's text (K done of N, ELAPSED s since
 #                         progress_start, RAN of them ran, in RAN_S s): one place for the rule
 
-: "${BUILD:=build}"
 NBR_RUNS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$NBR_RUNS_DIR/settings.sh"
+# the settings every driver shares (runs/settings.sh: flags, --config, --help, the record)
+setting BUILD build "the build directory the programs are taken from (BUILD/<prec>/<program>)"
+setting NBR_MACHINE "" "the results/<machine> name (default: the GPU model, else cpu-<model>)"
+setting NBR_LOCK /tmp/nbrlab-bench.lock "flock file benchmarks take turns on (none: no lock)"
+setting_switch REDO "run every point again, even one already in the CSV"
+setting_switch KEEP_OLD "keep a point's row measured at another revision (do not run it again)"
+setting_switch ALLOW_DIRTY "let the programs append under results/ from an uncommitted tree"
+setting BLOCKS_CSV "" "set: the programs append one row per averaging block to this file"
+setting LOGDIR "" "set: keep each point's full output in LOGDIR/TAG.log"
 
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
 
 machine_name() {
-    if [ -n "${NBR_MACHINE:-}" ]; then echo "$NBR_MACHINE"; return; fi
+    if [ -n "$NBR_MACHINE" ]; then echo "$NBR_MACHINE"; return; fi
     local gpu
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) || gpu=""
     if [ -n "$gpu" ]; then
@@ -56,7 +65,7 @@ csv_get() { csvq get "$1" "$3" tag="$2" status=ok; }
 csv_val() { csvq get "$1" "$3" tag="$2" status=ok --or -; }
 
 _nbr_lock() {
-    local lock=${NBR_LOCK:-/tmp/nbrlab-bench.lock}
+    local lock=${NBR_LOCK:-/tmp/nbrlab-bench.lock}   # empty: the default
     if [ "$lock" != none ] && command -v flock >/dev/null 2>&1; then flock "$lock" "$@"; else "$@"; fi
 }
 
@@ -79,7 +88,7 @@ prog_rev() {
 # a directory named results gets no row from a dirty or unknown revision unless ALLOW_DIRTY=1.
 dirty_refused() {   # dirty_refused CSV REV WHO: exit status 0 (and one line) when refused
     local csv=$1 rev=$2 who=$3
-    [ "${ALLOW_DIRTY:-0}" = 1 ] && return 1
+    [ "$ALLOW_DIRTY" = 1 ] && return 1
     case "/$(dirname "$csv")/" in */results/*) ;; *) return 1 ;; esac
     case "$rev" in *-dirty|unknown|"") ;; *) return 1 ;; esac
     echo "$who: refusing to append to $csv: revision '$rev' is not a committed one (commit first, or ALLOW_DIRTY=1)" >&2
@@ -143,7 +152,7 @@ _run_point_once() {
     shift 3
     local rev old rc=0
     rev=$(prog_rev "$@") || return 2
-    if [ "${REDO:-0}" != 1 ]; then
+    if [ "$REDO" != 1 ]; then
         csvq has "$csv" tag="$key" status=ok git_rev="$rev" || rc=$?
         if [ $rc = 0 ]; then
             echo "  skip $key (in $csv at $rev; REDO=1 to run again)" >&2
@@ -153,7 +162,7 @@ _run_point_once() {
         fi
         rc=0
         old=$(csvq get "$csv" git_rev tag="$key" status=ok) || rc=$?
-        if [ $rc = 0 ] && [ "${KEEP_OLD:-0}" = 1 ]; then
+        if [ $rc = 0 ] && [ "$KEEP_OLD" = 1 ]; then
             echo "  skip $key (in $csv at $old, not $rev: kept, KEEP_OLD=1)" >&2
             return 0
         elif [ $rc = 0 ]; then
@@ -165,11 +174,12 @@ _run_point_once() {
     echo "  run  $key: $*" >&2
     NBR_POINT_RAN=1
     local extra=()
-    [ -n "${BLOCKS_CSV:-}" ] && extra+=(--blocks-csv "$BLOCKS_CSV")
-    [ "${ALLOW_DIRTY:-0}" = 1 ] && extra+=(--allow-dirty)
+    [ -n "$BLOCKS_CSV" ] && extra+=(--blocks-csv "$BLOCKS_CSV")
+    [ "$ALLOW_DIRTY" = 1 ] && extra+=(--allow-dirty)
     rc=0
-    if [ -z "${LOGDIR:-}" ]; then
+    if [ -z "$LOGDIR" ]; then
         _nbr_lock "$@" --csv "$csv" --tag "$key" "${extra[@]}" --quiet >&2 || rc=$?
+        _point_record "$csv"
         return $rc
     fi
     # LOGDIR: keep the whole output (configuration and per-block lines) in LOGDIR/KEY.log; the
@@ -177,5 +187,10 @@ _run_point_once() {
     mkdir -p "$LOGDIR"
     _nbr_lock "$@" --csv "$csv" --tag "$key" "${extra[@]}" >"$LOGDIR/$key.log" 2>&1 || rc=$?
     grep -v '^#' "$LOGDIR/$key.log" >&2 || true
+    _point_record "$csv"
     return $rc
 }
+
+# the driver's effective settings beside the rows: CSV.settings gets this run's block once, as
+# soon as the CSV exists (a point refused before any row leaves nothing behind)
+_point_record() { [ -e "$1" ] && settings_record "$1"; return 0; }

@@ -13,20 +13,23 @@
 # A GPU program (gpu-*) runs the step loop GPU_LOOP (runs/tables_lib.sh: device by default, or
 # paper): its flags are added to each point but for the knobs the sweep sets itself, and the
 # loop is in the tag (prefix-variant-precision-system-loop=device-...; none for paper).
-#   env: CSV (default $OUT_DIR/sweep.csv)   TAG (tag prefix, default "sweep")
-#        LOGDIR (set: keep each point's full output, block lines included, in LOGDIR/TAG.log)
-#        REPEAT (1: runs of each point; the 2nd and later have tags ending -r2, -r3, ...; the
-#                figures show the median and the range: run-to-run spread is part of a result)
-#        BLOCKS_CSV (set: the programs append one row per averaging block to this file)
-#        GPU_LOOP (device | paper)   OUT_DIR (default results/<machine>)   PREC   REDO   KEEP_OLD
-#        ALLOW_DIRTY (runs/lib.sh)
+# Settings: runs/sweep.sh --help (flags before VARIANT; the old variables CSV, TAG, REPEAT,
+# PREC, ... are still read from the environment: docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/sweep.sh [settings] VARIANT SYSTEM [--flag v1,v2,...]..." \
+    "the cross product of the flag values, one run_point per point (header of runs/sweep.sh)"
 . runs/tables_lib.sh
+setting CSV "" "the CSV the rows go to (default OUT_DIR/sweep.csv)"
+setting TAG sweep "the tag prefix"
+setting REPEAT 1 "runs of each point; the 2nd and later have tags ending -r2, -r3, ..."
+setting PREC "" "precision of a VARIANT given by name (default float for gpu-*, else double)"
+settings_parse_head "$@"
+set -- "${SETTINGS_ARGS[@]}"
 
 if [ $# -lt 2 ]; then
-    sed -n '2,4p' "$0" | sed 's/^# //' >&2
+    echo "usage: runs/sweep.sh [settings] VARIANT SYSTEM [--flag v1,v2,...]... (--help)" >&2
     exit 2
 fi
 variant=$1 system=$2
@@ -39,7 +42,7 @@ fi
 need_bin "$prog"
 name=$(basename "$prog") prec=$(basename "$(dirname "$prog")")
 csv=${CSV:-$OUT_DIR/sweep.csv}
-prefix=${TAG:-sweep}
+prefix=$TAG
 
 # The cross product, one line of flags per point: ("" ) -> ("--a 1" "--a 2") -> ...
 points=("")
@@ -57,7 +60,7 @@ while [ $# -gt 0 ]; do
     shift 2
 done
 
-repeat=${REPEAT:-1}
+repeat=$REPEAT
 total=$((${#points[@]} * repeat)) k=0 failed=0
 echo "sweep: $name ($prec) $system, $total runs -> $csv" >&2
 progress_start "$total"   # runs/lib.sh: "[k/total] ... about N min left" after each point

@@ -5,18 +5,23 @@
 # Also the paper's observables per size (N_p/N_a, N_l, N_u, time fractions, bytes/atom) are
 # in each row. A few points are timed whole by hyperfine (start-up and set-up included) into
 # table1_hyperfine.csv beside the in-program timers. The GPU step loop: GPU_LOOP (runs/tables_lib.sh).
-#   env: SP_NE LJ_NE (sizes) STEPS (6000, the paper's) EQUIL (500) BIG (Ne from which BIG_STEPS, 100)
-#        BIG_STEPS (3000) PRECISIONS (float) HYPER_RUNS (3; 0 = no hyperfine) GPU_LOOP QUICK REDO OUT_DIR
+# Settings: runs/table1.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/table1.sh [settings]" "Rapaport 2011 Table 1: gpu-layer time per atom-step against size"
 . runs/tables_lib.sh
-if [ "$QUICK" = 1 ]; then
-    : "${SP_NE:=16 32 64 128}" "${LJ_NE:=16 32 64}" "${STEPS:=2000}" "${BIG_STEPS:=1500}" "${HYPER_RUNS:=2}"
-fi
-: "${SP_NE:=16 24 32 48 64 80 96 128 160}" "${LJ_NE:=16 24 32 48 64 80 100}"
-: "${STEPS:=6000}" "${EQUIL:=500}" "${BIG:=100}" "${BIG_STEPS:=3000}"
-: "${PRECISIONS:=float}" "${HYPER_RUNS:=3}"
+setting SP_NE "16 24 32 48 64 80 96 128 160" "SP sizes (Ne)"
+setting LJ_NE "16 24 32 48 64 80 100" "LJ sizes (Ne)"
+setting STEPS 6000 "steps (the paper's)"
+setting EQUIL 500 "equilibration steps"
+setting BIG 100 "Ne from which BIG_STEPS"
+setting BIG_STEPS 3000 "steps of the biggest systems"
+setting PRECISIONS float "precisions"
+setting HYPER_RUNS 3 "hyperfine runs per point (0: none)"
+settings_parse "$@"
+[ "$QUICK" = 1 ] && settings_prefer SP_NE "16 32 64 128" LJ_NE "16 32 64" STEPS 2000 BIG_STEPS 1500 HYPER_RUNS 2
+settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/table1.csv
 failed=0
 for prec in $PRECISIONS; do
@@ -26,7 +31,7 @@ for prec in $PRECISIONS; do
         for ne in $sizes; do
             # the biggest systems: fewer steps (a few 1000-step blocks still give the median)
             steps=$STEPS; [ "$ne" -ge "$BIG" ] && steps=$BIG_STEPS
-            CSV=$csv TAG=t1 runs/sweep.sh "$BUILD/$prec/gpu-layer" $sys --ne "$ne" \
+            runs/sweep.sh "${SETTINGS_SHARED[@]}" --csv="$csv" --tag=t1 "$BUILD/$prec/gpu-layer" $sys --ne "$ne" \
                 --steps "$steps" --equil "$EQUIL" || failed=1
         done
     done
@@ -41,5 +46,6 @@ for prec in $PRECISIONS; do
         done
     fi
 done
+_point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" t1- || failed=1
 exit $failed

@@ -6,22 +6,28 @@
 # Runs on whatever machine it is started on (results/<machine>/table2.csv); precision float
 # by default, the GPU program's arithmetic, so the two sides do the same sums.
 # hyperfine times a few points whole (table2_hyperfine.csv).
-#   env: SP_NE (16 24 32 48 64) LJ_NE (16 24 32 48) STEPS (1500: 1000 timed) EQUIL (500)
-#        PRECISIONS (float) HYPER_RUNS (3; 0 = none) QUICK REDO OUT_DIR
+# Settings: runs/table2.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/table2.sh [settings]" "Rapaport 2011 Table 2: cpu-layer on one CPU core"
 . runs/tables_lib.sh
-if [ "$QUICK" = 1 ]; then : "${SP_NE:=16 24}" "${LJ_NE:=16}" "${STEPS:=700}" "${HYPER_RUNS:=2}"; fi
-: "${SP_NE:=16 24 32 48 64}" "${LJ_NE:=16 24 32 48}" "${STEPS:=1500}" "${EQUIL:=500}"
-: "${PRECISIONS:=float}" "${HYPER_RUNS:=3}"
+setting SP_NE "16 24 32 48 64" "SP sizes (Ne)"
+setting LJ_NE "16 24 32 48" "LJ sizes (Ne)"
+setting STEPS 1500 "steps"
+setting EQUIL 500 "equilibration steps"
+setting PRECISIONS float "precisions"
+setting HYPER_RUNS 3 "hyperfine runs per point (0: none)"
+settings_parse "$@"
+[ "$QUICK" = 1 ] && settings_prefer SP_NE "16 24" LJ_NE 16 STEPS 700 HYPER_RUNS 2
+settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/table2.csv
 failed=0
 for prec in $PRECISIONS; do
     need_bin "$BUILD/$prec/cpu-layer"
     for sys in sp lj; do
         [ $sys = sp ] && sizes=$SP_NE || sizes=$LJ_NE
-        CSV=$csv TAG=t2 runs/sweep.sh "$BUILD/$prec/cpu-layer" $sys --ne "$(echo $sizes | tr ' ' ,)" \
+        runs/sweep.sh "${SETTINGS_SHARED[@]}" --csv="$csv" --tag=t2 "$BUILD/$prec/cpu-layer" $sys --ne "$(echo $sizes | tr ' ' ,)" \
             --steps "$STEPS" --equil "$EQUIL" || failed=1
     done
     if [ "$HYPER_RUNS" -gt 0 ]; then
@@ -34,5 +40,6 @@ for prec in $PRECISIONS; do
         done
     fi
 done
+_point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" t2- || failed=1
 exit $failed

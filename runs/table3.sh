@@ -17,13 +17,18 @@
 # assignment the device loop cannot run, keeps the paper's loop. The verdict is the list build's
 # kernel time t_list_us (each stage replayed alone after the run), the whole step beside it.
 # Appends to results/<machine>/table3.csv and prints the table.
-#   env: NE (64), OUT_DIR (results/<machine>), STEPS, EQUIL, GPU_LOOP, REDO
+# Settings: runs/table3.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/table3.sh [settings]" "Rapaport 2011 Table 3: gpu-old against gpu-layer as r_c varies"
 . runs/tables_lib.sh
+setting NE 64 "system size (Ne)"
+setting STEPS 6000 "steps"
+setting EQUIL 500 "equilibration steps"
+settings_parse "$@"
+settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/table3.csv
-NE=${NE:-64} STEPS=${STEPS:-6000} EQUIL=${EQUIL:-500}
 cases=("sp 1.122462048309373 1" "sp 1.5 0.3203365943" "sp 2.0 0.0615234375" "lj 2.5 0.0163168911" "lj 3.0 0")
 settings=("paper:--layers host --reduce host --reorder-at host" "device:--layers device --reduce device --reorder-at device")
 

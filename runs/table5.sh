@@ -2,15 +2,24 @@
 # runs/table5.sh - Rapaport 2011 Table 5: shell thickness delta on system S (SP, Ne = 48),
 # GPU. A thicker shell means fewer, larger cells (more layers N_l), rarer rebuilds (N_u up)
 # and more pairs to test in the force loop; the paper finds the minimum time near 0.6.
-#   env: DELTAS (0.2,...,1.0) NE (48) STEPS (6000) EQUIL (500) PREC (float) REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
+# Settings: runs/table5.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/table5.sh [settings]" "Rapaport 2011 Table 5"
 . runs/tables_lib.sh
-if [ "$QUICK" = 1 ]; then : "${REPEAT:=1}" "${DELTAS:=0.3,0.6,0.9}" "${STEPS:=2000}"; fi
-: "${DELTAS:=0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0}" "${NE:=48}" "${STEPS:=6000}" "${EQUIL:=500}"
+setting DELTAS "0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0" "shell thicknesses"
+setting NE 48 "system size (Ne)"
+setting STEPS 6000 "steps"
+setting EQUIL 500 "equilibration steps"
+setting REPEAT 3 "runs of each point"
+setting PREC "" "gpu-layer's precision (runs/sweep.sh: default float)"
+settings_parse "$@"
+[ "$QUICK" = 1 ] && settings_prefer REPEAT 1 DELTAS 0.3,0.6,0.9 STEPS 2000
+settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/table5.csv
 rc=0
-REPEAT=${REPEAT:-3} CSV=$csv TAG=t5 runs/sweep.sh gpu-layer sp --ne "$NE" --delta "$DELTAS" --steps "$STEPS" --equil "$EQUIL" || rc=$?
+runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=t5 gpu-layer sp --ne "$NE" --delta "$DELTAS" --steps "$STEPS" --equil "$EQUIL" || rc=$?
+_point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" t5- || rc=1
 exit $rc

@@ -1,6 +1,7 @@
 # runs/tables_lib.sh - shared by the paper-table drivers (sweep.sh, table*.sh, texture.sh,
 # layout.sh, lammps.sh). Sourced after runs/lib.sh, from the repository root.
 #
+# Settings (runs/settings.sh; --out-dir, --quick, --gpu-loop, ... or the old variables):
 #   OUT_DIR            where the CSVs go: results/<machine> unless set (the tests point it
 #                      at a temporary directory)
 #   QUICK=1            the drivers pick fewer points and fewer steps (a smoke run that still
@@ -34,15 +35,21 @@
 #                      Rows carry git_rev: like run_point, a row of another revision is
 #                      measured again unless KEEP_OLD=1.
 
-: "${OUT_DIR:=results/$(machine_name)}"
-: "${QUICK:=0}"
-: "${GPU_LOOP:=device}"
-case "$GPU_LOOP" in
-    device|paper) ;;
-    *) echo "$(basename "$0"): GPU_LOOP=$GPU_LOOP: expected device or paper" >&2; exit 2 ;;
-esac
-# (a driver that only prints its plan, TABLES_NO_MKDIR=1, leaves results/ as it is)
-[ -n "${TABLES_NO_MKDIR:-}" ] || mkdir -p "$OUT_DIR"
+setting OUT_DIR "" "where the CSVs go (default results/<machine>)"
+setting_switch QUICK "fewer points and fewer steps: a smoke run that still writes real rows"
+setting GPU_LOOP device "the GPU programs' step loop: device or paper"
+setting HYPERFINE hyperfine "the hyperfine binary (one carried to a machine without it)"
+setting TABLES_NO_MKDIR "" "set: do not create OUT_DIR (a driver that only prints its plan)"
+# the checks and set-up that need the final values: after the driver's settings_parse
+_tables_setup() {
+    [ -n "$OUT_DIR" ] || OUT_DIR=results/$(machine_name)
+    case "$GPU_LOOP" in
+        device|paper) ;;
+        *) echo "$(basename "$0"): GPU_LOOP=$GPU_LOOP: expected device or paper" >&2; exit 2 ;;
+    esac
+    [ -n "$TABLES_NO_MKDIR" ] || mkdir -p "$OUT_DIR"
+}
+settings_hook _tables_setup
 # every flag is one the GPU programs (gpu-layer, gpu-old) have: `<program> --help`
 GPU_LOOP_DEVICE="--layers device --reorder-at device --reduce device --decide device --graph cond --sample-every 100"
 
@@ -93,7 +100,7 @@ hyperfine_point() { _point_with_progress _hyperfine_point_once "$@"; }
 _hyperfine_point_once() {
     local csv=$1 key=$2 runs=$3 n=$4 steps=$5
     shift 6   # CSV KEY RUNS N STEPS --
-    local hf=${HYPERFINE:-hyperfine}   # HYPERFINE: a binary carried to a machine without it
+    local hf=${HYPERFINE:-hyperfine}
     if ! command -v "$hf" >/dev/null 2>&1; then
         echo "  skip hyperfine $key: hyperfine is not installed (apt-get install hyperfine, or HYPERFINE=path)" >&2
         return 0
@@ -101,11 +108,11 @@ _hyperfine_point_once() {
     # resumable like run_point: a row of this key at the program's revision is kept
     local rev rc=0
     rev=$(prog_rev "$@") || return 2
-    if [ "${REDO:-0}" != 1 ]; then
+    if [ "$REDO" != 1 ]; then
         csvq has "$csv" tag="$key" git_rev="$rev" || rc=$?
         [ $rc = 0 ] && { echo "  skip hyperfine $key (in $csv at $rev; REDO=1 to run again)" >&2; return 0; }
         [ $rc = 1 ] || return 2
-        if [ "${KEEP_OLD:-0}" = 1 ] && csvq has "$csv" tag="$key"; then
+        if [ "$KEEP_OLD" = 1 ] && csvq has "$csv" tag="$key"; then
             echo "  skip hyperfine $key (in $csv at another revision: kept, KEEP_OLD=1)" >&2
             return 0
         fi
@@ -123,5 +130,6 @@ _hyperfine_point_once() {
     # hyperfine's own CSV is read by column name (its layout is its business)
     [ $rc = 0 ] && { csvq hyperfine-row "$tmp" "$csv" "$key" "$runs" "$n" "$steps" "$rev" "$*" || rc=$?; }
     rm -f "$tmp"
+    _point_record "$csv"
     return $rc
 }

@@ -3,16 +3,26 @@
 # texture (the paper), ldg (the read-only data cache), plain (no cache hint: the paper's
 # "texture cache off", 1.85x slower on its GPU). Since 2014-era GPUs, plain global loads
 # are cached in L1 too, so the three are expected to be much closer on the H200.
-#   env: READS (texture,ldg,plain) SP_NE (48) LJ_NE (48) STEPS (6000) EQUIL (500) PREC REPEAT (3; QUICK 1) GPU_LOOP QUICK REDO OUT_DIR
+# Settings: runs/texture.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/texture.sh [settings]" "gpu-layer on S and LJ: --read"
 . runs/tables_lib.sh
-if [ "$QUICK" = 1 ]; then : "${REPEAT:=1}" "${STEPS:=2000}"; fi
-: "${READS:=texture,ldg,plain}" "${SP_NE:=48}" "${LJ_NE:=48}" "${STEPS:=6000}" "${EQUIL:=500}"
+setting READS "texture,ldg,plain" "how the kernels read positions"
+setting SP_NE 48 "SP size (Ne)"
+setting LJ_NE 48 "LJ size (Ne)"
+setting STEPS 6000 "steps"
+setting EQUIL 500 "equilibration steps"
+setting REPEAT 3 "runs of each point"
+setting PREC "" "gpu-layer's precision (runs/sweep.sh: default float)"
+settings_parse "$@"
+[ "$QUICK" = 1 ] && settings_prefer REPEAT 1 STEPS 2000
+settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/texture.csv
 failed=0
-REPEAT=${REPEAT:-3} CSV=$csv TAG=tex runs/sweep.sh gpu-layer sp --ne "$SP_NE" --read "$READS" --steps "$STEPS" --equil "$EQUIL" || failed=1
-REPEAT=${REPEAT:-3} CSV=$csv TAG=tex runs/sweep.sh gpu-layer lj --ne "$LJ_NE" --read "$READS" --steps "$STEPS" --equil "$EQUIL" || failed=1
+runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=tex gpu-layer sp --ne "$SP_NE" --read "$READS" --steps "$STEPS" --equil "$EQUIL" || failed=1
+runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=tex gpu-layer lj --ne "$LJ_NE" --read "$READS" --steps "$STEPS" --equil "$EQUIL" || failed=1
+_point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" tex- || failed=1
 exit $failed

@@ -79,7 +79,13 @@ def main(argv):
                     script_text[path] = f.read()
             except OSError:
                 script_text[path] = None
-        return script_text[path] is not None and flag in script_text[path]
+        text = script_text[path]
+        if text is not None and "\nsettings_begin " in text and path + "#help" not in script_text:
+            # a driver with a settings table (runs/settings.sh): its flags are generated, so
+            # they are the option lines of its --help, not words of its text
+            out = subprocess.run(["bash", path, "--help"], capture_output=True, text=True).stdout
+            script_text[path + "#help"] = set(re.findall(r"^  (--[a-z][a-z0-9-]*)", out, re.M))
+        return text is not None and (flag in text or flag in script_text.get(path + "#help", ()))
 
     def any_script_has(flag):
         return any(script_has(p, flag) for p in

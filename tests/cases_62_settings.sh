@@ -1,0 +1,105 @@
+# tests/cases_62_settings.sh - the drivers' settings table (runs/settings.sh): --help lists
+# every declared setting, unknown flags are refused, --config and the environment set values
+# in their order, the record beside the CSV says what a run used, and a driver variable that
+# a driver does not declare does nothing there. Sourced by tests/run.sh; writes under a
+# temporary directory only. A fake program (a shell script) stands in for the nbrlab ones.
+
+T62=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t62.XXXXXX")
+export NBR_LOCK=none
+
+# the drivers that parse their settings (settings_begin), and the settings each declares: its
+# own `setting` lines and those of the libraries it sources
+_t62_drivers() { grep -l '^settings_begin ' runs/*.sh runs/device/*.sh 2>/dev/null; }
+_t62_declared() {
+    local f
+    for f in "$1" runs/lib.sh $(grep -q '^\. runs/tables_lib.sh' "$1" && echo runs/tables_lib.sh); do
+        grep -hoE '^[[:space:]]*setting(_switch)? [A-Za-z_][A-Za-z0-9_]*' "$f" | awk '{ print $2 }'
+    done
+}
+
+# --help: exit 0, and every declared setting is listed as its flag with its name
+_t62_help_lists_all() {
+    local d n flag out bad=0 k=0
+    for d in $(_t62_drivers); do
+        out=$("$d" --help 2>&1) || { echo "$d --help: exit $?"; bad=1; continue; }
+        for n in $(_t62_declared "$d"); do
+            flag=$(echo "$n" | tr 'A-Z_' 'a-z-')
+            grep -qE -- "^  --$flag( |$).*\[$n[],]" <<<"$out" || { echo "$d --help lacks --$flag [$n]"; bad=1; }
+            k=$((k + 1))
+        done
+    done
+    [ $k -gt 0 ] || { echo "no declared settings found"; return 1; }
+    echo "$k settings checked"
+    return $bad
+}
+t_ok settings_help_lists_all _t62_help_lists_all
+
+# an unknown flag: exit 2 and one line naming it, from every driver, before anything runs
+_t62_unknown_flag() {
+    local d rc err bad=0
+    for d in $(_t62_drivers); do
+        rc=0
+        err=$(OUT_DIR=$T62/unknown "$d" --no-such-setting 1 2>&1 >/dev/null) || rc=$?
+        if [ $rc -ne 2 ] || [ "$(grep -c '' <<<"$err")" -ne 1 ] || ! grep -q -- '--no-such-setting' <<<"$err"; then
+            echo "$d: exit $rc, stderr: $err"; bad=1
+        fi
+    done
+    [ ! -e "$T62/unknown" ] || { echo "a refused run created $T62/unknown"; bad=1; }
+    return $bad
+}
+t_ok settings_unknown_flag_refused _t62_unknown_flag
+t_error settings_unknown_flag_line 2 'unknown option --bogus' runs/sweep.sh --bogus x a b
+t_error settings_bad_config_name 2 'cfg-bad.conf:2: NOT_A_SETTING is not a setting of sweep.sh' \
+    bash -c "printf 'TAG=x\nNOT_A_SETTING=1\n' >'$T62/cfg-bad.conf'; runs/sweep.sh --config '$T62/cfg-bad.conf' a b"
+
+# A stand-in for an nbrlab program: --print-config names a revision; a run appends one row and
+# says on stderr what it saw of the driver variables STEPS and TAG.
+cat >"$T62/fake" <<'EOF'
+#!/bin/sh
+for a; do [ "$a" = --print-config ] && { echo git_rev=fake0000; exit 0; }; done
+csv="" tag=""
+while [ $# -gt 0 ]; do
+    case "$1" in --csv) csv=$2; shift ;; --tag) tag=$2; shift ;; esac
+    shift
+done
+echo "fake: STEPS=${STEPS-unset} TAG=${TAG-unset}" >&2
+[ -e "$csv" ] || echo "tag,status,git_rev" >"$csv"
+echo "$tag,ok,fake0000" >>"$csv"
+EOF
+chmod +x "$T62/fake"
+
+# the last block of CSV.settings: NAME=VALUE lines and comments
+_t62_last_block() { awk '/^# run /{ b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$1.settings"; }
+
+# --config sets a value, the environment is below it and a flag above it, and the record says
+# which values the run used and where each came from
+_t62_config() (
+    local out=$T62/config csv
+    mkdir -p "$out"
+    csv=$out/sweep.csv
+    printf '# a config\nTAG=cfgtag\nREPEAT=2\n' >"$out/run.conf"
+    TAG=envtag runs/sweep.sh --config "$out/run.conf" --repeat=1 --out-dir "$out" "$T62/fake" sp --ne 8 || return 1
+    [ "$(grep -c '^cfgtag-fake' "$csv")" = 1 ] || { echo "rows: $(cut -d, -f1 "$csv" | tr '\n' ' ') (want one cfgtag-... row: config over env, flag over config)"; return 1; }
+    local b
+    b=$(_t62_last_block "$csv")
+    grep -qx 'TAG=cfgtag' <<<"$b" || { echo "record lacks TAG=cfgtag: $b"; return 1; }
+    grep -qx 'REPEAT=1' <<<"$b" || { echo "record lacks REPEAT=1: $b"; return 1; }
+    grep -qE '^# not default: .*TAG=config.*REPEAT=flag' <<<"$b" || { echo "record lacks the sources: $b"; return 1; }
+    # the block is itself a config: a run from it writes the same tag
+    runs/sweep.sh --config <(grep -v '^OUT_DIR=' <<<"$b") --out-dir "$out/again" --redo "$T62/fake" sp --ne 8 || return 1
+    grep -q '^cfgtag-fake' "$out/again/sweep.csv" || { echo "a run from the record wrote other tags"; return 1; }
+)
+t_ok settings_config_recorded _t62_config
+
+# a driver variable this driver does not declare (STEPS: table*.sh have it, sweep.sh not) is
+# named on stderr, recorded as ignored, and unset: the program does not see it
+_t62_undeclared() (
+    local out=$T62/undeclared log
+    mkdir -p "$out"
+    log=$(STEPS=7 runs/sweep.sh --out-dir "$out" "$T62/fake" sp --ne 8 2>&1) || { echo "$log"; return 1; }
+    grep -q '^sweep.sh: ignoring STEPS from the environment' <<<"$log" || { echo "no notice: $log"; return 1; }
+    grep -q 'fake: STEPS=unset' <<<"$log" || { echo "the program saw it: $log"; return 1; }
+    _t62_last_block "$out/sweep.csv" | grep -qx '# ignored from the environment: STEPS' ||
+        { echo "not recorded: $(_t62_last_block "$out/sweep.csv")"; return 1; }
+)
+t_ok settings_undeclared_env_ignored _t62_undeclared
