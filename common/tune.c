@@ -151,6 +151,46 @@ static int generic_search(Tune *T, TuneOutcome *out)
     return rc;
 }
 
+/* ---- RUMD's phased search (kernels/autotune.c) over RUMD's appendix knobs: a named strategy
+ * beside the generic one, each trial the in-process run above ---- */
+
+static void rumd_values(const TuneParams *tp, TuneValues v)
+{
+    snprintf(v[0], TUNE_VAL_LEN, "%s", list_names[tp->list]);
+    snprintf(v[1], TUNE_VAL_LEN, "%.6g", tp->skin);
+    snprintf(v[2], TUNE_VAL_LEN, "%d", tp->pb);
+    snprintf(v[3], TUNE_VAL_LEN, "%d", tp->tp);
+    snprintf(v[4], TUNE_VAL_LEN, "%d", tp->sort_every);
+}
+
+static double rumd_trial(void *ctx, const TuneParams *tp, const char *phase)
+{
+    TuneValues v;
+    rumd_values(tp, v);
+    return tune_trial((Tune *)ctx, v, phase);
+}
+
+static int rumd_search(Tune *T, TuneOutcome *out)
+{
+    Tuner tuner = {rumd_trial, T, tune_natoms(T), tune_budget(T), generic_clock};
+    TuneResult r;
+    if (autotune_search(&tuner, &r) != 0) return 1;
+    rumd_values(&r.best, out->best);
+    out->best_s = r.best_s;
+    out->start_s = r.baseline_s;
+    out->trials = r.trials;
+    out->budget_exhausted = r.budget_exhausted;
+    return 0;
+}
+
+/* The cache's order (list skin p_b t_p sort_every); the domains are the search's own; the cache
+ * key as before RUMD's search was a strategy (no program). */
+const TuneDecl tune_rumd = {5, {{"list", "none n2 sort", 0, 0, 0, NULL},
+                                {"delta", NULL, 0.05, 2.0, 0.05, NULL},
+                                {"pb", "16 32 48 64 96 128 192", 0, 0, 0, NULL},
+                                {"tp", NULL, 1, 64, 1, NULL},
+                                {"sort-every", "0 50 100 200 500 1000", 0, 0, 0, NULL}}, 0, rumd_search};
+
 /* ---- the cache: one line per key, "key|value ... seconds", the knobs' values in declared order
  * (gpu-rumd: "key|list skin pb tp sort_every seconds", as before) ---- */
 

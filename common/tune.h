@@ -44,6 +44,10 @@ typedef struct TuneDecl {
     int (*search)(Tune *T, TuneOutcome *out);
 } TuneDecl;
 
+/* RUMD's appendix knobs (list, delta, pb, tp, sort-every) with RUMD's phased search
+ * (kernels/autotune.c): a program with those flags (gpu-rumd) sets Variant.tune to it. */
+extern const TuneDecl tune_rumd;
+
 /* For a program's own search: one trial at these knob values (its CSV row tagged
  * autotune-<phase>); seconds per step, < 0 when the trial could not run (bad combination,
  * capacity, unstable: one line on stderr). */

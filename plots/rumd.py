@@ -33,7 +33,8 @@ from nbrcsv import num, text  # noqa: E402
 
 REF = os.path.join(figdata.ROOT, "reference", "rumd")
 FIG6_CODES = [("rumd-auto", "gpu-rumd autotuned"), ("rumd-default", "gpu-rumd, RUMD's defaults"),
-              ("layer", "gpu-layer (device settings)"), ("old", "gpu-old")]
+              ("layer", "gpu-layer (device settings)"), ("old", "gpu-old"),
+              ("n2", "gpu-n2: gpu-layer with RUMD's n2 W build")]
 FIG7_ROLES = [("full", "full (all on)"), ("tp1", "t_p = 1 forced"), ("plain", "no read-only cache (--read plain)"),
               ("nopf", "no prefetch")]
 FIGS = ["rumd_fig6", "rumd_fig7", "rumd_rapaport"]

@@ -7,7 +7,9 @@
 #   fig6      time steps per second (TPS) against N on the LAMMPS LJ benchmark (lammps-lj), for
 #             gpu-rumd autotuned (r6-rumd-auto), gpu-rumd with RUMD's defaults (r6-rumd-default:
 #             list auto, t_p / p_b by N, read-only cache), gpu-layer with the device settings
-#             (r6-layer) and gpu-old (r6-old)              -> rumd_fig6.csv
+#             (r6-layer), gpu-old (r6-old) and gpu-n2 (r6-n2: gpu-layer's settings and stages with
+#             RUMD's n2 W build, at N <= N2_MAX: over r6-layer, the W build's effect alone)
+#                                                          -> rumd_fig6.csv
 #   table2    the autotuned parameters (list method, skin, p_b, t_p, N x t_p) of fig6's
 #             autotuned rows (no run of its own; printed at the end)
 #   fig7      each optimisation disabled in turn from the full code: r7-full, r7-tp1 (--tp 1),
@@ -27,10 +29,11 @@
 # Timed steps per point: TARGET / N atom-steps rounded down to thousands, within
 # [STEPS_MIN, STEPS_MAX]; the tag carries them, so a short run never replaces a long one.
 # Rows go through run_point (runs/lib.sh): resumable, revision-checked, benchmarks take turns.
-#   env: PARTS ("fig6 fig7 rapaport")   SIZES (see below)   FIG6 ("rumd-auto rumd-default layer old")
+#   env: PARTS ("fig6 fig7 rapaport")   SIZES (see below)   FIG6 ("rumd-auto rumd-default layer old n2")
 #        AUTO_SIZES (= SIZES: the sizes of fig6 at which rumd-auto runs; the autotuner's search
 #        costs its budget per size, the other codes a few seconds)
-#        FIG7_SIZES (= SIZES)  FIG7_BASE (tuned|default)  RAP_SIZES ("sp:16 sp:48 sp:100 lj:16 lj:48 lj:100")
+#        N2_MAX (262144: gpu-n2 tests all N^2 pairs at every rebuild, ~N^2 / 10^12 s on the H200,
+#        an estimate; beyond it a point costs minutes)   FIG7_SIZES (= SIZES)  FIG7_BASE (tuned|default)  RAP_SIZES ("sp:16 sp:48 sp:100 lj:16 lj:48 lj:100")
 #        TARGET (2e9)  STEPS_MIN (1000)  STEPS_MAX (20000)  EQUIL (500)  RAP_EQUIL (500)
 #        AUTOTUNE_BUDGET (60 s per size)  AUTOTUNE_CACHE ($BUILD/rumd-autotune.cache; "" = none)
 #        TIMEOUT (300 s per run; 0 = none)   QUICK=1 (sizes sc:8 sc:16 fcc:64, TARGET 5e8)
@@ -44,7 +47,7 @@ if [ "$QUICK" = 1 ]; then
     : "${SIZES:=sc:8 sc:16 fcc:64}" "${TARGET:=5e8}"
 fi
 : "${SIZES:=sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102}"
-: "${PARTS:=fig6 fig7 rapaport}" "${FIG6:=rumd-auto rumd-default layer old}" "${FIG7_BASE:=tuned}"
+: "${PARTS:=fig6 fig7 rapaport}" "${FIG6:=rumd-auto rumd-default layer old n2}" "${FIG7_BASE:=tuned}" "${N2_MAX:=262144}"
 : "${FIG7_SIZES:=$SIZES}" "${AUTO_SIZES:=$SIZES}" "${RAP_SIZES:=sp:16 sp:48 sp:100 lj:16 lj:48 lj:100}"
 : "${TARGET:=2e9}" "${STEPS_MIN:=1000}" "${STEPS_MAX:=20000}" "${EQUIL:=500}" "${RAP_EQUIL:=500}"
 : "${AUTOTUNE_BUDGET:=60}" "${AUTOTUNE_CACHE=$BUILD/rumd-autotune.cache}" "${TIMEOUT:=300}"
@@ -74,15 +77,16 @@ point() {   # CSV TAG -- CMD...: run_point under TIMEOUT; a failure is counted, 
     # run_point runs "$@" --csv ... --tag ...; timeout wraps the program itself
     run_point "$csv" "$tag" -- "${pre[@]}" "$@" || { failed=$((failed + 1)); echo "  FAILED: $tag" >&2; }
 }
-for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
-
 in_list() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && return 0; done; return 1; }
 has() { in_list "$1" $PARTS; }
+for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
+has fig6 && in_list n2 $FIG6 && need_bin "$F/gpu-n2"
 # the plan's size for the progress lines (runs/lib.sh): the points the loops below run
 n_points=0
 if has fig6; then
     for sz in $SIZES; do for code in $FIG6; do
         [ "$code" = rumd-auto ] && ! in_list "$sz" $AUTO_SIZES && continue
+        [ "$code" = n2 ] && [ "$(natoms "${sz%%:*}" "${sz#*:}")" -gt "$N2_MAX" ] && continue
         n_points=$((n_points + 1))
     done; done
 fi
@@ -104,6 +108,8 @@ if has fig6; then
                 rumd-default) point "$csv6" "r6-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg ;;
                 layer)        point "$csv6" "r6-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}" ;;
                 old)          point "$csv6" "r6-old-$id" -- "$F/gpu-old" "${base[@]}" --layers device --reorder-at device --reduce device ;;
+                n2)           [ "$n" -le "$N2_MAX" ] || continue
+                              point "$csv6" "r6-n2-$id" -- "$F/gpu-n2" "${base[@]}" "${layer_dev[@]}" ;;
                 *) echo "rumd_figs.sh: unknown FIG6 code '$code'" >&2; exit 2 ;;
             esac
         done
@@ -167,12 +173,12 @@ def table(rs, prefix, roles):
         m = re.match(prefix + r"(" + "|".join(roles) + r")-", r["tag"])
         if m: by.setdefault(int(r["n"]), {})[m.group(1)] = r   # the last row of a role wins
     return by
-r6 = table(rows(sys.argv[1]), "r6-", ["rumd-auto", "rumd-default", "layer", "old"])
+r6 = table(rows(sys.argv[1]), "r6-", ["rumd-auto", "rumd-default", "layer", "old", "n2"])
 if r6:
     print("\nFig. 6 (lammps-lj, float): TPS")
-    print(f'{"N":>9} {"rumd-auto":>10} {"rumd-def":>10} {"layer":>10} {"old":>10}')
+    print(f'{"N":>9} {"rumd-auto":>10} {"rumd-def":>10} {"layer":>10} {"old":>10} {"n2":>10}')
     for n in sorted(r6):
-        print(f"{n:>9} " + " ".join(f'{tps(r6[n][k]):>10.0f}' if k in r6[n] else f'{"-":>10}' for k in ["rumd-auto", "rumd-default", "layer", "old"]))
+        print(f"{n:>9} " + " ".join(f'{tps(r6[n][k]):>10.0f}' if k in r6[n] else f'{"-":>10}' for k in ["rumd-auto", "rumd-default", "layer", "old", "n2"]))
     print("\nTable 2: autotuned parameters (paper: N x t_p >= 16 000 except the two smallest sizes; n2 -> sort near N = 8 000)")
     print(f'{"N":>9} {"list":>5} {"skin":>6} {"p_b":>5} {"t_p":>4} {"N x t_p":>9}')
     for n in sorted(r6):

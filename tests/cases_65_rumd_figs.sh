@@ -1,8 +1,8 @@
 # RUMD's figures and the gamdpy peer (issue 11, items 4 and 5), on a machine without a GPU:
 #  - runs/gamdpy_bench.py compiles; its sizes resolve to nbrlab's lattices (sc:NE, fcc:NE, and
 #    gamdpy's own fcc cells for a bare N); a bad size or plan is one line and exit 2;
-#  - runs/rumd_figs.sh end to end with stand-ins for gpu-rumd, gpu-layer and gpu-old (the real
-#    cpu-pairlist on the flags it knows; NOT a benchmark): every part writes its tagged rows
+#  - runs/rumd_figs.sh end to end with stand-ins for gpu-rumd, gpu-layer, gpu-old and gpu-n2
+#    (the real cpu-pairlist on the flags it knows; NOT a benchmark): every part writes its tagged rows
 #    and the tables print; a second run skips what is there;
 #  - plots/rumd.py draws its figures and Table 2 with no CSV at all, from the stand-in rows
 #    plus a gamdpy row, and stops with file and line on a damaged CSV;
@@ -60,12 +60,12 @@ done
 exec $PWD/$real "\${keep[@]}"
 EOF
     chmod +x "$tmp/b/stand-in.sh"
-    for b in gpu-rumd gpu-layer gpu-old; do ln -sf ../stand-in.sh "$tmp/b/float/$b"; done
+    for b in gpu-rumd gpu-layer gpu-old gpu-n2; do ln -sf ../stand-in.sh "$tmp/b/float/$b"; done
     figs=(env PARTS="fig6 fig7 rapaport" BUILD="$tmp/b" OUT_DIR="$tmp/res/h200" NBR_LOCK=none ALLOW_DIRTY=1 SIZES="sc:8" RAP_SIZES="sp:8"
           TARGET=1e5 STEPS_MIN=1000 STEPS_MAX=1000 EQUIL=100 runs/rumd_figs.sh)
     t_grep rumd-figs-driver 'Fig\. 7: TPS, and full / disabled' "${figs[@]}"
-    t_grep rumd-figs-tags '^8$' sh -c "cut -d, -f7 '$tmp/res/h200/rumd_fig6.csv' '$tmp/res/h200/rumd_fig7.csv' |
-        grep -cE '^r6-(rumd-auto|rumd-default|layer|old)-sc8-s1000\$|^r7-(full|tp1|plain|nopf)-sc8-s1000-default\$'"
+    t_grep rumd-figs-tags '^9$' sh -c "cut -d, -f7 '$tmp/res/h200/rumd_fig6.csv' '$tmp/res/h200/rumd_fig7.csv' |
+        grep -cE '^r6-(rumd-auto|rumd-default|layer|old|n2)-sc8-s1000\$|^r7-(full|tp1|plain|nopf)-sc8-s1000-default\$'"
     t_grep rumd-figs-rapaport '^3$' sh -c "grep -cE ',r8-(rumd-default|rumd-auto|layer)-sp8-eq500-s1000,' '$tmp/res/h200/rumd_rapaport.csv'"
     # Rapaport's state point: equilibrated by rescaling (500 steps, every 20), so the rows measure
     # SP's T = 1 (the unrescaled protocol's melt from the lattice ended elsewhere; no column said so)
@@ -75,9 +75,10 @@ rs = [r for r in csv.DictReader(open('$tmp/res/h200/rumd_rapaport.csv')) if r['t
 bad = [(r['tag'], r['temp_measured']) for r in rs if r['status'] != 'ok' or abs(float(r['temp_measured']) - 1) > 0.05]
 print(f'{len(rs)} rows at T = 1' if rs and not bad else f'off the state point: {bad}')"
     t_grep rumd-figs-resume 'skip r6-rumd-auto-sc8-s1000' "${figs[@]}"
-    # AUTO_SIZES: the autotuned code at those sizes alone, the other codes at every size
+    # AUTO_SIZES: the autotuned code at those sizes alone, the other codes at every size but gpu-n2's
+    # above N2_MAX (512 here: sc:8 runs it, sc:10 does not)
     t_grep rumd-figs-auto-sizes '^r6-layer-sc10-s1000 r6-old-sc10-s1000 r6-rumd-default-sc10-s1000$' sh -c "
-        env PARTS=fig6 BUILD='$tmp/b' OUT_DIR='$tmp/res/auto' NBR_LOCK=none ALLOW_DIRTY=1 SIZES='sc:8 sc:10' AUTO_SIZES=sc:8 \
+        env PARTS=fig6 BUILD='$tmp/b' OUT_DIR='$tmp/res/auto' NBR_LOCK=none ALLOW_DIRTY=1 SIZES='sc:8 sc:10' AUTO_SIZES=sc:8 N2_MAX=512 \
             TARGET=1e5 STEPS_MIN=1000 STEPS_MAX=1000 EQUIL=100 runs/rumd_figs.sh >/dev/null 2>&1
         cut -d, -f7 '$tmp/res/auto/rumd_fig6.csv' | grep -- '-sc10-' | sort | tr '\n' ' ' | sed 's/ \$//'"
 fi

@@ -159,3 +159,19 @@ void gpu_build(Sim *s, WBuilder builder)
     s->stats.bytes = g->bytes;
     g->built = 1;
 }
+
+void gpu_build_list(Sim *s, void (*launch)(Sim *s, GpuSim *g))
+{
+    GpuSim *g = gpu_of(s);
+    while (launch) {
+        clear_status(g);
+        launch(s, g);
+        g->w_launches++;
+        read_status(g);
+        if (gpu_fit_nbr(s, g, g->status_host->nbr_max)) continue;
+        s->stats.bytes = g->bytes;
+        break;
+    }
+    s->stats.nbr_entries = launch ? (double)g->status_host->nbr_total : 0;
+    g->built = 1;
+}

@@ -159,6 +159,10 @@ Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s)
 /* The build stage: cells, layers (host or device), H, then the variant's W kernel, growing
  * capacities and redoing as needed; sets s->stats. */
 void gpu_build(Sim *s, WBuilder builder);
+/* A build with neither cells of edge r_n nor H (gpu-rumd's lists): launch (on g->stream) until
+ * W holds every atom's neighbours, nbr_cap grown and the launch redone on overflow (launch NULL:
+ * no list: no entries, no launch); sets stats.nbr_entries (and stats.bytes after a launch). */
+void gpu_build_list(Sim *s, void (*launch)(Sim *s, GpuSim *g));
 
 /* Device memory, counted in g->bytes; out of memory stops with a message (exit 3). */
 void *gpu_alloc(GpuSim *g, size_t bytes, const char *what);
@@ -382,9 +386,5 @@ cudaTextureObject_t gpu_texture(const void *ptr, size_t bytes, cudaChannelFormat
 /* stage_bytes.cu: the Variant's stage_bytes hook (the GB/s of the kernel-level timing, --stage-reps): the fewest bytes a
  * stage moves through device memory, per occurrence of the stage in the loop. */
 double gpu_stage_bytes(Sim *s, Stage st);
-/* RUMD's builds: STAGE_LIST of --list n2 / sort / none (ListMethod) over sort cells of
- * sort_ncells, and the sort by cell of n atoms (stage_bytes.cu) */
-double gpu_list_bytes(Sim *s, int list_method, double sort_ncells);
-double gpu_sort_bytes(double n, double ncells);
 
 #endif

@@ -29,16 +29,8 @@
  *                    so props reads the NPARTS arrays of block partials only: 8 NPARTS
  *                    blocks (a stale v, after a rescale, adds r4 n; not in production)
  *
- * RUMD's list builds (gpu-rumd, gpu_list_bytes) move other bytes than the H/W build:
- *   n2               the list kernel reads every position once from device memory (the tiles
- *                    of the other blocks come from L2) and writes W and m_i: r4 n + 4 N_p + 4n
- *   sort             the sort by cell (gpu_sort_bytes) and the list kernel over 125 cells:
- *                    r_i r4 n + cellStart / cellEnd 8 G^3 + W 4 N_p + m_i 4n
- *   the sort by cell what any sort of the atoms by cell must move, radix or counting: the
- *                    keys (r read, cell and index written: r4 n + 8n), one pass over the keys
- *                    and values (read and written: 16n), the cell bounds (8 G^3), the
- *                    permutation read (4n), r and v gathered and copied back (8 r4 n); it is
- *                    also gpu-rumd's STAGE_REORDER (lists n2 and none sort every --sort-every)
+ * The list builders that are components state their own bytes beside their launches (RUMD's n2
+ * and sort-125: kernels/cuda/rumd_lists.cuh); a program composed of them returns those.
  *
  * All values are per occurrence of the stage in the MD loop, as timed by the loop. */
 #include "gpu_sim.cuh"
@@ -56,21 +48,5 @@ double gpu_stage_bytes(Sim *s, Stage st)
     case STAGE_REORDER: return n * (4 * r4 + 8);
     case STAGE_OTHER: return 8.0 * NPARTS * g->blocks;
     default: return 0;
-    }
-}
-
-double gpu_sort_bytes(double n, double ncells)
-{
-    const double r4 = sizeof(real4);
-    return n * (r4 + 8) + 16 * n + 8 * ncells + 4 * n + 8 * r4 * n;
-}
-
-double gpu_list_bytes(Sim *s, int list_method, double sort_ncells)
-{
-    const double n = s->n, np = s->stats.nbr_entries, r4 = sizeof(real4);
-    switch (list_method) {
-    case LIST_N2: return n * r4 + 4 * np + 4 * n;
-    case LIST_SORT: return gpu_sort_bytes(n, sort_ncells) + n * r4 + 8 * sort_ncells + 4 * np + 4 * n;
-    default: return 0;   /* no list */
     }
 }
