@@ -19,5 +19,6 @@ W=/tmp/nbrlab-snap
 rm -rf "$W" && mkdir -p "$W" && tar xf .snap.tar -C "$W"
 cp .git-rev "$W/"
 for d in .cl .whl; do [ -d "$d" ] && cp -r "$d" "$W/"; done
+for f in .snap-base.tar .git-rev-base; do [ -f "$f" ] && cp "$f" "$W/"; done   # runs/device/seam.sh's base
 cd "$W"
 exec "$@"
