@@ -5,6 +5,9 @@
 #            errors at step 0 within 1e-12, the rebuild steps over 500 steps;
 #   suite    the whole test suite on the new tree (TEST_JOBS=16, at most SUITE_S seconds), the
 #            logs of the failed tests beside;
+#   fig6     runs/rumd_figs.sh part fig6 on the new tree (FIG6_SIZES "sc:8 fcc:8 sc:16 fcc:16 sc:32", FIG6_CODES
+#            "rumd-default layer n2"): a program composed from the parts beside the ones it
+#            differs from by one stage (issue 26, item 7);
 #   speed    runs/compare.sh's suite seam (every GPU program at SP 4096 and 1M, LJ 1M, lammps-lj
 #            512, 4096 and 1M; float), interleaved pairs, medians and intervals.
 # Here: runs/device/snap.sh (HEAD -> .snap.tar) and `git archive BASE >.snap-base.tar` (the base);
@@ -22,7 +25,7 @@ t0=$(date +%s)
 say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/summary.txt"; }
 pack() {
     local parts=(summary.txt logs) d
-    for d in same-physics compare failed-logs; do [ -d "$OUT/$d" ] && parts+=("$d"); done
+    for d in same-physics compare failed-logs fig6; do [ -d "$OUT/$d" ] && parts+=("$d"); done
     tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
 }
 [ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
@@ -48,6 +51,12 @@ if [[ " $want " == *" suite "* ]]; then
     mkdir -p "$OUT/failed-logs"
     grep -E '^FAIL' "$OUT/logs/make-test.log" | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
         while IFS= read -r name; do cp "build/test-logs/$name.log" "build/test-logs/$name.out" "$OUT/failed-logs/" 2>/dev/null; done
+    pack
+fi
+if [[ " $want " == *" fig6 "* ]]; then
+    PARTS=fig6 SIZES="${FIG6_SIZES:-sc:8 fcc:8 sc:16 fcc:16 sc:32}" FIG6="${FIG6_CODES:-rumd-default layer n2}" \
+        OUT_DIR="$OUT/fig6" ALLOW_DIRTY=1 runs/rumd_figs.sh >"$OUT/logs/fig6.txt" 2>&1
+    say "fig6: exit $? ($(grep -c '^' "$OUT/fig6/rumd_fig6.csv" 2>/dev/null) lines in rumd_fig6.csv)"
     pack
 fi
 if [[ " $want " == *" speed "* ]]; then
