@@ -12,7 +12,8 @@
  *   lists    n2 lists of 16-bit indices built inside the chunk (onchip_build_atom), t_p lanes per
  *            atom (--tp), capacity grown and the chunk replayed on overflow (onchip_loop.cu)
  *   host     --decide host, --check, --verify-lists, --stage-reps: the same build and forces as
- *            per-stage kernels (onchip_stages.cu) */
+ *            per-stage kernels (onchip_stages.cu)
+ *   tuning   --autotune: the harness's generic search (common/tune.h) over the knobs below. */
 #include "../kernels/cuda/onchip.cuh"
 
 #include <string.h>
@@ -70,6 +71,21 @@ static int sample(Sim *s) { return onchip_sample(s, &oc); }
 static void no_stage(Sim *s) { nbr_fail(EXIT_INTERNAL, "%s: internal: a per-step device stage was called", s->variant->name); }
 static void no_leapfrog(Sim *s, int) { no_stage(s); }
 
+/* --autotune (issue 27, item 3): the skin first (the cache's first value, as for the other
+ * GPU programs), the tier, the cluster's blocks C, the lanes per atom t_p and the block size
+ * --threads (the grid tier's and the host path's; the block tier is one block of 1024, the
+ * cluster's blocks follow from N / C x t_p). 0 is each flag's "by the tier" default, so the
+ * search starts where an untuned run is. The list build is n2 in every tier (there is no cell
+ * build on chip), so it is no knob. A combination that does not fit (block or cluster tier
+ * over shared memory, a cluster the device cannot make resident) is refused with one line
+ * (EXIT_CAPACITY, onchip_tier.cu) in init or at a grown capacity's sample point: that trial
+ * fails and the search goes on. The tiers run with --decide device only: tune with it. */
+static const TuneDecl tune = {5, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
+                                  {"tier", "auto block cluster grid", 0, 0, 0, NULL},
+                                  {"cluster", "0 2 4 8 16", 0, 0, 0, NULL},
+                                  {"tp", "0 1 2 4 8 16 32", 0, 0, 0, NULL},
+                                  {"threads", "32 64 128 256 512 1024", 0, 0, 0, "128"}}, 1, NULL};
+
 int main(int argc, char **argv)
 {
     static Variant v = gpu_variant("gpu-onchip",
@@ -77,8 +93,8 @@ int main(int argc, char **argv)
         "system in one block's shared memory or a cooperative grid's L2; n2 lists of 16-bit indices, t_p lanes "
         "per atom, no Newton 3",
         build, NBR_COMPILER);
-    v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER;
-    v.tune = NULL;   /* not the shared stages' knobs; its own are issue 27's */
+    v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_AUTOTUNE;
+    v.tune = &tune;
     v.max_atoms = ONCHIP_MAX_ATOMS;
     v.max_atoms_why = "16-bit list indices";
     v.init = init;
