@@ -85,6 +85,10 @@ OPENCL_GEN   := $(BUILD)/gen/coulomb_cl_src.c
 DD_CU        := $(wildcard kernels/cuda/dd*.cu)
 KCUDA_SRC    := $(filter-out $(DD_CU),$(KCUDA_SRC))
 MD_GPU       := $(filter-out gpu-dd,$(MD_GPU))
+# gpu-onchip's component (kernels/cuda/onchip*.cu): its kernels serve no other program, so the
+# others' binaries stay as they were
+ONCHIP_CU    := $(wildcard kernels/cuda/onchip*.cu)
+KCUDA_SRC    := $(filter-out $(ONCHIP_CU),$(KCUDA_SRC))
 MPI_CFLAGS   ?= $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS     ?= $(shell mpicc --showme:link 2>/dev/null)
 # the header probes: "#" through a variable, since GNU make 4.3 keeps the backslash of "\#"
@@ -200,6 +204,7 @@ $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 	$(NVCC) $(NVFLAGS) $$(XNVFLAGS) $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
 $(addprefix $(BUILD)/$(1)/,$(MD_GPU)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/$(1)/gpu-onchip: $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(ONCHIP_CU))
 $(BUILD)/$(1)/coulomb-cuda: $(BUILD)/$(1)/variants/coulomb-cuda.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(COULOMB_CU)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C))
 	$(NVCC) $(NVFLAGS) -Xcompiler -fopenmp $$^ -o $$@ $(LDLIBS)
 endef

@@ -131,8 +131,9 @@ static const Option options[] = {
      "list sorts at every build"},
     {"autotune", T_FLAG, F(autotune), 0, 0, NULL, KNOB_AUTOTUNE, "autotune",
      "first tune the knobs this program declares (gpu-rumd: list method, skin, p_b, t_p and sort interval by RUMD's "
-     "search; gpu-layer, gpu-old: skin, threads, t_p and read path) with short runs in this process from one stored "
-     "start, or take them from --autotune-cache; then the run with them"},
+     "search; gpu-layer, gpu-old: skin, threads, t_p and read path; gpu-onchip: skin, tier, cluster, t_p and "
+     "threads) with short runs in this process from one stored start, or take them from --autotune-cache; then the "
+     "run with them"},
     {"autotune-budget", T_REAL, F(autotune_budget), 1, 1e5, NULL, KNOB_AUTOTUNE, NULL,
      "seconds the autotuner may spend; the search stops with the best found when they are used up"},
     {"autotune-cache", T_STR, F(autotune_cache), 0, sizeof(((Params *)0)->autotune_cache) - 1, NULL, KNOB_AUTOTUNE,

@@ -16,12 +16,24 @@
 #   onchip-err-*        --tier block / cluster for a system over one block's shared memory: exit
 #                       3, one line naming the limit; a t_p the kernels do not take, a cluster over
 #                       16 blocks: exit 2
+#   onchip-autotune-*   --autotune --decide device at N = 4096 (lammps-lj sc ne 16) through the
+#                       harness's service (common/tune.c: trials in this process): every --tier
+#                       block trial (and in double every cluster trial) is refused with exit 3
+#                       (capacity) and the search goes on; no trial fails otherwise; the trial rows
+#                       ran on the tiers that fit; the final row runs the cached values (skin, tier,
+#                       t_p, threads); the harness's device bytes after the search equal to those
+#                       before it; a second run takes the cache and runs no trial.
+#                       Planted fault for the lead (a copy of the tree, not a build flag):
+#                       sed -i -e 's/if (oc->tier_flag == TIER_BLOCK \&\& !fits)/if (0)/'
+#                       -e 's/oc->tier_flag == TIER_GRID || !fits ? TIER_GRID/oc->tier_flag ==
+#                       TIER_GRID ? TIER_GRID/' kernels/cuda/onchip_tier.cu: a block that does not
+#                       fit is launched, the launch fails (exit 1) and ends the search: FAIL.
 # Planted fault for the lead (a test build, make BUILD=build-plant NVOPT="-O3
 # -DNBR_PLANT_ONCHIP_VMAX"): the block tier's largest v^2 from warp 0 alone, the cluster
 # tier's from rank 0's block alone: the rebuild hash differs from gpu-layer's
 # (onchip-same-rebuilds-block-* and -cluster-* FAIL).
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
-oc_groups="check same-rebuilds replay drift err"
+oc_groups="check same-rebuilds replay drift err autotune"
 ocb=$BUILD/double/gpu-onchip
 if ! have_gpu || [ ! -x "$ocb" ]; then
     why="no GPU found"; have_gpu && why="$ocb not built"
@@ -56,6 +68,58 @@ oc_drift() {
     awk '/energy E\/N:.*drift/ { for (k = 1; k < NF; k++) if ($k == "drift") { d = $(k + 1); seen = 1 } }
         END { if (!seen) exit 1; if (d < 0) d = -d; printf "|drift| %.3g, bound 3e-4\n", d; exit !(d < 3e-4) }' <<<"$out"
 }
+# --autotune twice with a fresh cache (see the header): PROGRAM FLAGS...
+oc_autotune() (
+    local d prog=$1 out rows
+    shift
+    d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+    export CUDA_MODULE_LOADING=EAGER   # the CUDA runtime's: no lazy kernel loads inside the memory check
+    out=$("$prog" --autotune --autotune-cache "$d/cache" --csv "$d/t.csv" --quiet "$@" 2>&1) ||
+        { echo "$out" | tail -5; return 1; }
+    echo "$out" >"$d/out"
+    grep '^# autotune\(-memory\)\?:' "$d/out"
+    python3 - "$d/t.csv" "$d/cache" "$d/out" <<'PY' || return 1
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+trials = [r for r in rows if r["tag"].startswith("autotune-")]
+final = [r for r in rows if not r["tag"].startswith("autotune-")]
+out = open(sys.argv[3]).read().splitlines()
+# "# autotune PHASE k=v ...: X us/step" or ": failed (exit N)", one line per trial
+tl = [re.match(r"# autotune (\S+) +(.*): (failed \(exit (\d+)\)|[0-9.]+ us/step)$", l) for l in out]
+tl = [m for m in tl if m]
+failed = [(dict(w.split("=") for w in m.group(2).split()), int(m.group(4))) for m in tl if m.group(4)]
+print(f"{len(tl)} trials, {len(failed)} refused, {len(trials)} trial rows, {len(final)} final")
+assert len(trials) >= 8 and all(float(r["us_per_step"]) > 0 for r in trials if r["status"] == "ok"), "trial rows"
+assert len(tl) == len(trials) + len(failed), "one row per trial that ran"
+assert any(v["tier"] == "block" for v, c in failed), "no --tier block trial refused at N = 4096"
+assert all(c == 3 for v, c in failed), f"a trial failed otherwise than refused: {failed}"
+assert all(r["tier"] in ("grid", "cluster") for r in trials), "a trial row on a tier that cannot hold N = 4096"
+if final[0]["precision"] == "double":
+    assert all(v["tier"] != "cluster" or c == 3 for v, c in failed), "cluster"
+    assert not any(r["tier"] == "cluster" for r in trials), "a cluster trial ran in double at N = 4096"
+line = open(sys.argv[2]).read().splitlines()[-1]
+key, vals = line.split("|")
+vals = vals.split()
+print(f"cache {line}")
+assert len(final) == 1 and final[0]["status"] == "ok" and final[0]["autotune"] in ("1", "on"), "one final row"
+assert key.startswith("program=gpu-onchip;") and f"precision={final[0]['precision']};n=4096;" in key, "cache key"
+assert len(vals) == 6, "five knobs and the seconds"
+f = final[0]
+assert abs(float(f["delta"]) - float(vals[0])) < 1e-9, "final skin"
+assert vals[1] == "auto" or f["tier"] == vals[1], "final tier"
+assert f["tp"] == vals[3] and f["threads"] == vals[4], "final t_p and threads"
+m = [l for l in out if l.startswith("# autotune-memory:")]
+mem = dict(w.split("=") for w in m[0].split()[2:])
+grown = float(mem["after_bytes"]) - float(mem["before_bytes"])
+print(f"device memory: {grown / 2**20:.3f} MiB more after {mem['trials']} trials")
+assert grown == 0, "device memory grew across the trials"
+PY
+    rows=$(grep -c '' "$d/t.csv")
+    out=$("$prog" --autotune --autotune-cache "$d/cache" --csv "$d/t.csv" --quiet "$@" 2>&1) ||
+        { echo "$out" | tail -5; return 1; }
+    echo "$out" | grep -q "^# autotune: from $d/cache:" || { echo "cache not used"; return 1; }
+    [ "$(grep -c '' "$d/t.csv")" -eq $((rows + 1)) ] || { echo "trials ran despite the cache"; return 1; }
+)
 dev="--decide device"
 for prec in ${GPU_TEST_PRECISIONS:-double float}; do
     b=$BUILD/$prec/gpu-onchip
@@ -112,4 +176,6 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
     t_error "onchip-err-$prec-cluster17" 2 'cluster = 17 is outside its limits' $b --ne 8 --tier cluster --cluster 17 \
         --steps 0 --equil 0
     t_error "onchip-err-$prec-tp3" 2 'takes 1, 2, 4, 8, 16 or 32' $b --ne 8 --tp 3 --steps 0 --equil 0
+    t_ok "onchip-autotune-$prec" oc_autotune $b --system lammps-lj --lattice sc --ne 16 $dev --steps 2000 \
+        --equil 0 --autotune-budget 120
 done

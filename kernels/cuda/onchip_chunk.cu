@@ -1,0 +1,242 @@
+/* onchip_chunk.cu - the chunk kernel of gpu-onchip's block and grid tiers (onchip.cuh): one
+ * launch runs every step between two sample points.
+ *   block  one thread block of 1024 threads; positions (two buffers: a step reads one, drifts
+ *          into the other, so a step needs one __syncthreads), velocities, counts and the 16-bit
+ *          lists in shared memory; the lists are loaded at the chunk's start and stored at its
+ *          end (when it rebuilt). N is limited by shared memory (onchip_tier.cu refuses).
+ *   grid   a cooperative grid (cg::this_grid().sync()), the same step over global memory (L2):
+ *          positions in two buffers, velocities in place, lists in global memory.
+ * A step: forces of each atom from its list (t_p lanes per atom, no Newton 3, no atomics), the
+ * second half-kick, v^2, the next step's half-kick and drift; one sync for the largest v^2;
+ * then every thread takes the same rebuild decision (md_loop.c's rule, in double). A rebuild
+ * step wraps, syncs once more, and builds the n2 lists (onchip_build_atom): in the grid each
+ * atom's list is built and read by its own lanes only, so no sync follows; the block builds
+ * with a warp per atom and one block barrier. Energies, virial and v^2 are summed at the
+ * chunk's last step only. */
+#include "onchip.cuh"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+struct BlockTier {
+    static constexpr bool grid = false;
+    __device__ static int rank() { return threadIdx.x; }
+    __device__ static int size() { return blockDim.x; }
+    __device__ static void sync() { __syncthreads(); }
+};
+struct GridTier {
+    static constexpr bool grid = true;
+    __device__ static int rank() { return blockIdx.x * blockDim.x + threadIdx.x; }
+    __device__ static int size() { return gridDim.x * blockDim.x; }
+    __device__ static void sync() { cg::this_grid().sync(); }
+};
+
+template <class Tier, int Kind>
+__global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
+{
+    extern __shared__ __align__(32) unsigned char smem[];
+    __shared__ double vv_part[2][32];
+    const int n = A.n, tp = A.tp, cap = A.cap;
+    const int rank = Tier::rank(), nthr = Tier::size();
+    const int sub = rank & (tp - 1), group = rank / tp, ngroups = nthr / tp;
+    real4 *rb[2], *vw;
+    onchip_idx *list;
+    int *count;
+    if (Tier::grid) {
+        rb[0] = A.rw0; rb[1] = A.rw1; vw = A.v; list = A.list; count = A.count;
+    } else {
+        rb[0] = (real4 *)smem; rb[1] = rb[0] + n; vw = rb[1] + n;
+        count = (int *)(vw + n);
+        list = (onchip_idx *)(count + n);
+    }
+    OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
+    GridScratch *S = A.scratch;
+
+    /* the snapshot of the sample point, then the first half-kick and drift */
+    for (int i = rank; i < n; i += nthr) {
+        real4 ri = A.r[i], vi = A.v[i];
+        const real4 ai = A.a[i];
+        A.snap_r[i] = ri; A.snap_v[i] = vi; A.snap_a[i] = ai;
+        oc_half_kick(vi, ai, A.half_dt);
+        oc_drift(ri, vi, A.dt);
+        rb[0][i] = ri;
+        vw[i] = vi;
+        if (!Tier::grid) count[i] = A.count[i];
+    }
+    if (!Tier::grid && !c.due) {   /* the lists, unless the first step rebuilds anyway */
+        const unsigned *from = (const unsigned *)A.list;
+        unsigned *to = (unsigned *)list;
+        for (long k = rank; k < (long)n * cap / 2; k += nthr) to[k] = from[k];
+    }
+    if (rank == 0) {
+        *A.ctrl_snap = c;
+        if (Tier::grid) {
+            for (int k = 0; k < 3; k++) S->vv_bits[k] = 0;
+            for (int k = 0; k < 5; k++) S->sums[k] = 0;
+            S->nbr_max = 0;
+        }
+    }
+    Tier::sync();
+
+    double nb_last = 0, nb_prod = 0, ukin = 0, upot = 0, vir = 0, vv_last = 0;
+    int nb_max = 0, built = 0, cur = 0;
+    for (int k = 0; k < A.nsteps; k++) {
+        const int step = c.step + 1;
+        const bool last = k == A.nsteps - 1;
+        real4 *rc = rb[cur], *rnext = rb[cur ^ 1];
+        if (c.due) {
+            for (int i = rank; i < n; i += nthr) {
+                real4 ri = rc[i];
+                ri.x = pbc_wrap(ri.x, A.L); ri.y = pbc_wrap(ri.y, A.L); ri.z = pbc_wrap(ri.z, A.L);
+                rc[i] = ri;
+            }
+            Tier::sync();
+            double tot = 0;
+            /* block: a warp per atom, then a barrier (39 ns) before the t_p-lane groups read the
+             * lists; grid: each atom's own t_p lanes, so that no grid sync (1 us) follows */
+            const int btp = Tier::grid ? tp : 32, bsub = rank & (btp - 1), bgroup = rank / btp;
+            for (int i0 = 0; i0 < n; i0 += nthr / btp) {   /* the same trip count in every warp */
+                const int i = i0 + bgroup;
+                const bool act = i < n;
+                const int m = onchip_build_atom(i, act, bsub, btp, rc, n, A.L, A.rn2,
+                                                list + (size_t)(act ? i : 0) * cap, cap);
+                if (act && bsub == 0) {
+                    count[i] = m;
+                    tot += m;
+                    nb_max = max(nb_max, m);
+                }
+            }
+            if (Tier::grid) __syncwarp();   /* an atom's list and count are read by its own lanes only */
+            else __syncthreads();
+            nb_last = tot;
+            if (step > A.equil) nb_prod += tot;
+            built = 1;
+        }
+        double vv_t = 0;
+        for (int i0 = 0; i0 < n; i0 += ngroups) {
+            const int i = i0 + group;
+            const bool act = i < n;
+            const int cnt = act ? min(count[i], cap) : 0;
+            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? i : 0) * cap, cnt,
+                                                        A.L, A.pot);
+            if (act && sub == 0) {
+                const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
+                real4 vi = vw[i];
+                oc_half_kick(vi, ai, A.half_dt);
+                const double vv = oc_speed2(vi);
+                vv_t = fmax(vv_t, vv);
+                if (!last) {
+                    oc_half_kick(vi, ai, A.half_dt);
+                    real4 ri = rc[i];
+                    oc_drift(ri, vi, A.dt);
+                    rnext[i] = ri;
+                } else {   /* the sample point: the state after the kick, and its sums */
+                    A.r[i] = rc[i];
+                    A.a[i] = ai;
+                    A.u[i] = (real)0.5 * f.u;
+                    A.v[i] = vi;
+                    ukin += vv;
+                    upot += (real)0.5 * f.u;
+                    vir += (real)0.5 * f.w;
+                }
+                vw[i] = vi;
+            }
+        }
+        /* the step's largest v^2 over the tier: one sync */
+        double vv = warp_reduce(vv_t, MaxOp());
+        if (Tier::grid) {
+            if ((threadIdx.x & 31) == 0) atomicMax(&S->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
+            Tier::sync();
+            vv = __longlong_as_double((long long)__ldcg(&S->vv_bits[k % 3]));
+            if (rank == 0) S->vv_bits[(k + 2) % 3] = 0;   /* last read at k - 1, next written at k + 2 */
+        } else {
+            if ((threadIdx.x & 31) == 0) vv_part[k & 1][threadIdx.x >> 5] = vv;
+            __syncthreads();
+            vv = 0;
+#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): warp 0's largest v^2 */
+            vv = vv_part[k & 1][0];
+#else
+            for (int w = 0; w < (int)(blockDim.x >> 5); w++) vv = fmax(vv, vv_part[k & 1][w]);
+#endif
+        }
+        oc_decide(c, step, vv, A);
+        if (last) vv_last = vv;
+        cur ^= 1;
+    }
+
+    /* the chunk's sums and the lists' statistics */
+    const double s_ukin = block_reduce(ukin, SumOp(), 0.0), s_upot = block_reduce(upot, SumOp(), 0.0),
+                 s_vir = block_reduce(vir, SumOp(), 0.0), s_last = block_reduce(nb_last, SumOp(), 0.0),
+                 s_prod = block_reduce(nb_prod, SumOp(), 0.0);
+    const int s_max = block_reduce(nb_max, MaxOp(), 0);
+    if (!Tier::grid && built) {   /* the lists back to global memory for the next chunk */
+        const unsigned *from = (const unsigned *)list;
+        unsigned *to = (unsigned *)A.list;
+        for (long k = rank; k < (long)n * cap / 2; k += nthr) to[k] = from[k];
+        for (int i = rank; i < n; i += nthr) A.count[i] = count[i];
+    }
+    double t_ukin = s_ukin, t_upot = s_upot, t_vir = s_vir, t_last = s_last, t_prod = s_prod;
+    int t_max = s_max;
+    if (Tier::grid) {
+        if (threadIdx.x == 0) {
+            atomicAdd(&S->sums[0], s_ukin); atomicAdd(&S->sums[1], s_upot); atomicAdd(&S->sums[2], s_vir);
+            atomicAdd(&S->sums[3], s_last); atomicAdd(&S->sums[4], s_prod); atomicMax(&S->nbr_max, s_max);
+        }
+        Tier::sync();
+        if (rank == 0) {
+            t_ukin = __ldcg(&S->sums[0]); t_upot = __ldcg(&S->sums[1]); t_vir = __ldcg(&S->sums[2]);
+            t_last = __ldcg(&S->sums[3]); t_prod = __ldcg(&S->sums[4]); t_max = __ldcg(&S->nbr_max);
+        }
+    }
+    if (rank == 0) {
+        c.nbr_max_seen = max(c.nbr_max_seen, t_max);
+        if (built) c.nbr_last = (unsigned long long)t_last;
+        c.nbr_sum_prod += t_prod;
+        c.ukin = t_ukin; c.upot = t_upot; c.virial = t_vir; c.vvmax = vv_last;
+        *A.ctrl = c;
+        *A.ctrl_host = c;   /* mapped host memory: the sample point reads it after one event */
+    }
+}
+
+}  // namespace
+
+int onchip_block_prepare(int optin, int kind)
+{
+    cudaFuncAttributes fa;
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, chunk_kernel<BlockTier, POT_LJ>));
+    const int limit = optin - (int)fa.sharedSizeBytes;
+    dispatch_potential(kind, [&](auto k) {
+        CUDA_CHECK(cudaFuncSetAttribute(chunk_kernel<BlockTier, decltype(k)::value>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+    });
+    return limit;
+}
+
+void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem, cudaStream_t stream)
+{
+    dispatch_potential(kind, [&](auto k) {
+        chunk_kernel<BlockTier, decltype(k)::value><<<1, threads, smem, stream>>>(A);
+    });
+}
+
+int onchip_grid_per_sm(int kind, int threads)
+{
+    int per_sm = 0;
+    dispatch_potential(kind, [&](auto k) {
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, chunk_kernel<GridTier, decltype(k)::value>,
+                                                                 threads, 0));
+    });
+    return per_sm;
+}
+
+void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, cudaStream_t stream)
+{
+    dispatch_potential(kind, [&](auto k) {
+        void *args[] = {&A};
+        CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)chunk_kernel<GridTier, decltype(k)::value>, blocks,
+                                               threads, args, 0, stream));
+    });
+}

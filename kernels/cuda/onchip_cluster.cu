@@ -1,0 +1,239 @@
+/* onchip_cluster.cu - the chunk kernel of gpu-onchip's cluster tier (onchip.cuh): a
+ * thread-block cluster of C blocks (--cluster; default 16), block b owning N/C atoms: every block
+ * a full copy of the positions (two buffers) in its shared memory, its own atoms' velocities and
+ * lists; each step's new positions and largest v^2 written into every block through distributed
+ * shared memory, one cluster.sync per step. N is limited by one block's shared memory
+ * (onchip_tier.cu refuses). */
+#include "onchip.cuh"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+/* Slots in every block's shared memory that the other blocks of the cluster write. */
+struct ClusterSlots {
+    double vv[2][CLUSTER_MAX];       /* each rank's largest v^2 of the step; steps k & 1 in rotation */
+    double sums[CLUSTER_MAX][5];     /* the chunk's sums by rank (rank 0's copy is read) */
+    int nb_max[CLUSTER_MAX];
+};
+
+/* One cluster of C blocks, block b owning atoms [b N / C, (b + 1) N / C). Every block holds all
+ * N positions in its shared memory, in two buffers: a step reads buffer cur (forces of the own
+ * atoms, t_p lanes each) and each block writes its own atoms' drifted positions into buffer
+ * cur ^ 1 of every block (distributed shared memory), and its largest v^2 into slot vv[k & 1][b]
+ * of every block. Then one cluster.sync per step, which does two things:
+ *  - it orders (release/acquire) every remote write of step k before any read of step k + 1, so
+ *    each block's buffer cur ^ 1 is complete when it becomes cur;
+ *  - no block writes buffer X at step k + 1 (X = cur of step k, the next step's cur ^ 1) before
+ *    every block has arrived, i.e. finished its step-k reads of X; and slot vv[k & 1] is written
+ *    again at step k + 2 only, after a sync that every block reaches after it read the slot.
+ * So two buffers and one sync suffice. Every block reads the same C partials and takes the same
+ * rebuild decision; a rebuild wraps the full local copy (the same arithmetic on the same values in
+ * every block, so the copies stay bitwise equal), and builds the own atoms' n2 lists over it, one
+ * warp per atom. */
+template <int Kind>
+__global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
+{
+    extern __shared__ __align__(32) unsigned char smem[];
+    __shared__ ClusterSlots slots;
+    __shared__ double vv_warp[32];
+    cg::cluster_group cluster = cg::this_cluster();
+    const int n = A.n, tp = A.tp, cap = A.cap;
+    const int C = (int)cluster.num_blocks(), me = (int)cluster.block_rank();
+    const int lo = (int)((long)me * n / C), hi = (int)((long)(me + 1) * n / C), nown = hi - lo;
+    const int own_max = (n + C - 1) / C;
+    const int tid = threadIdx.x, nthr = blockDim.x;
+    const int lane = tid & 31, warp = tid >> 5, nwarps = nthr >> 5;
+    const int sub = tid & (tp - 1), group = tid / tp, ngroups = nthr / tp;
+    real4 *const rb0 = (real4 *)smem, *const rb1 = rb0 + n;
+    real4 *const vw = rb1 + n;                   /* own atoms' velocities, by i - lo */
+    int *const count = (int *)(vw + own_max);    /* own atoms' counts and lists, by i - lo */
+    onchip_idx *const list = (onchip_idx *)(count + own_max);
+    OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
+
+    /* every block the first half-kick and drift of all N atoms into its buffer 0 (the same
+     * arithmetic everywhere); the snapshot, velocities and counts of its own atoms */
+    for (int i = tid; i < n; i += nthr) {
+        real4 ri = A.r[i], vi = A.v[i];
+        const real4 ai = A.a[i];
+        if (i >= lo && i < hi) {
+            A.snap_r[i] = ri; A.snap_v[i] = vi; A.snap_a[i] = ai;
+            count[i - lo] = A.count[i];
+        }
+        oc_half_kick(vi, ai, A.half_dt);
+        oc_drift(ri, vi, A.dt);
+        rb0[i] = ri;
+        if (i >= lo && i < hi) vw[i - lo] = vi;
+    }
+    if (!c.due) {   /* the own lists, unless the first step rebuilds anyway */
+        const unsigned *from = (const unsigned *)(A.list + (size_t)lo * cap);
+        unsigned *to = (unsigned *)list;
+        for (long k = tid; k < (long)nown * cap / 2; k += nthr) to[k] = from[k];
+    }
+    if (me == 0 && tid == 0) *A.ctrl_snap = c;
+    cluster.sync();   /* also: every block of the cluster runs before any remote access */
+
+    double nb_last = 0, nb_prod = 0, ukin = 0, upot = 0, vir = 0, vv_last = 0;
+    int nb_max = 0, built = 0, cur = 0;
+    for (int k = 0; k < A.nsteps; k++) {
+        const int step = c.step + 1;
+        const bool last = k == A.nsteps - 1;
+        real4 *const rc = cur ? rb1 : rb0, *const rnext = cur ? rb0 : rb1;
+        if (c.due) {   /* nobody else writes buffer cur this step: the wrap is local */
+            for (int i = tid; i < n; i += nthr) {
+                real4 ri = rc[i];
+                ri.x = pbc_wrap(ri.x, A.L); ri.y = pbc_wrap(ri.y, A.L); ri.z = pbc_wrap(ri.z, A.L);
+                rc[i] = ri;
+            }
+            __syncthreads();
+            double tot = 0;
+            for (int a0 = 0; a0 < nown; a0 += nwarps) {   /* the same trip count in every warp */
+                const int a = a0 + warp;
+                const bool act = a < nown;
+                const int m = onchip_build_atom(lo + a, act, lane, 32, rc, n, A.L, A.rn2,
+                                                list + (size_t)(act ? a : 0) * cap, cap);
+                if (act && lane == 0) {
+                    count[a] = m;
+                    tot += m;
+                    nb_max = max(nb_max, m);
+                }
+            }
+            __syncthreads();   /* lists built by warps, read by the force groups */
+            nb_last = tot;
+            if (step > A.equil) nb_prod += tot;
+            built = 1;
+        }
+        double vv_t = 0;
+        for (int a0 = 0; a0 < nown; a0 += ngroups) {
+            const int a = a0 + group, i = lo + a;
+            const bool act = a < nown;
+            const int cnt = act ? min(count[a], cap) : 0;
+            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
+                                                        A.L, A.pot);
+            real4 vi = make_real4(0, 0, 0, 0);
+            if (act) {   /* every lane of the group: the same sums, the same kick */
+                const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
+                vi = vw[a];
+                oc_half_kick(vi, ai, A.half_dt);
+                const double vv = oc_speed2(vi);
+                vv_t = fmax(vv_t, vv);
+                if (!last) {
+                    oc_half_kick(vi, ai, A.half_dt);
+                    real4 ri = rc[i];
+                    oc_drift(ri, vi, A.dt);
+                    for (int q = sub; q < C; q += tp) *cluster.map_shared_rank(rnext + i, q) = ri;
+                } else if (sub == 0) {   /* the sample point: the state after the kick, and its sums */
+                    A.r[i] = rc[i];
+                    A.a[i] = ai;
+                    A.u[i] = (real)0.5 * f.u;
+                    A.v[i] = vi;
+                    ukin += vv;
+                    upot += (real)0.5 * f.u;
+                    vir += (real)0.5 * f.w;
+                }
+            }
+            __syncwarp();   /* the group's lanes have read vw[a] */
+            if (act && sub == 0) vw[a] = vi;
+        }
+        /* the block's largest v^2 into every block's slot, then the one sync of the step */
+        double vv = warp_reduce(vv_t, MaxOp());
+        if (lane == 0) vv_warp[warp] = vv;
+        __syncthreads();
+        if (warp == 0) {
+            double b = lane < nwarps ? vv_warp[lane] : 0.0;
+            b = __shfl_sync(0xffffffffu, warp_reduce(b, MaxOp()), 0);
+            for (int q = lane; q < C; q += 32) *cluster.map_shared_rank(&slots.vv[k & 1][me], q) = b;
+        }
+        cluster.sync();
+        vv = 0;
+#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): rank 0's largest v^2 */
+        vv = slots.vv[k & 1][0];
+#else
+        for (int q = 0; q < C; q++) vv = fmax(vv, slots.vv[k & 1][q]);
+#endif
+        oc_decide(c, step, vv, A);
+        if (last) vv_last = vv;
+        cur ^= 1;
+    }
+
+    /* the chunk's sums: each block's into rank 0's slots, summed there in rank order */
+    const double s_ukin = block_reduce(ukin, SumOp(), 0.0), s_upot = block_reduce(upot, SumOp(), 0.0),
+                 s_vir = block_reduce(vir, SumOp(), 0.0), s_last = block_reduce(nb_last, SumOp(), 0.0),
+                 s_prod = block_reduce(nb_prod, SumOp(), 0.0);
+    const int s_max = block_reduce(nb_max, MaxOp(), 0);
+    if (built) {   /* the own lists back to global memory for the next chunk */
+        const unsigned *from = (const unsigned *)list;
+        unsigned *to = (unsigned *)(A.list + (size_t)lo * cap);
+        for (long k = tid; k < (long)nown * cap / 2; k += nthr) to[k] = from[k];
+        for (int a = tid; a < nown; a += nthr) A.count[lo + a] = count[a];
+    }
+    if (tid == 0) {
+        double *to = cluster.map_shared_rank(&slots.sums[me][0], 0);
+        to[0] = s_ukin; to[1] = s_upot; to[2] = s_vir; to[3] = s_last; to[4] = s_prod;
+        *cluster.map_shared_rank(&slots.nb_max[me], 0) = s_max;
+    }
+    cluster.sync();   /* the sums are in; and no block exits while another may still write to it */
+    if (me == 0 && tid == 0) {
+        double t[5] = {0, 0, 0, 0, 0};
+        int t_max = 0;
+        for (int q = 0; q < C; q++) {
+            for (int j = 0; j < 5; j++) t[j] += slots.sums[q][j];
+            t_max = max(t_max, slots.nb_max[q]);
+        }
+        c.nbr_max_seen = max(c.nbr_max_seen, t_max);
+        if (built) c.nbr_last = (unsigned long long)t[3];
+        c.nbr_sum_prod += t[4];
+        c.ukin = t[0]; c.upot = t[1]; c.virial = t[2]; c.vvmax = vv_last;
+        *A.ctrl = c;
+        *A.ctrl_host = c;
+    }
+}
+
+}  // namespace
+
+int onchip_cluster_prepare(int optin, int kind)
+{
+    cudaFuncAttributes fa;
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, cluster_kernel<POT_LJ>));
+    const int limit = optin - (int)fa.sharedSizeBytes;
+    dispatch_potential(kind, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        CUDA_CHECK(cudaFuncSetAttribute(cluster_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+        /* 16 blocks per cluster where the device allows it (sm_90 does); refused later otherwise */
+        if (cudaFuncSetAttribute(cluster_kernel<K>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+            (void)cudaGetLastError();
+    });
+    return limit;
+}
+
+/* A launch of C blocks of `threads` with `smem` bytes each, as one cluster. */
+static cudaLaunchConfig_t cluster_config(cudaLaunchAttribute *at, int C, int threads, size_t smem, cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg = {};
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = C; at[0].val.clusterDim.y = 1; at[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(C); cfg.blockDim = dim3(threads); cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cfg.attrs = at; cfg.numAttrs = 1;
+    return cfg;
+}
+
+cudaError_t onchip_cluster_occupancy(int kind, int C, int threads, size_t smem, int *nclusters)
+{
+    cudaLaunchAttribute at[1];
+    const cudaLaunchConfig_t cfg = cluster_config(at, C, threads, smem, 0);
+    cudaError_t e = cudaSuccess;
+    dispatch_potential(kind, [&](auto k) {
+        e = cudaOccupancyMaxActiveClusters(nclusters, cluster_kernel<decltype(k)::value>, &cfg);
+    });
+    return e;
+}
+
+void onchip_cluster_launch(const ChunkArgs &A, int kind, int C, int threads, size_t smem, cudaStream_t stream)
+{
+    cudaLaunchAttribute at[1];
+    const cudaLaunchConfig_t cfg = cluster_config(at, C, threads, smem, stream);
+    dispatch_potential(kind, [&](auto k) { CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_kernel<decltype(k)::value>, A)); });
+}

@@ -1,0 +1,128 @@
+/* onchip_tier.cu - where gpu-onchip's system lives during a chunk (onchip.cuh), and what is
+ * refused: --tier auto = cluster up to 2048 atoms where it fits, else block where it fits, else
+ * grid; --tier block or cluster that does not fit (shared memory per block, or no such cluster
+ * resident on the device) stops with one line naming the limit (EXIT_CAPACITY), which an
+ * autotuner trial reports as failed and the search goes on. A grown capacity chooses again, so
+ * a block or cluster tier that no longer fits moves on (auto) or stops. The lanes per atom t_p
+ * (--tp 0: by tier) and the cluster's threads per block follow the tier. */
+#include "onchip.cuh"
+
+static int lanes(const Sim *s, const OnchipState *oc, int tier)
+{
+    if (s->p.tp > 0) return s->p.tp;
+    if (tier == TIER_GRID) return 8;   /* results/h200/onchip.md: t_p 8 beat 4 at 4096 (LJ and SP) */
+    if (tier == TIER_CLUSTER) {   /* up to 16 lanes, as many as 1024 threads give the own atoms */
+        int tp = 16;           /* (onchip.md: 512 / 16 blocks best at 16, 1728 at 8, 4096 at 4) */
+        while (tp > 1 && tp * onchip_cluster_own(s->n, oc->cluster) > 1024) tp /= 2;
+        return tp;
+    }
+    int tp = 1;
+    while (tp < 8 && 2 * tp * s->n <= ONCHIP_BLOCK_THREADS) tp *= 2;
+    return tp;
+}
+
+/* Whether the cluster tier fits at the current capacity with C blocks: its shared memory per
+ * block, and a cluster of such blocks on the device (cudaOccupancyMaxActiveClusters). Where it
+ * does not and `hard`, one line naming the limit. */
+static int cluster_fits_c(Sim *s, OnchipState *oc, int C, int hard)
+{
+    const int own = onchip_cluster_own(s->n, C);
+    oc->cluster = C;
+    const int tp = lanes(s, oc, TIER_CLUSTER);
+    int threads = (own * tp + 31) / 32 * 32;
+    threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
+    oc->cluster_threads = threads;
+    const size_t need = onchip_cluster_smem(s->n, C, oc->cap);
+    if (need > (size_t)oc->cluster_limit) {
+        if (hard) {
+            const double per_atom = 2.0 * sizeof(real4) + (sizeof(real4) + sizeof(int) + 2.0 * oc->cap) / C;
+            nbr_fail(EXIT_CAPACITY, "%s: --tier cluster: N = %d atoms (%d per block of a cluster of %d) with room for "
+                     "%d neighbours each need %zu bytes of shared memory per block, over the %d one block may have on "
+                     "this device (N <= %d at this capacity): use --tier grid or auto", s->variant->name, s->n, own, C,
+                     oc->cap, need, oc->cluster_limit, (int)((oc->cluster_limit - 2 * oc->cap - 64) / per_atom));
+        }
+        return 0;
+    }
+    int nclusters = 0;
+    const cudaError_t e = onchip_cluster_occupancy(s->pot.kind, C, threads, need, &nclusters);
+    if (e != cudaSuccess || nclusters < 1) {
+        (void)cudaGetLastError();
+        if (hard)
+            nbr_fail(EXIT_CAPACITY, "%s: --tier cluster: a cluster of %d blocks of %d threads with %zu bytes of shared "
+                     "memory each does not fit on this device (%s): use a smaller --cluster, --tier grid or auto",
+                     s->variant->name, C, threads, need,
+                     e != cudaSuccess ? cudaGetErrorString(e) : "no such cluster can be resident");
+        return 0;
+    }
+    return 1;
+}
+
+/* The cluster tier with --cluster C, else 16 blocks (faster than 8 at 512 and 1728 on the H200:
+ * results/h200/onchip.md), else 8 (the portable size) where 16 do not fit. */
+static int cluster_fits(Sim *s, OnchipState *oc)
+{
+    const int hard = oc->tier_flag == TIER_CLUSTER;
+    if (oc->cluster_flag > 0) return cluster_fits_c(s, oc, oc->cluster_flag, hard);
+    return cluster_fits_c(s, oc, 16, 0) || cluster_fits_c(s, oc, 8, hard);
+}
+
+/* auto takes the cluster up to this N: its n2 build costs each SM N^2 / C pair tests, and on the
+ * H200 the grid was faster at 4096 (LJ and SP), the cluster at 1728 and below (onchip.md). */
+enum { CLUSTER_AUTO_MAX_N = 2048 };
+
+/* The tier for the current capacity: --tier block or cluster that does not fit stops with one
+ * line; auto takes the cluster up to CLUSTER_AUTO_MAX_N, else the block, where they fit. */
+void onchip_choose_tier(Sim *s, OnchipState *oc)
+{
+    if ((oc->tier_flag == TIER_CLUSTER || (oc->tier_flag == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) &&
+        cluster_fits(s, oc)) {
+        oc->tier = TIER_CLUSTER;
+        oc->tp = lanes(s, oc, oc->tier);
+        s->p.tier = oc->tier;   /* the CSV row's tier and cluster columns: what ran */
+        s->p.cluster = oc->cluster;
+        return;
+    }
+    const size_t need = onchip_block_smem(s->n, oc->cap);
+    const int fits = need <= (size_t)oc->smem_limit;
+    if (oc->tier_flag == TIER_BLOCK && !fits)
+        nbr_fail(EXIT_CAPACITY, "%s: --tier block: N = %d atoms with room for %d neighbours each need %zu bytes of "
+                 "shared memory, over the %d one block may have on this device (N <= %d at this capacity): use --tier "
+                 "grid or auto", s->variant->name, s->n, oc->cap, need, oc->smem_limit,
+                 (int)(oc->smem_limit / (3 * sizeof(real4) + sizeof(int) + 2 * (size_t)oc->cap)));
+    oc->tier = oc->tier_flag == TIER_GRID || !fits ? TIER_GRID : TIER_BLOCK;
+    oc->tp = lanes(s, oc, oc->tier);
+    s->p.tier = oc->tier;
+    s->p.cluster = 0;
+}
+
+void onchip_limits(Sim *s, OnchipState *oc)
+{
+    int optin = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->p.device));
+    oc->smem_limit = onchip_block_prepare(optin, s->pot.kind);
+    oc->cluster_limit = onchip_cluster_prepare(optin, s->pot.kind);
+    oc->block_threads = ONCHIP_BLOCK_THREADS;
+}
+
+/* The chunk on the tier chosen; the grid's co-resident blocks found at its first chunk. */
+void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A)
+{
+    GpuSim *g = gpu_of(s);
+    if (oc->tier == TIER_BLOCK) {
+        onchip_block_launch(A, s->pot.kind, oc->block_threads, onchip_block_smem(s->n, oc->cap), g->stream);
+    } else if (oc->tier == TIER_CLUSTER) {
+        onchip_cluster_launch(A, s->pot.kind, oc->cluster, oc->cluster_threads,
+                              onchip_cluster_smem(s->n, oc->cluster, oc->cap), g->stream);
+    } else {
+        if (!oc->grid_blocks) {
+            const int most = onchip_grid_per_sm(s->pot.kind, s->p.threads) * g->prop.multiProcessorCount;
+            const int want = blocks_for((long)s->n * oc->tp, s->p.threads);
+            if (most < 1)
+                nbr_fail(EXIT_INPUT, "%s: --tier grid: no block of --threads %d fits on an SM", s->variant->name,
+                         s->p.threads);
+            oc->grid_blocks = want < most ? want : most;
+        }
+        onchip_grid_launch(A, s->pot.kind, oc->grid_blocks, s->p.threads, g->stream);
+    }
+    LAUNCH_CHECK("chunk_kernel");
+}
