@@ -202,8 +202,20 @@ static void cache_key(const Sim *s, char *key, size_t len)
     if (s->variant->device_query) s->variant->device_query(s, gpu, sizeof gpu, &used);
     int m = 0;
     if (s->variant->tune->key_program) m = snprintf(key, len, "program=%s;", s->variant->name);
-    snprintf(key + m, len - m, "gpu=%s;precision=%s;n=%d;rho=%.8g;T=%.8g;potential=%s rc=%.8g shift=%.8g;dt=%.8g", gpu,
-             NBR_PRECISION, s->n, p->rho, p->temp, potential_names[p->potential], p->rc, p->shift, p->dt);
+    m += snprintf(key + m, len - m, "gpu=%s;precision=%s;n=%d;rho=%.8g;T=%.8g;potential=%s rc=%.8g shift=%.8g;dt=%.8g",
+                  gpu, NBR_PRECISION, s->n, p->rho, p->temp, potential_names[p->potential], p->rc, p->shift, p->dt);
+    /* the loop's settings that are not searched change the best values (gpu-onchip's tiers run
+     * only with --decide device): they are part of the key where the program has them */
+    static const struct { const char *flag; unsigned bit; } loop[] = {
+        {"decide", KNOB_DECIDE}, {"graph", KNOB_GRAPH}, {"leapfrog", KNOB_LEAPFROG}};
+    const TuneDecl *d = s->variant->tune;
+    for (size_t k = 0; k < sizeof loop / sizeof loop[0] && m < (int)len; k++) {
+        int tuned = 0;
+        for (int j = 0; j < d->nknobs; j++) tuned |= strcmp(d->knob[j].flag, loop[k].flag) == 0;
+        char v[TUNE_VAL_LEN];
+        if (tuned || !(s->variant->knobs & loop[k].bit) || params_get(p, loop[k].flag, v, sizeof v) != 0) continue;
+        m += snprintf(key + m, len - m, ";%s=%s", loop[k].flag, v);
+    }
     for (char *c = key; *c; c++)
         if (*c == '|' || *c == '\n') *c = ';';
 }

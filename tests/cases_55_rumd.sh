@@ -49,6 +49,10 @@ assert len(trials) >= 8 and all(float(r["us_per_step"]) > 0 for r in trials if r
 assert len(final) == 1 and final[0]["status"] == "ok" and final[0]["autotune"] in ("1", "on"), "one final row"
 assert key.startswith("program=" + final[0]["variant"] + ";") or final[0]["variant"] == "gpu-rumd", "cache key"
 assert f"precision={final[0]['precision']};n={final[0]['n']};" in key, "cache key"
+# the loop's settings that are not searched are part of the key (common/tune.c cache_key)
+for flag in ("decide", "graph", "leapfrog"):
+    if final[0].get(flag, "-") != "-":
+        assert f";{flag}={final[0][flag]}" in key, f"cache key lacks {flag}"
 # the final row runs the cached values (skin and, where tuned, threads / reorder / list)
 assert abs(float(final[0]["delta"]) - float(vals[0 if final[0]["variant"] != "gpu-rumd" else 1])) < 1e-9, "final skin"
 mem = dict(w.split("=") for w in sys.argv[3].split()[2:]) if sys.argv[3] else {}
