@@ -4,7 +4,8 @@
  * a backend (--comm mpi | nccl | p2p), full neighbour lists over local + ghost atoms (no
  * force halo; --dd-newton on: ghosts from the upper neighbours only, each pair across a boundary
  * on one domain, the ghosts' forces sent back in reverse pulse order), migration at rebuilds with the atom count and an id checksum checked each
- * time. kernels/cuda/dd.cuh describes the domain; dd_domain.cu and dd_comm.cu do the work.
+ * time. kernels/cuda/dd.cuh describes the domain; dd_domain.cu does the work, the halo
+ * goes through dd_halo.cuh's interface, one file per --comm backend.
  *
  * The run is the one loop (common/md_loop.c) on every rank: every rank builds the same
  * initial state, keeps the atoms of its domain, and runs the steps on them; the whole
@@ -19,23 +20,13 @@
  * without mpirun. Ranks take GPUs round-robin within a host (several per GPU for testing).
  * Keep NCCL_NVLS_ENABLE=0 and NVSHMEM_DISABLE_NVLS=1 (NVLink multicast off): set here if
  * unset. */
-#include "../kernels/cuda/dd.cuh"
+#include "../kernels/cuda/dd_halo.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int g_rank, g_size;
-#ifdef NBR_NCCL
-static const int dd_have_nccl = 1;
-#else
-static const int dd_have_nccl = 0;
-#endif
-#ifdef NBR_NVSHMEM
-static const int dd_have_nvshmem = 1;
-#else
-static const int dd_have_nvshmem = 0;
-#endif
 
 /* Every rank stops together (dd_fail) where this host has no usable GPU. Not a Variant.preflight:
  * gpu-dd's own bad-input refusals (grid, thin domains, backends) come first, exit 2, on any
@@ -53,15 +44,8 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
     CUDA_CHECK(cudaGetDeviceCount(&ndev));
     int local_size = 1;
     d->local_device = dd_local_rank(&local_size) % ndev;
-    /* backends that cannot put two ranks on one GPU: NVSHMEM's on-stream reductions (the vote)
-     * refuse limited MPG runs; NCCL refuses two ranks of a communicator on one GPU
-     * (ncclCommInitRank: "invalid usage") */
-    const char *one_per_gpu =
-        s->p.comm == COMM_NCCL ? "--comm nccl needs one rank per GPU (NCCL does not allow two ranks of a communicator on one GPU)"
-        : s->p.comm == COMM_NVSHMEM && s->p.decide == DECIDE_DEVICE
-            ? "--comm nvshmem --decide device needs one rank per GPU (NVSHMEM's on-stream max-reduce is not supported with "
-              "several processes per GPU)"
-            : NULL;
+    /* backends that cannot put two ranks on one GPU (nccl; nvshmem's on-stream vote) say so */
+    const char *one_per_gpu = d->halo->shared_gpu ? d->halo->shared_gpu(s->p.decide) : NULL;
     if (one_per_gpu && local_size > ndev)
         dd_fail(EXIT_INPUT, "%s: %d ranks on %d GPU(s) of this host; use --comm p2p", one_per_gpu, local_size, ndev);
     CUDA_CHECK(cudaSetDevice(d->local_device));
@@ -78,6 +62,7 @@ static void dd_options(Sim *s, Dd *d)
 {
     Params *p = &s->p;
     d->comm_kind = p->comm;
+    d->halo = dd_halo_for(p->comm);
     d->overlap = p->dd_overlap;
     d->graph = p->dd_graph;
     d->newton = p->dd_newton;
@@ -88,14 +73,14 @@ static void dd_options(Sim *s, Dd *d)
         g[1] = g[2] = 1;
     } else if (sscanf(p->dd_grid, "%dx%dx%d%c", &g[0], &g[1], &g[2], &tail) != 3 || g[0] < 1 || g[1] < 1 || g[2] < 1)
         dd_fail(EXIT_INPUT, "--dd-grid %s: expected PXxPYxPZ, e.g. 2x1x1", p->dd_grid);
-    if (d->graph && d->comm_kind == COMM_MPI)
+    if (d->graph && d->halo->host_steps)
         dd_fail(EXIT_INPUT, "--dd-graph on needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
                             "the host in every pulse");
     if (d->graph && d->overlap)
         dd_fail(EXIT_INPUT, "--dd-graph on with --dd-overlap on: not supported yet (the graph holds one stream)");
-    if (d->newton && d->comm_kind == COMM_NVSHMEM)
-        dd_fail(EXIT_INPUT, "--dd-newton on: the force halo is not written for --comm nvshmem yet (mpi, nccl and p2p have "
-                            "it): use --comm p2p, or --dd-newton off");
+    if (d->newton && !d->halo->force_halo)
+        dd_fail(EXIT_INPUT, "--dd-newton on: the force halo is not written for --comm %s yet (mpi, nccl and p2p have "
+                            "it): use --comm p2p, or --dd-newton off", d->halo->name);
     if (d->newton && d->overlap)
         dd_fail(EXIT_INPUT, "--dd-newton on with --dd-overlap on: not supported yet (the ghosts' rows and the force halo "
                             "are not split into inner and border work)");
@@ -104,7 +89,7 @@ static void dd_options(Sim *s, Dd *d)
     d->timeout_s = p->dd_timeout;
     d->force_gate = p->dd_force_gate;
     /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
-    if (p->decide == DECIDE_DEVICE && d->comm_kind == COMM_MPI)
+    if (p->decide == DECIDE_DEVICE && d->halo->host_steps)
         dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
                             "the host in every pulse");
     if ((long)g[0] * g[1] * g[2] != g_size)
@@ -263,15 +248,21 @@ int main(int argc, char **argv)
     setenv("NCCL_NVLS_ENABLE", "0", 0);
     setenv("NVSHMEM_DISABLE_NVLS", "1", 0);
     dd_mpi_init(&argc, &argv, &g_rank, &g_size);
+    char names[64] = "";
+    const int order[NCOMMS] = {COMM_MPI, COMM_P2P, COMM_NCCL, COMM_NVSHMEM};
+    for (int k = 0; k < NCOMMS; k++) {
+        const DdHalo *h = dd_halo_for(order[k]);
+        if (h->compiled) snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? " " : "", h->name);
+    }
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--help") && g_rank == 0)
             printf("gpu-dd: start P ranks with mpirun -np P (one rank runs without mpirun)\n"
-                   "compiled backends: mpi p2p%s%s\n"
+                   "compiled backends: %s\n"
                    "environment (setup and diagnostics that change no result; docs/programs.md):\n"
                    "  NBR_NCCL_LIB=PATH     --comm nccl: the NCCL library to open (else the one found at build time,\n"
                    "                        else libnccl.so.2 on the loader's path)\n"
                    "  NBR_DD_ALL_RANKS=1    every rank prints (rank 0 only otherwise)\n\n",
-                   dd_have_nccl ? " nccl" : "", dd_have_nvshmem ? " nvshmem" : "");
+                   names);
     const int n = drop_csv_flags(argc, argv);
     const char *all = getenv("NBR_DD_ALL_RANKS");
     if (g_rank > 0 && !(all && *all == '1')) {
