@@ -114,6 +114,8 @@ DD_NCCL_FLAGS := $(NCCL_CFLAGS) $(if $(NCCL_LIBFILE),-DNBR_NCCL_PATH='"$(NCCL_LI
 dd_backend    = kernels/cuda/dd_halo_$(1)$(if $(2),,_absent).cu
 DD_CU        := $(filter-out kernels/cuda/dd_halo_nccl%.cu kernels/cuda/dd_halo_nvshmem%.cu,$(DD_ALL_CU)) \
                 $(call dd_backend,nccl,$(NCCL_FOUND)) $(call dd_backend,nvshmem,$(NVSHMEM_FOUND))
+# the files built with the tests' planted faults (dd.cuh's DdPlant, -DNBR_PLANT_DD) for test-dd-plant
+DD_PLANT_CU  := kernels/cuda/dd_stages.cu kernels/cuda/dd_domain.cu
 GPU_VARIANTS := $(if $(MPI_FOUND),$(GPU_VARIANTS),$(filter-out gpu-dd,$(GPU_VARIANTS)))
 
 # per precision: -DNBR_FLOAT for float
@@ -218,15 +220,12 @@ $(BUILD)/$(1)/kernels/cuda/dd_halo_nccl.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(DD_NCC
 $(BUILD)/$(1)/kernels/cuda/dd_halo_nvshmem.cu.o: XNVFLAGS := $(DD_NVFLAGS) -I$(NVSHMEM_INC) -rdc=true
 $(BUILD)/$(1)/gpu-dd: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
-# gpu-dd with the tests' planted faults (dd.cuh's DdPlant, -DNBR_PLANT_DD): the two files that use them
-$(BUILD)/$(1)/plant/variants/gpu-dd.cu.o: variants/gpu-dd.cu $(HEADERS) $(BUILD)/features
+# gpu-dd with the tests' planted faults: DD_PLANT_CU compiled with -DNBR_PLANT_DD
+$(patsubst %.cu,$(BUILD)/$(1)/plant/%.cu.o,$(DD_PLANT_CU)): $(BUILD)/$(1)/plant/%.cu.o: %.cu $(HEADERS) $(BUILD)/features
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVFLAGS) $(DD_NVFLAGS) -DNBR_PLANT_DD $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
-$(BUILD)/$(1)/plant/kernels/cuda/dd_domain.cu.o: kernels/cuda/dd_domain.cu $(HEADERS) $(BUILD)/features
-	@mkdir -p $$(@D)
-	$(NVCC) $(NVFLAGS) $(DD_NVFLAGS) -DNBR_PLANT_DD $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
-$(BUILD)/$(1)/test-dd-plant: $(BUILD)/$(1)/plant/variants/gpu-dd.cu.o $(BUILD)/$(1)/plant/kernels/cuda/dd_domain.cu.o \
-        $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out kernels/cuda/dd_domain.cu,$(DD_CU)) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+$(BUILD)/$(1)/test-dd-plant: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/plant/%.cu.o,$(DD_PLANT_CU)) \
+        $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out $(DD_PLANT_CU),$(DD_CU)) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
 endef
 $(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))

@@ -315,6 +315,24 @@ void dd_run_capture_forces(Dd *d);     /* after each build while running ahead *
 /* forces of blocks [first, first + nblocks) on st: part 0 whole or inner, part 1 border */
 void dd_run_forces(Dd *d, int part, int first, int nblocks, cudaStream_t st);
 void dd_run_free(Dd *d);
+/* dd_stages.cu: the Variant's stages (variants/gpu-dd.cu composes them) */
+/* every rank's start: NVLink multicast off, MPI up, --help's preamble (the compiled backends),
+ * ranks > 0 silent and without --csv / --blocks-csv; the count of what stays in argv */
+int dd_start(int *argc, char ***argv);
+int dd_init(Sim *s);            /* options against the ranks, device, domain, halo backend */
+void dd_finish(Sim *s);         /* the halo and the force kernel replayed on their own (--dd-halo-reps), teardown */
+void dd_kick_drift(Sim *s);
+void dd_kick(Sim *s);
+void dd_rescale(Sim *s, double factor);
+void dd_wrap_stage(Sim *s);
+void dd_build(Sim *s);
+void dd_forces(Sim *s);
+void dd_props(Sim *s);          /* the domain's sums, then the whole system's (every rank the same numbers) */
+void dd_download(Sim *s);
+void dd_pairs(Sim *s, PairFn fn, void *arg);
+void dd_mark(Sim *s, int slot);
+double dd_seconds(Sim *s, int from, int to);
+const char *dd_device(Sim *s);
 /* Called after a rank failure where MPI can still be reached. */
 void dd_abort_all(int code);
 
