@@ -12,7 +12,9 @@
  * A pulse is the interface's unit of work: post (pack), exchange and wait (unpack) of one
  * pulse are one call, since that is where the backends differ (nvshmem fuses pack and put, p2p
  * packs straight into the peer, mpi and nccl pack into send_buf and move it); every call only
- * enqueues on d->g->stream except mpi's, which waits on the host (host_steps). */
+ * enqueues on d->g->stream except mpi's, which waits on the host (host_steps). The bytes a
+ * step moves between ranks are the pulses' payload whatever the backend (dd_halo_bytes, printed
+ * at the end of the run). */
 #ifndef NBR_DD_HALO_CUH
 #define NBR_DD_HALO_CUH
 

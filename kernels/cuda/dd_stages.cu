@@ -2,7 +2,7 @@
  * them): the start of every rank (MPI, the options checked against the ranks, the device, the
  * domain, the halo backend), the loop's stages on the domain (dd_domain.cu) and the shared GPU
  * stages (integrate.cu, force.cu, gpu_sim.cu) through its shadow Sim, and the end (the halo and
- * the force kernel replayed on their own, teardown). */
+ * the force kernel replayed on their own, the halo's bytes, teardown). */
 #include "dd_halo.cuh"
 
 #include <stdio.h>
@@ -156,9 +156,13 @@ void dd_finish(Sim *s)
 {
     Dd *d = dd_of(s);
     if (!d) return;
-    long long moved[1] = {d->migrated};
-    dd_allreduce_sum_ll(moved, 1);
-    if (!s->p.quiet) printf("# dd: %lld atoms migrated between domains over the run\n", moved[0]);
+    long long moved[2] = {d->migrated, dd_halo_bytes(d)};
+    dd_allreduce_sum_ll(moved, 2);
+    if (!s->p.quiet) {
+        printf("# dd: %lld atoms migrated between domains over the run\n", moved[0]);
+        printf("# dd: the halo (--comm %s) moves %lld bytes per step between ranks, all ranks (%s; the lists of the "
+               "last rebuild)\n", d->halo->name, moved[1], d->newton ? "positions out, forces back" : "positions");
+    }
     dd_prof_report(d);
     /* the halo exchange and the force kernel on their own (the stage replays time them
      * together as "force"): the halo's cost per step for each backend; largest over ranks */
