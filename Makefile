@@ -217,7 +217,7 @@ $(foreach p,$(PRECISIONS),$(eval $(call PRECISION_RULES,$(p))))
 define DD_RULES
 $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) variants/gpu-dd.cu): XNVFLAGS := $(DD_NVFLAGS)
 $(BUILD)/$(1)/kernels/cuda/dd_halo_nccl.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(DD_NCCL_FLAGS)
-$(BUILD)/$(1)/kernels/cuda/dd_halo_nvshmem.cu.o: XNVFLAGS := $(DD_NVFLAGS) -I$(NVSHMEM_INC) -rdc=true
+$(BUILD)/$(1)/kernels/cuda/dd_halo_nvshmem.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(if $(NVSHMEM_FOUND),-I$(NVSHMEM_INC) -rdc=true)
 $(BUILD)/$(1)/gpu-dd: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
 # gpu-dd with the tests' planted faults: DD_PLANT_CU compiled with -DNBR_PLANT_DD
