@@ -79,11 +79,13 @@ OPENCL_C     := $(if $(OPENCL_FOUND),$(wildcard kernels/opencl/*.c),)
 OPENCL_GEN   := $(BUILD)/gen/coulomb_cl_src.c
 
 # gpu-dd (domain decomposition over several GPUs, one MPI process each): its own sources
-# (kernels/cuda/dd*.cu) and link line. Built only where MPI is found (mpicc --showme); the
-# NCCL backend is compiled where nccl.h is found (the library is opened at run time), else
-# --comm nccl says it is absent. Override with MPI_CFLAGS= / MPI_LIBS= / NCCL_CFLAGS=.
-DD_CU        := $(wildcard kernels/cuda/dd*.cu)
-KCUDA_SRC    := $(filter-out $(DD_CU),$(KCUDA_SRC))
+# (kernels/cuda/dd*.cu) and link line. Built only where MPI is found (mpicc --showme); a halo
+# backend (kernels/cuda/dd_halo_<comm>.cu) whose library is not found is compiled as its stub
+# (dd_halo_<comm>_absent.cu), which refuses --comm <comm> in one line: the NCCL backend where
+# nccl.h is found (the library is opened at run time), the NVSHMEM one where NVSHMEM is.
+# Override with MPI_CFLAGS= / MPI_LIBS= / NCCL_CFLAGS=.
+DD_ALL_CU    := $(wildcard kernels/cuda/dd*.cu)
+KCUDA_SRC    := $(filter-out $(DD_ALL_CU),$(KCUDA_SRC))
 MD_GPU       := $(filter-out gpu-dd,$(MD_GPU))
 # gpu-onchip's component (kernels/cuda/onchip*.cu): its kernels serve no other program, so the
 # others' binaries stay as they were
@@ -110,8 +112,14 @@ NVSHMEM_LINK := $(if $(NVSHMEM_FOUND),-rdc=true -L$(NVSHMEM_LIB) -lnvshmem_devic
 # loader's path (NBR_NCCL_LIB overrides both at run time)
 NCCL_LIBFILE := $(firstword $(wildcard $(if $(NCCL_HOME),$(NCCL_HOME)/lib/libnccl.so.2) /usr/local/lib/libnccl.so.2 \
                   /usr/lib/x86_64-linux-gnu/libnccl.so.2 /usr/local/cuda/lib64/libnccl.so.2 /usr/local/cuda/lib/libnccl.so.2))
-DD_NVFLAGS   := $(MPI_CFLAGS) $(if $(NCCL_FOUND),-DNBR_NCCL $(NCCL_CFLAGS) $(if $(NCCL_LIBFILE),-DNBR_NCCL_PATH='"$(NCCL_LIBFILE)"')) \
-                $(if $(NVSHMEM_FOUND),-DNBR_NVSHMEM -I$(NVSHMEM_INC))
+DD_NVFLAGS   := $(MPI_CFLAGS)
+DD_NCCL_FLAGS := $(NCCL_CFLAGS) $(if $(NCCL_LIBFILE),-DNBR_NCCL_PATH='"$(NCCL_LIBFILE)"')
+# each optional backend: its file where its library is found, else its stub
+dd_backend    = kernels/cuda/dd_halo_$(1)$(if $(2),,_absent).cu
+DD_CU        := $(filter-out kernels/cuda/dd_halo_nccl%.cu kernels/cuda/dd_halo_nvshmem%.cu,$(DD_ALL_CU)) \
+                $(call dd_backend,nccl,$(NCCL_FOUND)) $(call dd_backend,nvshmem,$(NVSHMEM_FOUND))
+# the files built with the tests' planted faults (dd.cuh's DdPlant, -DNBR_PLANT_DD) for test-dd-plant
+DD_PLANT_CU  := kernels/cuda/dd_stages.cu kernels/cuda/dd_domain.cu
 GPU_VARIANTS := $(if $(MPI_FOUND),$(GPU_VARIANTS),$(filter-out gpu-dd,$(GPU_VARIANTS)))
 
 # per precision: -DNBR_FLOAT for float
@@ -213,18 +221,16 @@ $(foreach p,$(PRECISIONS),$(eval $(call PRECISION_RULES,$(p))))
 # gpu-dd's objects take MPI's (and NCCL's) include flags; the program links MPI and libdl
 define DD_RULES
 $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) variants/gpu-dd.cu): XNVFLAGS := $(DD_NVFLAGS)
-$(BUILD)/$(1)/kernels/cuda/dd_nvshmem.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(if $(NVSHMEM_FOUND),-rdc=true)
+$(BUILD)/$(1)/kernels/cuda/dd_halo_nccl.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(DD_NCCL_FLAGS)
+$(BUILD)/$(1)/kernels/cuda/dd_halo_nvshmem.cu.o: XNVFLAGS := $(DD_NVFLAGS) $(if $(NVSHMEM_FOUND),-I$(NVSHMEM_INC) -rdc=true)
 $(BUILD)/$(1)/gpu-dd: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(DD_CU) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
-# gpu-dd with the tests' planted faults (dd.cuh's DdPlant, -DNBR_PLANT_DD): the two files that use them
-$(BUILD)/$(1)/plant/variants/gpu-dd.cu.o: variants/gpu-dd.cu $(HEADERS) $(BUILD)/features
+# gpu-dd with the tests' planted faults: DD_PLANT_CU compiled with -DNBR_PLANT_DD
+$(patsubst %.cu,$(BUILD)/$(1)/plant/%.cu.o,$(DD_PLANT_CU)): $(BUILD)/$(1)/plant/%.cu.o: %.cu $(HEADERS) $(BUILD)/features
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVFLAGS) $(DD_NVFLAGS) -DNBR_PLANT_DD $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
-$(BUILD)/$(1)/plant/kernels/cuda/dd_domain.cu.o: kernels/cuda/dd_domain.cu $(HEADERS) $(BUILD)/features
-	@mkdir -p $$(@D)
-	$(NVCC) $(NVFLAGS) $(DD_NVFLAGS) -DNBR_PLANT_DD $(call prec_flag,$(1)) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
-$(BUILD)/$(1)/test-dd-plant: $(BUILD)/$(1)/plant/variants/gpu-dd.cu.o $(BUILD)/$(1)/plant/kernels/cuda/dd_domain.cu.o \
-        $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out kernels/cuda/dd_domain.cu,$(DD_CU)) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+$(BUILD)/$(1)/test-dd-plant: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,$(BUILD)/$(1)/plant/%.cu.o,$(DD_PLANT_CU)) \
+        $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out $(DD_PLANT_CU),$(DD_CU)) $(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
 endef
 $(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))

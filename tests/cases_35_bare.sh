@@ -27,7 +27,8 @@ _bare_dry() {   # NAME ARGS...: the commands make would run, in $bare/NAME.n; fe
     MAKEFLAGS= make -n --no-print-directory BUILD="$bare/$name" "$@" >"$bare/$name.n" 2>&1
 }
 # WITH_<PART>=0: the part's compile lines are gone (nvcc; -DNBR_OPENCL and -lOpenCL; the gpu-dd
-# link; -DNBR_NCCL; -DNBR_NVSHMEM), features says off, and the build line says switched off
+# link; the NCCL and NVSHMEM halo backends, kernels/cuda/dd_halo_<comm>.cu, whose stubs are
+# compiled instead), features says off, and the build line says switched off
 _bare_switch_off() {   # PART FORBIDDEN-REGEX TARGETS...
     local part=$1 forbid=$2 lower
     shift 2
@@ -43,8 +44,8 @@ _bare_switch_off() {   # PART FORBIDDEN-REGEX TARGETS...
 t_ok bare-make-with-cuda-off _bare_switch_off CUDA '(^|/)nvcc ' all
 t_ok bare-make-with-opencl-off _bare_switch_off OPENCL '-DNBR_OPENCL( |$)|-lOpenCL' all
 t_ok bare-make-with-mpi-off _bare_switch_off MPI ' -o [^ ]*/gpu-dd( |$)' all
-t_ok bare-make-with-nccl-off _bare_switch_off NCCL '-DNBR_NCCL( |$)' all
-t_ok bare-make-with-nvshmem-off _bare_switch_off NVSHMEM '-DNBR_NVSHMEM( |$)' all
+t_ok bare-make-with-nccl-off _bare_switch_off NCCL 'dd_halo_nccl\.cu( |$)' all
+t_ok bare-make-with-nvshmem-off _bare_switch_off NVSHMEM 'dd_halo_nvshmem\.cu( |$)' all
 # switched off, the build names the switch (not "not found, install ...")
 _bare_says_off() {
     _bare_dry says-off WITH_CUDA=0 WITH_OPENCL=0 cpu gpu || { tail -5 "$bare/says-off.n"; return 1; }

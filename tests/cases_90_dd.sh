@@ -230,6 +230,12 @@ print("rows record the dd switches")
 PY
 }
 t_grep "dd-row-records-switches" 'rows record the dd switches' dd_row_records
+# the bytes the halo reports (dd_halo_bytes): on one rank every pulse is a periodic image, a
+# copy on the device, so none travel between ranks (both halo directions with --dd-newton on)
+for _dd_nt in off on; do
+    t_grep "dd-halo-bytes-one-rank-newton-$_dd_nt" '^# dd: the halo \(--comm p2p\) moves 0 bytes per step' \
+        "$dd" --comm p2p --dd-newton $_dd_nt --ne 12 --steps 20 --equil 0
+done
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_comms; do

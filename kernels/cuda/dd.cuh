@@ -84,7 +84,8 @@ struct DdPulse {
     int ret_cap;
 };
 
-struct DdComm;   /* the backend's state (dd_comm.cu) */
+struct DdComm;   /* the halo's state for the run (dd_halo.cuh) */
+struct DdHalo;   /* a halo backend: one interface, one implementation per --comm (dd_halo.cuh) */
 
 /* The tests' planted faults, compiled only into the test build test-dd-plant (-DNBR_PLANT_DD),
  * chosen there by environment (docs/programs.md, "Environment"); -1: not planted. In gpu-dd
@@ -131,7 +132,8 @@ struct Dd {
     int coord[3];           /* this rank's domain */
     int nbr[3][2];          /* neighbour ranks along each axis: [axis][0] lower, [1] upper */
     double lo[3], hi[3], width[3];
-    int comm_kind;          /* DD_* */
+    int comm_kind;          /* --comm: COMM_* */
+    const DdHalo *halo;     /* its backend (dd_halo_for) */
     int local_device;
 
     Sim dom;                /* the domain as the shared GPU stages see it: dom.n = n_local */
@@ -242,14 +244,12 @@ void dd_prof_report(Dd *d);   /* per rebuild, largest over ranks (collective: ev
 void dd_drop_halo_graph(Dd *d);
 unsigned long long dd_mix_id(unsigned long long id);
 
-/* dd_comm.cu: MPI around the run, and the exchange backends. Every rank failing in here
- * names itself and stops every rank (MPI_Abort), never leaves the others waiting. */
+/* dd_comm.cu: MPI around the run. Every rank failing in here names itself and stops every
+ * rank (MPI_Abort), never leaves the others waiting. */
 void dd_mpi_init(int *argc, char ***argv, int *rank, int *size);
 void dd_mpi_finalize(void);
 void dd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 int dd_local_rank(int *local_size);   /* rank among the processes of this host (which GPU), and their number */
-void dd_comm_init(Dd *d);
-void dd_comm_free(Dd *d);
 /* Host-side collectives and neighbour exchanges (counts, offsets; never per step). */
 void dd_allreduce_sum_ll(long long *x, int n);
 void dd_allreduce_sum_ull(unsigned long long *x, int n);
@@ -261,9 +261,12 @@ void dd_allreduce_max_d(double *x, int n);
 void dd_allreduce_max_i(int *x, int n);
 void dd_sendrecv_int(const int *send, int n, int to, int *recv, int from);
 void dd_allgatherv_bytes(const void *send, long long bytes, void **all, long long *total);
+/* dd_halo.cu: the halo, through the backend --comm chose (dd_halo.cuh). */
+void dd_comm_init(Dd *d);
+void dd_comm_free(Dd *d);
 /* Moves nsend real4 from device send (this rank) to rank `to`, and nrecv real4 from rank
- * `from` into device recv, on d->g->stream; mpi host-staged, nccl send/recv, p2p (migration:
- * host-staged as mpi). For the same rank both ways, a device copy. */
+ * `from` into device recv, on d->g->stream; mpi host-staged, nccl send/recv, p2p and nvshmem
+ * host-staged as mpi. For the same rank both ways, a device copy. */
 void dd_exchange(Dd *d, const real4 *send, int nsend, int to, real4 *recv, int nrecv, int from, int tag);
 /* The coordinate halo of pulse k: pack r[send_idx] + shift and deliver into send_rank's
  * r + remote_off through the backend, and receive this pulse's ghosts. */
@@ -291,19 +294,14 @@ void dd_comm_poll(Dd *d);
 /* p2p, nvshmem: on the stream, wait until *signal reaches pulse k's expected count raised by
  * inc (the sender's blocks this step); gives up after --dd-timeout (d->timeout_s). */
 void dd_launch_wait(Dd *d, const unsigned long long *signal, int k, unsigned long long inc);   /* k: the slot */
-/* dd_nvshmem.cu (built where NVSHMEM is found, NBR_NVSHMEM): --comm nvshmem. */
-void dd_nvshmem_init(Dd *d);
-void dd_nvshmem_rebuilt(Dd *d);
-void dd_nvshmem_pulse(Dd *d, int k);
-void dd_nvshmem_finalize(Dd *d);
 /* --decide device: the largest v^2 of the step over all ranks, vv_local -> vv_all on the
  * stream, no host wait (nccl all-reduce; p2p each rank's value into every peer's slots, then a
  * wait; nvshmem max-reduce on the stream). Collectives run every step on every rank (a
  * halted step too: their counts must match); p2p's vote kernel is gated. */
 void dd_comm_vote_open(Dd *d);   /* p2p: maps every peer's vote slots (once, all ranks) */
 void dd_comm_vote(Dd *d);
-void dd_nvshmem_vote_buffers(unsigned long long **local, unsigned long long **all);
-void dd_nvshmem_vote(Dd *d);
+/* bytes this rank's halo sends to other ranks per step (positions; --dd-newton on: forces back) */
+long long dd_halo_bytes(const Dd *d);
 /* dd_run.cu: the variant's stages for --decide device */
 void dd_run_begin(Sim *s);
 void dd_run_rebuild(Sim *s);
@@ -317,6 +315,24 @@ void dd_run_capture_forces(Dd *d);     /* after each build while running ahead *
 /* forces of blocks [first, first + nblocks) on st: part 0 whole or inner, part 1 border */
 void dd_run_forces(Dd *d, int part, int first, int nblocks, cudaStream_t st);
 void dd_run_free(Dd *d);
+/* dd_stages.cu: the Variant's stages (variants/gpu-dd.cu composes them) */
+/* every rank's start: NVLink multicast off, MPI up, --help's preamble (the compiled backends),
+ * ranks > 0 silent and without --csv / --blocks-csv; the count of what stays in argv */
+int dd_start(int *argc, char ***argv);
+int dd_init(Sim *s);            /* options against the ranks, device, domain, halo backend */
+void dd_finish(Sim *s);         /* the halo and the force kernel replayed on their own (--dd-halo-reps), teardown */
+void dd_kick_drift(Sim *s);
+void dd_kick(Sim *s);
+void dd_rescale(Sim *s, double factor);
+void dd_wrap_stage(Sim *s);
+void dd_build(Sim *s);
+void dd_forces(Sim *s);
+void dd_props(Sim *s);          /* the domain's sums, then the whole system's (every rank the same numbers) */
+void dd_download(Sim *s);
+void dd_pairs(Sim *s, PairFn fn, void *arg);
+void dd_mark(Sim *s, int slot);
+double dd_seconds(Sim *s, int from, int to);
+const char *dd_device(Sim *s);
 /* Called after a rank failure where MPI can still be reached. */
 void dd_abort_all(int code);
 

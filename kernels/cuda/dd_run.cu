@@ -26,7 +26,7 @@
  * the bottleneck) cost a node each, not a force evaluation. Where the driver refuses the node,
  * or with --dd-force-gate off, the forces run ungated: correct (nothing moved, the same forces
  * again), only slower. */
-#include "dd.cuh"
+#include "dd_halo.cuh"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,9 +153,7 @@ void dd_run_begin(Sim *s)
         CUDA_CHECK(cudaHostGetDevicePointer((void **)&d->halt_dev, d->halt_host, 0));
         d->vv_local = &d->ctrl->vv_local;
         d->vv_all = &d->ctrl->vv_all;
-#ifdef NBR_NVSHMEM
-        if (d->comm_kind == COMM_NVSHMEM) dd_nvshmem_vote_buffers(&d->vv_local, &d->vv_all);
-#endif
+        if (d->halo->vote_buffers) d->halo->vote_buffers(d);   /* nvshmem: the symmetric heap */
         s->stats.bytes = g->bytes;
     }
     /* the state after step 0, built and decided by the host */

@@ -1,4 +1,4 @@
-/* dd_nvshmem.cu - gpu-dd's --comm nvshmem: the paper's GPU-initiated halo exchange (Doijade
+/* dd_halo_nvshmem.cu - gpu-dd's --comm nvshmem: the paper's GPU-initiated halo exchange (Doijade
  * et al. 2025). One fused kernel per pulse packs the atoms a neighbour needs and puts them
  * into its symmetric inbox with put-with-signal (each block: pack its chunk, then
  * nvshmemx_putmem_signal_nbi_block, the signal added once the chunk has landed); the
@@ -9,12 +9,12 @@
  * Symmetric memory is allocated collectively with the same size on every PE: an inbox and a
  * packing buffer per pulse, sized to the largest ghost count of any rank and pulse (agreed
  * at each rebuild, grown collectively there). Start: NVSHMEM's unique-id bootstrap, the id
- * broadcast over MPI (not PMIx). Compiled only where nvshmem.h is found (NBR_NVSHMEM; the
- * Makefile says when it is not), with relocatable device code (-rdc=true) and the device
- * library linked. */
-#include "dd.cuh"
+ * broadcast over MPI (not PMIx). The rebuild-time moves go host-staged through MPI
+ * (dd_halo_mpi.cu); --dd-newton on's force halo is not written for it. Compiled only where the
+ * Makefile finds NVSHMEM (else dd_halo_nvshmem_absent.cu), with relocatable device code
+ * (-rdc=true) and the device library linked. */
+#include "dd_halo.cuh"
 
-#ifdef NBR_NVSHMEM
 #include <mpi.h>
 #include <nvshmem.h>
 #include <nvshmemx.h>
@@ -30,7 +30,7 @@ struct DdNvshmem {
 
 static DdNvshmem g_nv;
 
-void dd_nvshmem_init(Dd *d)
+static void nvshmem_setup(Dd *d)
 {
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
     if (d->rank == 0 && nvshmemx_get_uniqueid(&id) != 0)
@@ -51,16 +51,17 @@ void dd_nvshmem_init(Dd *d)
     if (!g_nv.votes) dd_fail(EXIT_CAPACITY, "--comm nvshmem: cannot allocate the symmetric vote words");
 }
 
-void dd_nvshmem_vote_buffers(unsigned long long **local, unsigned long long **all)
+/* --decide device: the vote words live in the symmetric heap */
+static void nvshmem_vote_buffers(Dd *d)
 {
-    *local = g_nv.votes;
-    *all = g_nv.votes + 1;
+    d->vv_local = g_nv.votes;
+    d->vv_all = g_nv.votes + 1;
 }
 
 /* --decide device: the largest v^2 over all PEs, on the stream. The words hold the bits of
  * non-negative doubles, so the double maximum is the maximum of the values. Every PE, every
  * step (a collective). */
-void dd_nvshmem_vote(Dd *d)
+static void nvshmem_vote(Dd *d)
 {
     nvshmemx_double_max_reduce_on_stream(NVSHMEM_TEAM_WORLD, (double *)d->vv_all, (const double *)d->vv_local, 1,
                                          d->g->stream);
@@ -68,7 +69,7 @@ void dd_nvshmem_vote(Dd *d)
 
 /* At each rebuild (every rank, same order): room in the symmetric buffers for the largest
  * ghost count of any rank and pulse. */
-void dd_nvshmem_rebuilt(Dd *d)
+static void nvshmem_rebuilt(Dd *d, int, int)
 {
     int need = 0;
     for (int k = 0; k < DD_PULSES; k++) {
@@ -108,7 +109,7 @@ static __global__ void nvshmem_pack_put_kernel(const real4 *r, const int *idx, i
         nvshmemx_signal_op(signal, 1, NVSHMEM_SIGNAL_ADD, pe);
 }
 
-void dd_nvshmem_pulse(Dd *d, int k)
+static void nvshmem_pulse(Dd *d, int k)
 {
     DdPulse *pl = &d->pulse[k];
     cudaStream_t st = d->g->stream;
@@ -116,7 +117,7 @@ void dd_nvshmem_pulse(Dd *d, int k)
     nvshmem_pack_put_kernel<<<nb, T, 0, st>>>(d->g->r, pl->send_idx, pl->nsend, pl->axis, pl->shift, g_nv.outbox[k],
                                               g_nv.inbox[k], g_nv.signals + k, pl->send_rank, d->gate);
     LAUNCH_CHECK("nvshmem_pack_put_kernel");
-    /* the signal is a 64-bit counter like p2p's: the same wait (dd_comm.cu) */
+    /* the signal is a 64-bit counter like p2p's: the same wait (dd_halo.cu) */
     dd_launch_wait(d, (const unsigned long long *)(g_nv.signals + k), k,
                    pl->nrecv > 0 ? (unsigned long long)blocks_for(pl->nrecv, T) : 1ull);
     if (pl->nrecv)
@@ -124,7 +125,7 @@ void dd_nvshmem_pulse(Dd *d, int k)
                                    cudaMemcpyDeviceToDevice, st));
 }
 
-void dd_nvshmem_finalize(Dd *d)
+static void nvshmem_free(Dd *d)
 {
     CUDA_CHECK(cudaStreamSynchronize(d->g->stream));
     nvshmem_barrier_all();
@@ -136,4 +137,27 @@ void dd_nvshmem_finalize(Dd *d)
     nvshmem_free(g_nv.votes);
     nvshmem_finalize();
 }
-#endif
+
+static const char *nvshmem_shared_gpu(int decide)
+{
+    return decide == DECIDE_DEVICE ? "--comm nvshmem --decide device needs one rank per GPU (NVSHMEM's on-stream "
+                                     "max-reduce is not supported with several processes per GPU)"
+                                   : NULL;
+}
+
+const DdHalo dd_halo_nvshmem = {
+    .name = "nvshmem",
+    .compiled = 1,
+    .host_steps = 0,
+    .force_halo = 0,
+    .shared_gpu = nvshmem_shared_gpu,
+    .setup = nvshmem_setup,
+    .rebuilt = nvshmem_rebuilt,
+    .exchange = dd_exchange_staged,
+    .pulse = nvshmem_pulse,
+    .force_pulse = NULL,
+    .vote_buffers = nvshmem_vote_buffers,
+    .vote_open = NULL,
+    .vote = nvshmem_vote,
+    .free = nvshmem_free,
+};
