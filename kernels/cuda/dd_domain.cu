@@ -1054,12 +1054,11 @@ void dd_free(Dd *d)
     cellsort_free(&d->sort, g);
     void *dev[] = {g->r, g->v, g->a, g->u, g->W, g->nbr_count, g->status, g->parts, d->r_alt, d->v_alt, d->zone,
                    d->flags, d->flags_up, d->cub_tmp, d->counters, d->hash_dev, d->expected_dev, d->ctrl};
-    for (void *p : dev)
-        if (p) CUDA_CHECK(cudaFree(p));
+    for (void *p : dev) gpu_release(p);
     for (int k = 0; k < DD_PULSES; k++) {
-        if (d->pulse[k].send_idx) CUDA_CHECK(cudaFree(d->pulse[k].send_idx));
-        if (d->pulse[k].send_buf) CUDA_CHECK(cudaFree(d->pulse[k].send_buf));
-        if (d->pulse[k].ret_buf) CUDA_CHECK(cudaFree(d->pulse[k].ret_buf));
+        gpu_release(d->pulse[k].send_idx);
+        gpu_release(d->pulse[k].send_buf);
+        gpu_release(d->pulse[k].ret_buf);
         if (d->pulse[k].host_send) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_send));
         if (d->pulse[k].host_recv) CUDA_CHECK(cudaFreeHost(d->pulse[k].host_recv));
     }
