@@ -83,11 +83,13 @@ has_flags() {   # HELP FLAGS...: every --flag of FLAGS is in HELP
         case $w in --*) grep -Eq -- "^  $w( |\$)" <<<"$help" || return 1 ;; esac
     done
 }
-# --decide device takes the device versions of the stages the host would otherwise run
-device_companions() {   # HELP PATH -> PATH with --layers / --reorder-at device where HELP has them
+# --decide device takes the device versions of the stages the host would otherwise run, and
+# gpu-dd a backend without host steps (p2p: one rank works on one GPU)
+device_companions() {   # HELP PATH -> PATH with --layers / --reorder-at device, --comm p2p where HELP has them
     local help=$1 path=$2 f
     if [ "$path" = "--decide device" ]; then
         for f in --layers --reorder-at; do has_flags "$help" $f && path+=" $f device"; done
+        has_flags "$help" --comm && path+=" --comm p2p"
     fi
     echo "$path"
 }
