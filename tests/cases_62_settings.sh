@@ -103,3 +103,23 @@ _t62_undeclared() (
         { echo "not recorded: $(_t62_last_block "$out/sweep.csv")"; return 1; }
 )
 t_ok settings_undeclared_env_ignored _t62_undeclared
+
+# settings whose names are those of settings.sh's own variables (compare.sh's --name) get
+# their values: a driver of its own, each value set by flag, config and default
+_t62_names() {
+    local d=$T62/names.sh
+    cat >"$d" <<EOF2
+#!/usr/bin/env bash
+set -euo pipefail
+. "$PWD/runs/lib.sh"
+settings_begin "names.sh"
+for n in name value flag file line n k a i head kind known src v configs flags; do setting \$n "" "x"; done
+settings_parse "\$@"
+echo "\$name \$value \$flag \$file \$line \$n \$k \$a \$i \$head \$kind \$known \$src \$v \$configs \$flags"
+EOF2
+    chmod +x "$d"
+    printf 'v=9\nconfigs=c\n' >"$T62/names.conf"
+    timeout 20 "$d" --name N --value V --flag F --file=F2 --line L --n 1 --k 2 --a 3 --i 4 --head H --kind K \
+        --known W --src S --flags G --config "$T62/names.conf"
+}
+t_grep settings_names_of_locals '^N V F F2 L 1 2 3 4 H K W S 9 c G$' _t62_names
