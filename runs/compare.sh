@@ -15,68 +15,51 @@
 #          --export), built in place; build:PATH = programs already built (PATH/<prec>/<prog>)
 #   SUITE  a suite of runs/suites.txt: gate, quick (default), full
 #
-# options:
-#   --threshold PCT   verdict threshold in percent (default 5)
-#   --conf X          nominal confidence of the interval (default 0.95)
-#   --min-pairs N     (default 6)   --max-pairs N (default 20)   --budget S (default 900: no
-#                     new pair starts after S seconds of runs; the first N pairs always run)
-#   --only GLOBS      only benchmarks whose id matches one of these comma-separated globs
-#   --metric COL      the CSV column compared (default us_per_atom_step; lower is better)
-#   --gate            the CI gate: suite gate, --threshold 25, --max-pairs 12, --budget 150,
-#                     results under build/gate/ (not committed) unless --out is given
-#   --patch-b FILE    apply FILE to B's tree first (a throwaway tree: the planted-slowdown
-#                     fixture tests/fixtures/slow-force.sh)
-#   --out DIR         where the CSV, report and plot go (default results/<machine>/compare)
-#   --name NAME       file name stem (default A_B, the two revisions)
-#   --jobs N          make -j for the builds (default 2: this machine's two cores are shared)
-#   --no-plot         no figure
-#   --suite-file FILE suites from FILE (default runs/suites.txt)
-#   --export DIR      do not run: write the sources of A and B (git archive + .git-rev) to DIR/a
-#                     and DIR/b for a machine without git; print the command to run there
+# Settings: runs/compare.sh --help (the table below; docs/regression.md). --gate sets the CI
+# gate's defaults (suite gate, GATE_THRESHOLD, GATE_MAX_PAIRS, GATE_BUDGET, results under
+# build/gate/, not committed); a setting given as a flag or in --config keeps its value.
 # Output: OUT/NAME.csv (the programs' row schema plus compare_id, bench, pair, side, order,
 # labels; appended, one compare_id per invocation), OUT/NAME.txt (the report), OUT/NAME.png
 # (ratio per benchmark with its interval, per-stage bars; needs matplotlib).
 # Exit: 0 no significant slowdown beyond the threshold; 1 a benchmark is slower (significant
 # and beyond the threshold); 2 could not compare (build failed, a run failed, bad input).
-# env: NBR_WT_ROOT (trees, default /tmp/nbrlab-wt), NBR_LOCK (runs take turns, runs/lib.sh),
-#      NBR_MACHINE (results/<machine>)
+# The run's settings go to OUT/NAME.csv.settings (runs/settings.sh).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . runs/lib.sh
 . runs/revs.sh
 
-usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
-
-threshold=5 conf=0.95 min_pairs=6 max_pairs=20 budget=900 only="" metric=us_per_atom_step
-suite_file=runs/suites.txt gate=0 patch_b="" out="" name="" jobs=2 plot=1 export_dir="" pos=() suite=""
-# --gate sets defaults that the other options may still override, wherever they stand
-case " $* " in *" --gate "*)
-    gate=1 suite=gate threshold=${GATE_THRESHOLD:-25} max_pairs=${GATE_MAX_PAIRS:-12}
-    budget=${GATE_BUDGET:-150} out=build/gate ;;
-esac
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --threshold) threshold=$2; shift 2 ;;
-    --conf) conf=$2; shift 2 ;;
-    --min-pairs) min_pairs=$2; shift 2 ;;
-    --max-pairs) max_pairs=$2; shift 2 ;;
-    --budget) budget=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
-    --metric) metric=$2; shift 2 ;;
-    --gate) gate=1; shift ;;
-    --patch-b) patch_b=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --name) name=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
-    --no-plot) plot=0; shift ;;
-    --suite-file) suite_file=$2; shift 2 ;;
-    --export) export_dir=$2; shift 2 ;;
-    -h | --help) usage ;;
-    --*) echo "compare.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
-    *) pos+=("$1"); shift ;;
-    esac
-done
-[ ${#pos[@]} -ge 2 ] && [ ${#pos[@]} -le 3 ] || usage
+settings_begin "runs/compare.sh [settings] A B [SUITE]" \
+    "is B slower than A on this machine, beyond noise? SUITE of runs/suites.txt: gate, quick (default), full" \
+    "A, B: a git revision, WT (the working tree now), dir:PATH (a tree without git), build:PATH (built programs)"
+setting threshold 5 "verdict threshold in percent"
+setting conf 0.95 "nominal confidence of the interval"
+setting min_pairs 6 "pairs at least"
+setting max_pairs 20 "pairs at most, for benchmarks whose verdict is not settled"
+setting budget 900 "no new pair starts after this many seconds of runs (the first min-pairs always run)"
+setting only "" "only benchmarks whose id matches one of these comma-separated globs"
+setting metric us_per_atom_step "the CSV column compared (lower is better)"
+setting_switch gate "the CI gate: suite gate and the GATE_* values below, results under build/gate/"
+setting GATE_THRESHOLD 25 "--gate's threshold in percent"
+setting GATE_MAX_PAIRS 12 "--gate's max-pairs"
+setting GATE_BUDGET 150 "--gate's budget in seconds"
+setting patch_b "" "apply FILE to B's tree first (a diff, or tests/fixtures/slow-force.sh)"
+setting out "" "where the CSV, report and plot go (default results/<machine>/compare)"
+setting name "" "file name stem (default A_B, the two revisions)"
+setting jobs 2 "make -j for the builds (this machine's two cores are shared)"
+setting_switch no_plot "no figure"
+setting suite_file runs/suites.txt "the suites"
+setting export "" "do not run: write the sources of A and B (git archive + .git-rev) to DIR/a and DIR/b"
+settings_parse_args "$@"
+pos=("${SETTINGS_ARGS[@]}") suite=""
+[ ${#pos[@]} -ge 2 ] && [ ${#pos[@]} -le 3 ] ||
+    { echo "compare.sh: expected A B [SUITE], not ${#pos[@]} argument(s) (--help)" >&2; exit 2; }
+# --gate: its defaults, where a flag or --config has not set the value
+if [ "$gate" = 1 ]; then
+    suite=gate
+    settings_prefer threshold "$GATE_THRESHOLD" max_pairs "$GATE_MAX_PAIRS" budget "$GATE_BUDGET" out build/gate
+fi
+plot=$((1 - no_plot)) export_dir=$export
 spec_a=${pos[0]} spec_b=${pos[1]} suite=${pos[2]:-${suite:-quick}}
 
 if [ -n "$export_dir" ]; then
@@ -123,6 +106,7 @@ python3 runs/perfstat.py run --a-build "$a_build" --b-build "$b_build" --a-label
     --conf "$conf" --min-pairs "$min_pairs" --max-pairs "$max_pairs" --budget "$budget" --metric "$metric" \
     ${only:+--only "$only"} --machine "$machine" --csv "$csv" --report "$out/$name.txt"
 rc=$?
+[ -s "$csv" ] && settings_record "$csv"   # its rows come through perfstat.py, not run_point
 if [ "$plot" = 1 ] && [ -s "$csv" ]; then
     # the plots' python (plots/venv.sh: build/venv), else python3, whichever has matplotlib
     py=""

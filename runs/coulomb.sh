@@ -18,13 +18,22 @@
 # float loops at CPU_SIZES only (the CPU/GPU ratio at other N scales as N^2).
 # Rows go to $OUT_DIR/coulomb.csv, tagged t<table>-<impl>-<precision>-u<unroll>-<system>,
 # systems n<N> (water box) and bio (the protein).
-#   env: WATER_SIZES (GPU: the thesis's 43239 ... 630828; CPU: 4998 10002 20001 43239)
-#        UNROLL_N, UNROLL3_N (541956; GPU only), REPS (GPU 5, CPU 2), CL_PLATFORM (0),
-#        ACCS (float double kahan pairwise exact), CPU_SIZES (GPU: 43239 117555), BIO (the
-#        protein's file; empty: none), COULOMB_CL, REDO, KEEP_OLD, OUT_DIR, BUILD
+# Settings: runs/coulomb.sh --help (the table below, or the old variables; docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/coulomb.sh [settings]" "Sirny 2010's Tables 2-4 and Fig. 10 for what the machine has -> coulomb.csv"
+setting OUT_DIR "" "where the CSV goes (default results/<machine>)"
+setting WATER_SIZES "" "water box sizes (GPU: the thesis's 43239 ... 630828; CPU: 4998 10002 20001 43239)"
+setting UNROLL_N "" "Table 2's N (GPU: 117555; CPU: 43239)"
+setting UNROLL3_N "" "Table 3's N (GPU: 541956; CPU: none)"
+setting REPS "" "timed evaluations per row (GPU: 5; CPU: 2)"
+setting CPU_SIZES "" "on a GPU machine, the CPU rows' sizes (43239 117555)"
+setting CL_PLATFORM 0 "the OpenCL platform"
+setting ACCS "float double kahan pairwise exact" "accumulation modes"
+setting BIO reference/adk_oplsaa/adk_oplsaa.xyzq.gz "the protein's file (empty: none)"
+setting COULOMB_CL "" "the coulomb program for OpenCL (default BUILD/double/coulomb)"
+settings_parse "$@"
 : "${OUT_DIR:=results/$(machine_name)}"
 c=$BUILD/double/coulomb
 cu=$BUILD/double/coulomb-cuda
@@ -33,22 +42,22 @@ cl_bin=${COULOMB_CL:-$c}
 gpu=0
 if [ -x "$cu" ] && have_gpu; then gpu=1; fi
 opencl=0
-if [ -x "$cl_bin" ] && $cl_bin --impl opencl --cl-platform "${CL_PLATFORM:-0}" --random 8 --reps 1 --warmup 0 --quiet >/dev/null 2>&1; then
+if [ -x "$cl_bin" ] && $cl_bin --impl opencl --cl-platform "$CL_PLATFORM" --random 8 --reps 1 --warmup 0 --quiet >/dev/null 2>&1; then
     opencl=1
 else
     echo "coulomb.sh: no OpenCL here: $($cl_bin --impl opencl --random 8 --reps 1 --warmup 0 --quiet 2>&1 | tail -1)" >&2
 fi
+# the machine's defaults, for the settings left at theirs
 if [ $gpu = 1 ]; then
-    : "${WATER_SIZES:=43239 140460 239922 339216 447627 541956 630828}" "${UNROLL_N:=117555}" "${UNROLL3_N:=541956}"
-    : "${REPS:=5}" "${CPU_SIZES:=43239 117555}"
+    settings_prefer WATER_SIZES "43239 140460 239922 339216 447627 541956 630828" UNROLL_N 117555 UNROLL3_N 541956 \
+        REPS 5 CPU_SIZES "43239 117555"
 else
-    : "${WATER_SIZES:=4998 10002 20001 43239}" "${UNROLL_N:=43239}" "${UNROLL3_N:=}" "${REPS:=2}"
+    settings_prefer WATER_SIZES "4998 10002 20001 43239" UNROLL_N 43239 REPS 2
 fi
-: "${ACCS:=float double kahan pairwise exact}" "${BIO=reference/adk_oplsaa/adk_oplsaa.xyzq.gz}"
 mkdir -p "$OUT_DIR"
 csv=$OUT_DIR/coulomb.csv
 common=(--reps "$REPS" --warmup 1)
-cl=(--impl opencl --cl-platform "${CL_PLATFORM:-0}")
+cl=(--impl opencl --cl-platform "$CL_PLATFORM")
 
 # a system's name (n<N>: water box of N atoms; bio: the protein) -> its input flags
 sys_args() { case $1 in bio) echo "--input $BIO" ;; n*) echo "--water ${1#n}" ;; esac; }

@@ -16,24 +16,23 @@
 # REORDER (default 100, the programs' default) sets --reorder; the paper's CPU chain does not
 # say that it reordered, so REORDER=0 is the closer reading: its rows go to
 # cpu_chain_reorder0.csv, apart from the default ones.
-#   env: STEPS (2500) EQUIL (500) PRECISIONS ("double") SHORT_STEPS (3) REORDER (100) REDO KEEP_OLD ALLOW_DIRTY
-#        OUT_DIR (default results/<machine>)
+# Settings: runs/cpu_chain.sh --help (the table below, or the old variables; docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-allpairs=0 plan=0
-for a in "$@"; do
-    case "$a" in
-    --allpairs) allpairs=1 ;;
-    --print-plan) plan=1 ;;
-    *) echo "usage: runs/cpu_chain.sh [--allpairs] [--print-plan] (unknown: $a)" >&2; exit 2 ;;
-    esac
-done
 . runs/lib.sh
-STEPS=${STEPS:-2500} EQUIL=${EQUIL:-500} SHORT_STEPS=${SHORT_STEPS:-3}
-PRECISIONS=${PRECISIONS:-double}
+settings_begin "runs/cpu_chain.sh [--allpairs] [--print-plan] [settings]" "Rapaport 2011's chain of CPU algorithms -> cpu_chain.csv"
+setting_switch allpairs "also cpu-allpairs (O(N^2): minutes)"
+setting_switch print_plan "print the points and exit"
+setting OUT_DIR "" "where the CSV goes (default results/<machine>)"
+setting STEPS 2500 "steps, equilibration included"
+setting EQUIL 500 "equilibration steps"
+setting SHORT_STEPS 3 "cpu-allpairs' steps"
+setting PRECISIONS double "precisions"
+setting REORDER 100 "--reorder (0: rows to cpu_chain_reorder0.csv)"
+settings_parse "$@"
+plan=$print_plan
 out=${OUT_DIR:-results/$(machine_name)}
 [ $plan = 1 ] || mkdir -p "$out"
-REORDER=${REORDER:-100}
 csv=$out/cpu_chain.csv
 [ "$REORDER" != 100 ] && csv=$out/cpu_chain_reorder$REORDER.csv
 chain="cpu-pairlist cpu-grouped cpu-full cpu-layer"

@@ -32,50 +32,56 @@
 # --bind-to none -np"), NVLink multicast off in every process (NCCL_NVLS_ENABLE=0,
 # NVSHMEM_DISABLE_NVLS=1 exported here). --print-plan prints each point (tag, then the command)
 # and exits without running anything (no GPU needed; the programs must be built).
-#   env: DD_SYSTEMS ("sp lj")   DD_NE ("36 46 58 74 100 126 159 200": N 46 656 .. 8 000 000)
-#        DD_NE_SP, DD_NE_LJ (per system, default DD_NE)   DD_RANKS ("1 2": 1 = the single-GPU rows)
-#        DD_GRIDS ("": slabs only; e.g. "2x2x1 1x1x4 2x2x2": each grid also runs, --dd-grid, at its
-#        rank count, tags <P>gpu-g<grid>, so the z -> y -> x forwarding has more than one pulse)
-#        DD_BACKENDS (default: gpu-dd --help's "compiled backends")   DD_OVERLAP ("off on")
-#        DD_GRAPH ("off"; "off on" adds --dd-graph on, not with mpi nor with overlap)
-#        DD_DECIDE ("host device": device only for nccl, p2p, nvshmem)
-#        DD_REORDER ("100": --reorder N_R of every program, gpu-dd's sort of its local atoms by
-#        cell at a rebuild as gpu-layer's reordering; "0 100" side by side, tags of N_R != 100 end -r<N_R>)
-#        DD_NEWTON ("off"; "off on" adds --dd-newton on, half-shell ghosts and the force halo back,
-#        for mpi, nccl and p2p, --dd-overlap off; "on" alone: only those)
-#        QUICK (1: the ~300 s subset above, for the variables not set)   DD_BUDGET (0 = no limit; s)
-#        DD_LAYER (1: the gpu-layer rows; 0: none)   DD_STEPS (500)  DD_EQUIL (100)
-#        DD_HALO_REPS (100)   DD_TIMEOUT (300 s per run; 0 = none)   PREC (float)
-#        DD_FLAGS ("--reduce device")   LAYER_FLAGS (gpu-layer running ahead, as runs/device/dd.sh)
-#        DD_MPIRUN   DD_PROG, LAYER_PROG (default $BUILD/$PREC/gpu-dd, gpu-layer)
-#        OUT_DIR (results/<machine>, "-x<GPUs>" added where nvidia-smi lists more than one and
-#        NBR_MACHINE is unset)   LOGDIR ($OUT_DIR/logs/dd_scaling)   REDO KEEP_OLD ALLOW_DIRTY
+# Settings: runs/dd_scaling.sh --help (the table below, or the old variables; docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
-plan=0
-case "${1:-}" in
-    --print-plan) plan=1 ;;
-    "") ;;
-    *) echo "usage: runs/dd_scaling.sh [--print-plan]" >&2; exit 2 ;;
-esac
-if [ -z "${OUT_DIR:-}" ] && [ -z "${NBR_MACHINE:-}" ] && [ $plan = 0 ]; then
-    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-    [ "${ngpu:-0}" -gt 1 ] && OUT_DIR=results/$(machine_name)-x$ngpu
-fi
-[ $plan = 1 ] && : "${OUT_DIR:=results/$(machine_name)}" "${TABLES_NO_MKDIR:=1}"
+settings_begin "runs/dd_scaling.sh [--print-plan] [settings]" "gpu-dd's strong scaling and halo exchange -> dd_scaling.csv, dd_scaling_halo.csv"
+setting_switch print_plan "print each point (tag, then the command) and exit without running anything"
+# OUT_DIR's default: -x<GPUs> where nvidia-smi lists more than one (and NBR_MACHINE is unset);
+# a plan creates nothing. Before runs/tables_lib.sh's own set-up (hooks run in order)
+_dd_out_dir() {
+    if [ -z "$OUT_DIR" ] && [ -z "$NBR_MACHINE" ] && [ "$print_plan" = 0 ]; then
+        ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+        [ "${ngpu:-0}" -gt 1 ] && OUT_DIR=results/$(machine_name)-x$ngpu
+    fi
+    if [ "$print_plan" = 1 ]; then
+        : "${OUT_DIR:=results/$(machine_name)}" "${TABLES_NO_MKDIR:=1}"
+    fi
+    return 0
+}
+settings_hook _dd_out_dir
 . runs/tables_lib.sh
+setting DD_SYSTEMS "sp lj" "the systems"
+setting DD_NE "36 46 58 74 100 126 159 200" "lattice edges, N = ne^3 (46 656 .. 8 000 000)"
+setting DD_NE_SP "" "SP's edges (default DD_NE; QUICK: 36 100 200)"
+setting DD_NE_LJ "" "LJ's edges (default DD_NE; QUICK: 36 100 159)"
+setting DD_RANKS "1 2" "rank counts (1 = the single-GPU rows)"
+setting DD_GRIDS "" "also these grids AxBxC at their rank count, --dd-grid, tags <P>gpu-g<grid> (\"\": slabs only)"
+setting DD_BACKENDS "" "halo backends (default: gpu-dd --help's compiled backends)"
+setting DD_OVERLAP "off on" "--dd-overlap values (QUICK: off)"
+setting DD_GRAPH off "--dd-graph values: \"off on\" adds on, not with mpi nor with overlap"
+setting DD_DECIDE "host device" "rebuild decisions (device only for nccl, p2p, nvshmem)"
+setting DD_REORDER 100 "--reorder N_R values (tags of N_R != 100 end -r<N_R>)"
+setting DD_NEWTON off "--dd-newton values: \"off on\" adds on (mpi, nccl, p2p, overlap off); on alone: only those"
+setting DD_BUDGET 0 "start no run after this many seconds (0: no limit)"
+setting DD_LAYER 1 "1: the gpu-layer rows; 0: none"
+setting DD_STEPS 500 "timed steps (QUICK: 300)"
+setting DD_EQUIL 100 "equilibration steps"
+setting DD_HALO_REPS 100 "gpu-dd's halo and force replays after the run"
+setting DD_TIMEOUT 300 "seconds per run (0: none)"
+setting PREC float "precision"
+setting DD_FLAGS "--reduce device" "gpu-dd's extra flags"
+setting LAYER_FLAGS "--decide device --layers device --reorder-at device --reduce device --graph on --sample-every 100" \
+    "gpu-layer's flags (running ahead, as runs/device/dd.sh)"
+setting DD_MPIRUN "mpirun --allow-run-as-root --bind-to none -np" "the multi-rank launcher: DD_MPIRUN P PROGRAM ARGS"
+setting DD_PROG "" "gpu-dd (default BUILD/PREC/gpu-dd)"
+setting LAYER_PROG "" "gpu-layer (default BUILD/PREC/gpu-layer)"
+settings_parse "$@"
+plan=$print_plan
 
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-: "${QUICK:=0}" "${DD_BUDGET:=0}"
-if [ "$QUICK" = 1 ]; then
-    : "${DD_NE_SP:=36 100 200}" "${DD_NE_LJ:=36 100 159}" "${DD_OVERLAP:=off}" "${DD_STEPS:=300}"
-fi
-: "${PREC:=float}" "${DD_SYSTEMS:=sp lj}" "${DD_NE:=36 46 58 74 100 126 159 200}" "${DD_RANKS:=1 2}"
-: "${DD_GRIDS:=}" "${DD_OVERLAP:=off on}" "${DD_GRAPH:=off}" "${DD_NEWTON:=off}" "${DD_DECIDE:=host device}" "${DD_LAYER:=1}" "${DD_STEPS:=500}" "${DD_EQUIL:=100}"
-: "${DD_REORDER:=100}" "${DD_HALO_REPS:=100}" "${DD_TIMEOUT:=300}" "${DD_FLAGS:=--reduce device}"
-: "${LAYER_FLAGS:=--decide device --layers device --reorder-at device --reduce device --graph on --sample-every 100}"
-: "${DD_MPIRUN:=mpirun --allow-run-as-root --bind-to none -np}"
+[ "$QUICK" = 1 ] && settings_prefer DD_NE_SP "36 100 200" DD_NE_LJ "36 100 159" DD_OVERLAP off DD_STEPS 300
 : "${DD_PROG:=$BUILD/$PREC/gpu-dd}" "${LAYER_PROG:=$BUILD/$PREC/gpu-layer}"
 : "${LOGDIR:=$OUT_DIR/logs/dd_scaling}"
 export LOGDIR

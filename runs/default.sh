@@ -3,11 +3,18 @@
 # variant when a GPU is found, on both of the paper's systems at a size that runs in about
 # a minute per CPU variant; appends to results/<machine>/default.csv (one row per run, so
 # the file is a history: compare with earlier rows to spot regressions) and prints the table.
-#   env: SP_NE (24) LJ_NE (20) STEPS (1500) EQUIL (500) GPU_SP_NE (100) GPU_LJ_NE (64) ALLOW_DIRTY
+# Settings: runs/default.sh --help (or the old variables).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
-SP_NE=${SP_NE:-24} LJ_NE=${LJ_NE:-20} STEPS=${STEPS:-1500} EQUIL=${EQUIL:-500}
+settings_begin "runs/default.sh [settings]" "the default comparison (make run): every CPU variant, and every GPU one where a GPU is found -> default.csv"
+setting SP_NE 24 "SP's lattice edge, CPU programs"
+setting LJ_NE 20 "LJ's lattice edge, CPU programs"
+setting STEPS 1500 "steps, equilibration included (cpu-allpairs: 20)"
+setting EQUIL 500 "equilibration steps"
+setting GPU_SP_NE 100 "SP's lattice edge, GPU programs"
+setting GPU_LJ_NE 64 "LJ's lattice edge, GPU programs"
+settings_parse "$@"
 out=results/$(machine_name)
 mkdir -p "$out"
 csv=$out/default.csv
@@ -37,7 +44,7 @@ for v in $cpu; do
     done
 done
 for v in $gpu; do
-    for sys in "sp ${GPU_SP_NE:-100}" "lj ${GPU_LJ_NE:-64}"; do
+    for sys in "sp $GPU_SP_NE" "lj $GPU_LJ_NE"; do
         set -- $sys
         REDO=1 run_point "$csv" "$run_id-$v-$1" -- "$BUILD/float/$v" --system "$1" --ne "$2" || failed=1
     done

@@ -8,12 +8,17 @@
 # Writes results/<machine>/compare/: gate-aa.csv and gate-planted.csv (every run's row, one
 # compare_id per gate run), gate-runs.log (one line per gate run: kind, exit code, seconds)
 # and gate-summary.md (false-alarm and detection rates, recomputed from the CSVs).
-# env: REV (default HEAD, resolved once at the start)
+# Settings: runs/gate_check.sh --help (REV: the revision, resolved once at the start).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . runs/lib.sh
+settings_begin "runs/gate_check.sh [settings] [N_AA] [N_PLANTED]" "the CI gate's false alarms (N_AA A/A runs, default 30) and misses (N_PLANTED runs with tests/fixtures/slow-force.sh, default 15)"
+setting REV HEAD "the revision (resolved once at the start)"
+settings_parse_args "$@"
+set -- "${SETTINGS_ARGS[@]}"
+[ $# -le 2 ] || { echo "gate_check.sh: N_AA N_PLANTED at most, not '$*'" >&2; exit 2; }
 n_aa=${1:-30} n_pl=${2:-15}
-rev=$(git rev-parse --short=7 "${REV:-HEAD}") || exit 2
+rev=$(git rev-parse --short=7 "$REV") || exit 2
 out=results/$(machine_name)/compare
 mkdir -p "$out"
 log=$out/gate-runs.log

@@ -15,21 +15,28 @@
 # The step loop is GPU_LOOP's (runs/tables_lib.sh; device by default): a point's key ends with
 # "-loop=device" where it ran the device loop; the points that put layer assignment or
 # reordering on the host (S-layers-host, S-reorder-at-host) keep the paper's loop.
-#   env: QUICK=1 (a handful of points), PARTS ("sizes S place best": the size scans, one knob
-#        at a time on S, where each stage runs on S, the settings at N ~ 1M), GPU_LOOP,
-#        OUT_DIR (default results/<machine>), STEPS, EQUIL, REDO, KEEP_OLD, ALLOW_DIRTY
-#        (runs/lib.sh: each point goes through run_point)
+# Settings: runs/gpu_layer.sh --help (the table below, or the old variables; docs/drivers.md).
 #   SANITIZE=1: instead of timings, compute-sanitizer memcheck and racecheck on small runs
 #            (ne 10, 200 steps, reordering every 20) covering every kernel and read mode,
 #            both precisions; prints the tools' summaries, exit 1 on any error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/gpu_layer.sh [settings]" "gpu-layer timings on this GPU -> gpu_layer.csv (or --sanitize: compute-sanitizer)"
+setting PARTS "sizes S place best" "the size scans, one knob at a time on S, where each stage runs on S, the settings at N ~ 1M"
+setting STEPS 6000 "steps per run, equilibration included"
+setting EQUIL 500 "equilibration steps"
+setting_switch SANITIZE "compute-sanitizer memcheck and racecheck on small runs instead of timings"
+setting VARIANTS gpu-layer "--sanitize's programs"
+_gpu_layer_sanitize() { [ "$SANITIZE" = 0 ] || TABLES_NO_MKDIR=1; }   # no rows: no OUT_DIR
+settings_hook _gpu_layer_sanitize
+. runs/tables_lib.sh
+settings_parse "$@"
 
-if [ "${SANITIZE:-0}" = 1 ]; then
+if [ "$SANITIZE" = 1 ]; then
     nvidia-smi -L || true
     fail=0
-    for v in ${VARIANTS:-gpu-layer}; do
+    for v in $VARIANTS; do
         for prec in float double; do
             for knobs in "--read texture" "--read ldg --wlayout col --layers device --reduce device --reorder-at device" \
                          "--read plain --threads 32"; do
@@ -50,9 +57,7 @@ if [ "${SANITIZE:-0}" = 1 ]; then
     echo "sanitizer: $([ $fail = 0 ] && echo 'no errors' || echo 'ERRORS FOUND')"
     exit $fail
 fi
-. runs/tables_lib.sh
 csv=$OUT_DIR/gpu_layer.csv
-STEPS=${STEPS:-6000} EQUIL=${EQUIL:-500} PARTS=${PARTS:-sizes S place best}
 steps_for() { echo "--steps $STEPS --equil $EQUIL"; }
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -66,7 +71,7 @@ point() {   # point KEY PREC ARGS...
         echo "  FAILED: $key" >&2
 }
 
-if [ "${QUICK:-0}" = 1 ]; then
+if [ "$QUICK" = 1 ]; then
     sp_sizes="48 100" lj_sizes="48 100" double_sizes="100"
 else
     sp_sizes="16 24 32 48 64 80 100 128 160" lj_sizes="16 24 32 48 64 80 100" double_sizes="32 64 100"
@@ -83,7 +88,7 @@ plan() {   # every point of PARTS, in order (called twice: counted, then run)
     fi
 
     S="--system sp --ne 48"
-    if [ "${QUICK:-0}" = 1 ]; then
+    if [ "$QUICK" = 1 ]; then
         if part S; then for r in ldg plain; do point "S-read-$r" float $S --read $r; done; fi
         if part place; then point "S-all-device" float $S --layers device --reduce device --reorder-at device; fi
     else
@@ -109,7 +114,7 @@ plan() {   # every point of PARTS, in order (called twice: counted, then run)
     if part best; then for sys in sp lj; do
         point "best-$sys-ne100-dev-texture" float --system $sys --ne 100 $dev
         point "best-$sys-ne100-dev-ldg" float --system $sys --ne 100 $dev --read ldg
-        if [ "${QUICK:-0}" != 1 ]; then
+        if [ "$QUICK" != 1 ]; then
             point "best-$sys-ne100-dev-ldg-t256" float --system $sys --ne 100 $dev --read ldg --threads 256
             point "best-$sys-ne100-dev-ldg-t64" float --system $sys --ne 100 $dev --read ldg --threads 64
             point "best-$sys-ne100-dev-ldg-nr50" float --system $sys --ne 100 $dev --read ldg --reorder 50

@@ -21,13 +21,22 @@
 # first one (cut short) left. Prints each driver's duration. Afterwards, here: make plots && make report.
 # On a machine without hyperfine, HYPERFINE=path/to/hyperfine (a copy of /usr/bin/hyperfine
 # carried along) adds the whole-program timings of table1; without it they are skipped.
-#   env: GPU_LOOP (device | paper)  QUICK=1 (fewer points and steps)  ONLY="table5 texture" (a subset)
-#        GPU_LAYER_PARTS  REDO  OUT_DIR
+# Settings: runs/gpu_tables.sh --help (docs/drivers.md). Its shared settings (--quick, --gpu-loop,
+# --out-dir, ...) go on to every driver as flags; the drivers' own variables set in the
+# environment are left there for them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/gpu_tables.sh [settings]" "every GPU table of Rapaport 2011, one driver after the other"
 . runs/tables_lib.sh
-drivers=${ONLY:-table1 table3 table4 table5 table6 table7 table8 texture layout gpu_layer}
+setting ONLY "table1 table3 table4 table5 table6 table7 table8 texture layout gpu_layer" "the drivers to run, in order"
+setting GPU_LAYER_PARTS "place best" "runs/gpu_layer.sh's PARTS"
+setting T3_QUICK_NE 32 "runs/table3.sh's NE with --quick (table3 has no QUICK of its own)"
+setting T3_QUICK_STEPS 2000 "runs/table3.sh's STEPS with --quick"
+settings_forward runs/table[0-9].sh runs/texture.sh runs/layout.sh runs/gpu_layer.sh
+settings_parse "$@"
+settings_shared   # SETTINGS_SHARED: the shared settings not at their default, for every driver
+drivers=$ONLY
 have_gpu || echo "gpu_tables: no GPU found (nvidia-smi): the drivers will fail" >&2
 need_bin "$BUILD/float/gpu-layer"
 echo "gpu_tables: $(machine_name), results in $OUT_DIR, GPU_LOOP=$GPU_LOOP, QUICK=$QUICK: $drivers"
@@ -40,11 +49,11 @@ for d in $drivers; do
     # runs/table3.sh knows no QUICK; its tags carry Ne (not the steps), so a quick run on a
     # smaller system is a point of its own and never stands in for the full one
     if [ "$d" = table3 ] && [ "$QUICK" = 1 ]; then
-        NE=${T3_QUICK_NE:-32} STEPS=${T3_QUICK_STEPS:-2000} runs/$d.sh || failed="$failed $d"
+        runs/$d.sh "${SETTINGS_SHARED[@]}" --ne "$T3_QUICK_NE" --steps "$T3_QUICK_STEPS" || failed="$failed $d"
     elif [ "$d" = gpu_layer ]; then
-        PARTS=${GPU_LAYER_PARTS:-place best} runs/$d.sh || failed="$failed $d"
+        runs/$d.sh "${SETTINGS_SHARED[@]}" --parts "$GPU_LAYER_PARTS" || failed="$failed $d"
     else
-        runs/$d.sh || failed="$failed $d"
+        runs/$d.sh "${SETTINGS_SHARED[@]}" || failed="$failed $d"
     fi
     echo "== $d: $((SECONDS - t0)) s (total $((SECONDS - start)) s)"
 done

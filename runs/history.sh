@@ -12,16 +12,12 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . runs/lib.sh
-metric=us_per_atom_step suite=quick out="" csvs=()
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --metric) metric=$2; shift 2 ;;
-    --suite) suite=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
-    *) csvs+=("$1"); shift ;;
-    esac
-done
+settings_begin "runs/history.sh [settings] [BENCH_CSV...]" "a metric of the committed bench rows against the commit order (BENCH_CSV: default results/<machine>/bench.csv)"
+setting metric us_per_atom_step "any numeric column: frac_force, nbr_per_atom, ..."
+setting suite quick "the suite of runs/suites.txt"
+setting out "" "the figure (default plots/out/mpl/history-<machine>-<suite>.png)"
+settings_parse_args "$@"
+csvs=("${SETTINGS_ARGS[@]}")
 machine=$(machine_name)
 [ ${#csvs[@]} -gt 0 ] || csvs=(results/$machine/bench.csv)
 for c in "${csvs[@]}"; do

@@ -20,11 +20,12 @@
 #   rev_cleanup  removes the git worktrees this shell's rev_tree calls added (REV_CREATED):
 #       NBR_WT_ROOT is shared by every user of the machine, and a worktree left there stays
 #       registered in this repository. Callers run it on EXIT (and exit on INT/TERM).
-# env: NBR_WT_ROOT, REV_PRECISIONS (precisions to build, default "double float"),
-#      REV_TARGETS (make targets, default "cpu gpu"), REV_JOBS (make -j, default 2),
-#      REV_LOG (build log file, default <tree>/build.log)
+# NBR_WT_ROOT is a setting (runs/settings.sh: --nbr-wt-root in the drivers that source this).
+# Set by the callers, not settings: REV_PRECISIONS (precisions to build, default "double
+# float"), REV_TARGETS (make targets, default "cpu gpu"), REV_JOBS (make -j, default 2),
+# REV_LOG (build log file, default <tree>/build.log)
 
-: "${NBR_WT_ROOT:=/tmp/nbrlab-wt}"
+setting NBR_WT_ROOT /tmp/nbrlab-wt "where runs/revs.sh puts the trees of revisions (shared by every user of the machine)"
 REV_CREATED=()
 
 _rev_die() { echo "revs: $*" >&2; return 2; }

@@ -29,28 +29,34 @@
 # Timed steps per point: TARGET / N atom-steps rounded down to thousands, within
 # [STEPS_MIN, STEPS_MAX]; the tag carries them, so a short run never replaces a long one.
 # Rows go through run_point (runs/lib.sh): resumable, revision-checked, benchmarks take turns.
-#   env: PARTS ("fig6 fig7 rapaport")   SIZES (see below)   FIG6 ("rumd-auto rumd-default layer old n2")
-#        AUTO_SIZES (= SIZES: the sizes of fig6 at which rumd-auto runs; the autotuner's search
-#        costs its budget per size, the other codes a few seconds)
-#        N2_MAX (262144: gpu-n2 tests all N^2 pairs at every rebuild, ~N^2 / 10^12 s on the H200,
-#        an estimate; beyond it a point costs minutes)   FIG7_SIZES (= SIZES)  FIG7_BASE (tuned|default)  RAP_SIZES ("sp:16 sp:48 sp:100 lj:16 lj:48 lj:100")
-#        TARGET (2e9)  STEPS_MIN (1000)  STEPS_MAX (20000)  EQUIL (500)  RAP_EQUIL (500)
-#        AUTOTUNE_BUDGET (60 s per size)  AUTOTUNE_CACHE ($BUILD/rumd-autotune.cache; "" = none)
-#        TIMEOUT (300 s per run; 0 = none)   QUICK=1 (sizes sc:8 sc:16 fcc:64, TARGET 5e8)
-#        OUT_DIR (results/<machine>)  REDO  KEEP_OLD  ALLOW_DIRTY  LOGDIR (runs/lib.sh)
+# Settings: runs/rumd_figs.sh --help (the table below, or the old variables; docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/rumd_figs.sh [settings]" "RUMD 2017's Fig. 6, Fig. 7, Table 2 and Rapaport's systems through gpu-rumd"
 . runs/tables_lib.sh
-
-if [ "$QUICK" = 1 ]; then
-    : "${SIZES:=sc:8 sc:16 fcc:64}" "${TARGET:=5e8}"
-fi
-: "${SIZES:=sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102}"
-: "${PARTS:=fig6 fig7 rapaport}" "${FIG6:=rumd-auto rumd-default layer old n2}" "${FIG7_BASE:=tuned}" "${N2_MAX:=262144}"
-: "${FIG7_SIZES:=$SIZES}" "${AUTO_SIZES:=$SIZES}" "${RAP_SIZES:=sp:16 sp:48 sp:100 lj:16 lj:48 lj:100}"
-: "${TARGET:=2e9}" "${STEPS_MIN:=1000}" "${STEPS_MAX:=20000}" "${EQUIL:=500}" "${RAP_EQUIL:=500}"
-: "${AUTOTUNE_BUDGET:=60}" "${AUTOTUNE_CACHE=$BUILD/rumd-autotune.cache}" "${TIMEOUT:=300}"
+setting PARTS "fig6 fig7 rapaport" "the parts to run"
+setting SIZES "sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102" \
+    "lattice:NE sizes (QUICK: sc:8 sc:16 fcc:64)"
+setting FIG6 "rumd-auto rumd-default layer old n2" "fig6's codes"
+setting AUTO_SIZES "" "the sizes of fig6 at which rumd-auto runs (default SIZES; the search costs its budget per size)"
+setting N2_MAX 262144 "gpu-n2 only at N up to this (all N^2 pairs at every rebuild, ~N^2 / 10^12 s)"
+setting FIG7_SIZES "" "fig7's sizes (default SIZES)"
+setting FIG7_BASE tuned "fig7's full code: tuned (fig6's autotuned row) or default (RUMD's defaults)"
+setting RAP_SIZES "sp:16 sp:48 sp:100 lj:16 lj:48 lj:100" "rapaport's SYSTEM:NE points"
+setting TARGET 2e9 "atom-steps per point: timed steps = TARGET / N, in thousands (QUICK: 5e8)"
+setting STEPS_MIN 1000 "timed steps at least"
+setting STEPS_MAX 20000 "timed steps at most"
+setting EQUIL 500 "untimed NVE steps first (fig6, fig7)"
+setting RAP_EQUIL 500 "rapaport's equilibration, rescaled every 20 steps"
+setting AUTOTUNE_BUDGET 60 "the autotuner's seconds per size"
+setting AUTOTUNE_CACHE "" "the autotuner's cache (default BUILD/rumd-autotune.cache; set empty: none)"
+setting TIMEOUT 300 "seconds per run (0: none)"
+settings_parse "$@"
+[ "$QUICK" = 1 ] && settings_prefer SIZES "sc:8 sc:16 fcc:64" TARGET 5e8
+[ "$(settings_source FIG7_SIZES)" != default ] || FIG7_SIZES=$SIZES
+[ "$(settings_source AUTO_SIZES)" != default ] || AUTO_SIZES=$SIZES
+[ "$(settings_source AUTOTUNE_CACHE)" != default ] || AUTOTUNE_CACHE=$BUILD/rumd-autotune.cache
 
 F=$BUILD/float
 csv6=$OUT_DIR/rumd_fig6.csv csv7=$OUT_DIR/rumd_fig7.csv csvr=$OUT_DIR/rumd_rapaport.csv

@@ -6,11 +6,18 @@
 # code. Agreement is judged against the seed-to-seed spread: |difference of the means| within
 # 3 standard errors of that difference. Writes OUT (default results/cpu-amd-epyc/lammps_lj.md)
 # and the logs beside it (logs/lammps-lj-*.log).
-#   env: NE (16: N = 4 ne^3 = 16384) STEPS (5000) SEEDS ("1 2 3") PROG (build/double/cpu-grouped) OUT
+# Settings: runs/rumd_lammps_lj.sh --help (or the old variables).
 set -u
 cd "$(dirname "$0")/.."
-: "${NE:=16}" "${STEPS:=5000}" "${SEEDS:=1 2 3}" "${PROG:=build/double/cpu-grouped}"
-: "${OUT:=results/cpu-amd-epyc/lammps_lj.md}"
+. runs/lib.sh
+settings_begin "runs/rumd_lammps_lj.sh [settings]" "--system lammps-lj against LAMMPS's LJ benchmark, several seeds -> lammps_lj.md"
+setting NE 16 "fcc lattice edge: N = 4 ne^3 (16 384)"
+setting STEPS 5000 "NVE steps; the second half is averaged"
+setting SEEDS "1 2 3" "seeds of each code"
+setting PROG "" "the nbrlab program (default BUILD/double/cpu-grouped)"
+setting OUT results/cpu-amd-epyc/lammps_lj.md "the report (logs beside it, logs/lammps-lj-*.log)"
+settings_parse "$@"
+: "${PROG:=$BUILD/double/cpu-grouped}"
 half=$((STEPS / 2))
 logs=$(dirname "$OUT")/logs
 mkdir -p "$logs"
@@ -21,7 +28,7 @@ rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
 for seed in $SEEDS; do
     log=$logs/lammps-lj-lammps-ne$NE-seed$seed.log
-    flock /tmp/nbrlab-bench.lock env OMP_NUM_THREADS=1 lmp -in reference/lammps/in.lammps-lj -var ne "$NE" \
+    _nbr_lock env OMP_NUM_THREADS=1 lmp -in reference/lammps/in.lammps-lj -var ne "$NE" \
         -var steps "$STEPS" -var seed $((87287 + seed)) -var thermo 50 -log "$log" -screen none ||
         { echo "lmp failed (seed $seed): $log" >&2; exit 1; }
     # means over thermo rows after step STEPS/2; neighbours: LAMMPS's half list times 2
@@ -31,7 +38,7 @@ for seed in $SEEDS; do
         END { printf "lammps %s %.8f %.6f %.6f %.3f\n", s, e / n, t / n, p / n, nb }' "$log" >>"$rows"
     blog=$logs/lammps-lj-nbrlab-ne$NE-seed$seed.log
     bcsv=$(mktemp)
-    flock /tmp/nbrlab-bench.lock "$PROG" --system lammps-lj --ne "$NE" --steps "$STEPS" --equil "$half" \
+    _nbr_lock "$PROG" --system lammps-lj --ne "$NE" --steps "$STEPS" --equil "$half" \
         --rescale-every 1000000000 --avg-block $((STEPS / 10)) --seed "$seed" --stage-reps 0 --blocks-csv "$bcsv" \
         >"$blog" 2>&1 || { echo "$PROG failed (seed $seed): $blog" >&2; exit 1; }
     # production = second half (equilibration without rescaling is plain NVE); E and T from the

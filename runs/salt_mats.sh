@@ -20,20 +20,26 @@
 # salt-check-r<R>-*; at 1 nbrlab's rule (scale by the kinetic energy averaged since the last
 # rescale) and LAMMPS's fix temp/rescale (the instantaneous T) are the same; at 20 they are not,
 # and the NVE runs start from different total energies.
-#   env: NES ("16 24 32 40 50") VARIANTS ("cpu-pairlist cpu-grouped cpu-full cpu-layer cpu-cells")
-#        PRECISIONS ("double float") ATOM_STEPS (1500000) EQUIL (20) NPROCS (2; 1 = no MPI row)
-#        CHECK (1) CHECK_EQUIL (500) CHECK_TIMED (1500) CHECK_SEEDS ("12345 1 2") CHECK_RESCALE (1) QUICK REDO KEEP_OLD ALLOW_DIRTY OUT_DIR BUILD
+# Settings: runs/salt_mats.sh --help (the table below, or the old variables; docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . runs/lib.sh
+settings_begin "runs/salt_mats.sh [settings]" "RUMD's molten salt: MATS against N, the CPU variants and LAMMPS -> salt_mats.csv"
 . runs/tables_lib.sh
-if [ "$QUICK" = 1 ]; then
-    : "${NES:=14}" "${ATOM_STEPS:=20000}" "${VARIANTS:=cpu-pairlist cpu-cells}" "${PRECISIONS:=double}"
-    : "${CHECK_EQUIL:=20}" "${CHECK_TIMED:=40}" "${CHECK_SEEDS:=12345 1}"
-fi
-: "${NES:=16 24 32 40 50}" "${ATOM_STEPS:=1500000}" "${EQUIL:=20}" "${NPROCS:=2}" "${CHECK:=1}"
-: "${VARIANTS:=cpu-pairlist cpu-grouped cpu-full cpu-layer cpu-cells}" "${PRECISIONS:=double float}"
-: "${CHECK_EQUIL:=500}" "${CHECK_TIMED:=1500}" "${CHECK_SEEDS:=12345 1 2}" "${CHECK_RESCALE:=1}"
+setting NES "16 24 32 40 50" "lattice edges (QUICK: 14)"
+setting VARIANTS "cpu-pairlist cpu-grouped cpu-full cpu-layer cpu-cells" "the CPU programs (QUICK: cpu-pairlist cpu-cells)"
+setting PRECISIONS "double float" "precisions (QUICK: double)"
+setting ATOM_STEPS 1500000 "timed atom-steps per point (QUICK: 20000)"
+setting EQUIL 20 "equilibration steps"
+setting NPROCS 2 "LAMMPS's MPI ranks for its second row (1: no MPI row)"
+setting CHECK 1 "1: the state-point check against LAMMPS (salt-check-*)"
+setting CHECK_EQUIL 500 "the check's equilibration steps (QUICK: 20)"
+setting CHECK_TIMED 1500 "the check's timed steps (QUICK: 40)"
+setting CHECK_SEEDS "12345 1 2" "the check's seeds (QUICK: 12345 1)"
+setting CHECK_RESCALE 1 "the check's rescale interval while equilibrating"
+settings_parse "$@"
+[ "$QUICK" = 1 ] && settings_prefer NES 14 ATOM_STEPS 20000 VARIANTS "cpu-pairlist cpu-cells" PRECISIONS double \
+    CHECK_EQUIL 20 CHECK_TIMED 40 CHECK_SEEDS "12345 1"
 csv=$OUT_DIR/salt_mats.csv
 export LOGDIR=$OUT_DIR/logs
 command -v lmp >/dev/null 2>&1 || { echo "salt_mats.sh: lmp not found (apt-get install lammps)" >&2; exit 2; }
@@ -65,7 +71,7 @@ if [ "$CHECK" = 1 ]; then
         sfx=""; [ "$seed" = 12345 ] || sfx=-seed$seed   # 12345: the programs' default seed, no suffix
         tag=salt-check-r$CHECK_RESCALE-cpu-pairlist-double-ne16-s$steps$sfx
         blocks=$LOGDIR/$tag.blocks.csv
-        if [ "${REDO:-0}" = 1 ] || ! csvq has "$csv" tag="$tag" status=ok; then rm -f "$blocks"; fi
+        if [ "$REDO" = 1 ] || ! csvq has "$csv" tag="$tag" status=ok; then rm -f "$blocks"; fi
         BLOCKS_CSV=$blocks run_point "$csv" "$tag" -- "$BUILD/double/cpu-pairlist" --system salt --ne 16 \
             --steps "$steps" --equil "$CHECK_EQUIL" --avg-block $((CHECK_TIMED / 3)) --stage-reps 0 --seed "$seed" \
             --rescale-every "$CHECK_RESCALE" ||

@@ -111,7 +111,7 @@ _t61_plan() (
 )
 t_ok drv-chain-print-plan _t61_plan
 # (where nothing would be built or written, should it run after all)
-t_error drv-chain-bad-flag 2 'usage: runs/cpu_chain.sh .*unknown: --nope' \
+t_error drv-chain-bad-flag 2 'cpu_chain.sh: unknown option --nope' \
     env BUILD="$T61/none" OUT_DIR="$T61/bad" runs/cpu_chain.sh --nope
 
 # --- compare.sh: the worktrees it adds go when it ends, also when interrupted ---------------------

@@ -103,3 +103,68 @@ _t62_undeclared() (
         { echo "not recorded: $(_t62_last_block "$out/sweep.csv")"; return 1; }
 )
 t_ok settings_undeclared_env_ignored _t62_undeclared
+
+# settings whose names are those of settings.sh's own variables (compare.sh's --name) get
+# their values: a driver of its own, each value set by flag, config and default
+_t62_names() {
+    local d=$T62/names.sh
+    cat >"$d" <<EOF2
+#!/usr/bin/env bash
+set -euo pipefail
+. "$PWD/runs/lib.sh"
+settings_begin "names.sh"
+for n in name value flag file line n k a i head kind known src v configs flags; do setting \$n "" "x"; done
+settings_parse "\$@"
+echo "\$name \$value \$flag \$file \$line \$n \$k \$a \$i \$head \$kind \$known \$src \$v \$configs \$flags"
+EOF2
+    chmod +x "$d"
+    printf 'v=9\nconfigs=c\n' >"$T62/names.conf"
+    timeout 20 "$d" --name N --value V --flag F --file=F2 --line L --n 1 --k 2 --a 3 --i 4 --head H --kind K \
+        --known W --src S --flags G --config "$T62/names.conf"
+}
+t_grep settings_names_of_locals '^N V F F2 L 1 2 3 4 H K W S 9 c G$' _t62_names
+
+# every driver in runs/ takes its settings from the table (settings_begin), but for those named
+# here: the device call scripts (runs/device/, the lead's), and the helpers that are not drivers
+_t62_every_driver() {
+    local f bad=0 k=0
+    for f in runs/*.sh; do
+        case ${f#runs/} in
+        lib.sh|settings.sh|tables_lib.sh|revs.sh) continue ;;   # sourced libraries
+        lmp_variant.sh) continue ;;   # LAMMPS behind an nbrlab program's command line
+        table.sh|stamp_rev.sh) continue ;;   # helpers: positional arguments, no settings
+        same_physics.sh) continue ;;   # not converted yet (its env: line)
+        esac
+        k=$((k + 1))
+        grep -q '^settings_begin ' "$f" || { echo "$f: no settings_begin (its settings are not in the table)"; bad=1; }
+        grep -qE '^#.*\benv: [A-Z]' "$f" && { echo "$f: an env: line beside the table"; bad=1; }
+    done
+    echo "$k drivers checked"
+    return $bad
+}
+t_ok settings_every_driver _t62_every_driver
+
+# settings_forward: a driver that runs drivers (runs/gpu_tables.sh) leaves their settings in
+# the environment for them, and records them as handed on; without it they are ignored
+_t62_forward() (
+    local d=$T62/forward.sh out
+    cat >"$d" <<EOF2
+#!/usr/bin/env bash
+set -euo pipefail
+. "$PWD/runs/lib.sh"
+settings_begin "forward.sh"
+[ "\${1:-}" = fwd ] && settings_forward "$PWD/runs/table5.sh"
+settings_parse
+sh -c 'echo "child: STEPS=\${STEPS-unset}"'
+settings_record "$T62/forward-\${1:-none}"
+EOF2
+    chmod +x "$d"
+    out=$(STEPS=7 "$d" fwd 2>&1) || { echo "$out"; return 1; }
+    grep -qx 'child: STEPS=7' <<<"$out" || { echo "not handed on: $out"; return 1; }
+    grep -qx '# handed on from the environment: STEPS=7 ' "$T62/forward-fwd.settings" ||
+        { echo "not recorded: $(cat "$T62/forward-fwd.settings")"; return 1; }
+    out=$(STEPS=7 "$d" 2>&1) || { echo "$out"; return 1; }
+    grep -qx 'child: STEPS=unset' <<<"$out" || { echo "without settings_forward: $out"; return 1; }
+    echo "handed on"
+)
+t_grep settings_forward_hands_on '^handed on$' _t62_forward

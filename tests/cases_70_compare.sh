@@ -229,4 +229,16 @@ t_grep gate-threshold-10pct-passes 'gate suite compared' _t70_gate 10 0
 t_grep gate-threshold-20pct-passes 'gate suite compared' _t70_gate 20 0
 t_grep gate-threshold-30pct-fails 'gate suite compared' _t70_gate 30 1
 t_grep gate-threshold-60pct-fails 'gate suite compared' _t70_gate 60 1
+# --config sets compare.sh's settings as its flags do, over --gate's defaults (a 30% slowdown
+# passes a 40% threshold from the config), and the run's record names it
+_t70_gate_config() {
+    printf '# gate at 40%%\nthreshold=40\n' >"$T70/gate40.conf"
+    _t70_gate_build 30 1.3
+    env -u GATE_THRESHOLD -u GATE_MAX_PAIRS -u GATE_BUDGET NBR_LOCK=none runs/compare.sh --config "$T70/gate40.conf" \
+        --gate --no-plot --out "$T70/gate" --name gate-conf "build:$T70/gate-base" "build:$T70/gate-30"
+    echo "exit status $?"
+    grep -x 'threshold=40' "$T70/gate/gate-conf.csv.settings" && grep -x 'max_pairs=12' "$T70/gate/gate-conf.csv.settings"
+}
+t_grep compare_config_over_gate '^max_pairs=12$' _t70_gate_config
+t_grep compare_config_over_gate_verdict 'no significant slowdown beyond 40% \(exit 0\)' cat "$T70/gate/gate-conf.txt"
 rm -rf "$T70"
