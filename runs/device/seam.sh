@@ -28,6 +28,12 @@ pack() {
     for d in same-physics compare failed-logs fig6; do [ -d "$OUT/$d" ] && parts+=("$d"); done
     tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
 }
+want=${PARTS:-physics speed} suite_s=${SUITE_S:-330} pairs=${SEAM_PAIRS:-5} max_pairs=${SEAM_MAX:-8}
+budget=${SEAM_BUDGET:-240} only=${SEAM_ONLY:-} fig6_sizes=${FIG6_SIZES:-sc:8 fcc:8 sc:16 fcc:16 sc:32}
+fig6_codes=${FIG6_CODES:-rumd-default layer n2}
+# this script's own settings go no further: the suite and the drivers it runs read PARTS etc. too
+unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY FIG6_SIZES FIG6_CODES
+[ "$pairs" -ge 5 ] || { echo "seam.sh: SEAM_PAIRS=$pairs: compare.sh needs at least 5 pairs for its interval" >&2; exit 2; }
 [ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
 # the new tree is this one (snap.sh unpacked it); the base goes beside it
 cp .snap-base.tar .git-rev-base /tmp/ 2>/dev/null
@@ -38,14 +44,13 @@ make -j"${JOBS:-16}" all >"$OUT/logs/build-new.log" 2>&1; rn=$?
 wait $pb; rb=$?
 [ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$OUT/logs/build-new.log" "$OUT/logs/build-base.log"; pack; exit 1; }
 say "built both"
-want=${PARTS:-physics speed}
 if [[ " $want " == *" physics "* ]]; then
     runs/same_physics.sh --out "$OUT/same-physics" "build:$base/build" build:build >"$OUT/logs/same-physics.txt" 2>&1
     say "physics: exit $? ($(tail -1 "$OUT/logs/same-physics.txt"))"
     pack
 fi
 if [[ " $want " == *" suite "* ]]; then
-    TEST_JOBS=16 timeout "${SUITE_S:-330}" tests/run.sh >"$OUT/logs/make-test.log" 2>&1
+    TEST_JOBS=16 timeout "$suite_s" tests/run.sh >"$OUT/logs/make-test.log" 2>&1
     say "suite (rc $?): $(tail -1 "$OUT/logs/make-test.log")"
     grep -E '^FAIL' "$OUT/logs/make-test.log" | head -20 | tee -a "$OUT/summary.txt"
     mkdir -p "$OUT/failed-logs"
@@ -54,14 +59,14 @@ if [[ " $want " == *" suite "* ]]; then
     pack
 fi
 if [[ " $want " == *" fig6 "* ]]; then
-    PARTS=fig6 SIZES="${FIG6_SIZES:-sc:8 fcc:8 sc:16 fcc:16 sc:32}" FIG6="${FIG6_CODES:-rumd-default layer n2}" \
+    PARTS=fig6 SIZES="$fig6_sizes" FIG6="$fig6_codes" \
         OUT_DIR="$OUT/fig6" ALLOW_DIRTY=1 runs/rumd_figs.sh >"$OUT/logs/fig6.txt" 2>&1
     say "fig6: exit $? ($(grep -c '^' "$OUT/fig6/rumd_fig6.csv" 2>/dev/null) lines in rumd_fig6.csv)"
     pack
 fi
 if [[ " $want " == *" speed "* ]]; then
-    runs/compare.sh --jobs "${JOBS:-16}" --min-pairs "${SEAM_PAIRS:-5}" --max-pairs "${SEAM_MAX:-8}" \
-        --budget "${SEAM_BUDGET:-240}" ${SEAM_ONLY:+--only "$SEAM_ONLY"} --no-plot --out "$OUT/compare" \
+    runs/compare.sh --jobs "${JOBS:-16}" --min-pairs "$pairs" --max-pairs "$max_pairs" \
+        --budget "$budget" ${only:+--only "$only"} --no-plot --out "$OUT/compare" \
         "build:$base/build" build:build seam >"$OUT/logs/compare.txt" 2>&1
     say "speed: exit $? (0: no case slower beyond 5%)"
     pack
