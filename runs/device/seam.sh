@@ -16,6 +16,9 @@
 # Everything lands in $OUT/seam.tgz (same_physics.csv, the compare CSV and report, the logs).
 #   env: OUT (/tmp/seam-out)  PARTS ("physics speed"; also suite)  SUITE_S (330)  SEAM_PAIRS (5: --min-pairs)  SEAM_MAX (8)
 #        SEAM_BUDGET (240 s of compare runs)  SEAM_ONLY (compare's --only globs)  JOBS (16)
+#        PHYS_PROGRAMS (same_physics's --programs)  FIG6_SIZES  FIG6_CODES
+# A second call on the warm machine can start in the tree the first one unpacked
+# (cd /tmp/nbrlab-snap && runs/device/seam.sh): the base and the new build are kept.
 set -u
 export PATH=$PATH:/usr/local/cuda/bin NBR_LOCK=none
 OUT=${OUT:-/tmp/seam-out}
@@ -30,14 +33,17 @@ pack() {
 }
 want=${PARTS:-physics speed} suite_s=${SUITE_S:-330} pairs=${SEAM_PAIRS:-5} max_pairs=${SEAM_MAX:-8}
 budget=${SEAM_BUDGET:-240} only=${SEAM_ONLY:-} fig6_sizes=${FIG6_SIZES:-sc:8 fcc:8 sc:16 fcc:16 sc:32}
-fig6_codes=${FIG6_CODES:-rumd-default layer n2}
+fig6_codes=${FIG6_CODES:-rumd-default layer n2} phys_programs=${PHYS_PROGRAMS:-}
 # this script's own settings go no further: the suite and the drivers it runs read PARTS etc. too
-unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY FIG6_SIZES FIG6_CODES
+unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY FIG6_SIZES FIG6_CODES PHYS_PROGRAMS
 [ "$pairs" -ge 5 ] || { echo "seam.sh: SEAM_PAIRS=$pairs: compare.sh needs at least 5 pairs for its interval" >&2; exit 2; }
 [ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
 # the new tree is this one (snap.sh unpacked it); the base goes beside it
 cp .snap-base.tar .git-rev-base /tmp/ 2>/dev/null
-rm -rf "$base" && mkdir -p "$base" && tar xf /tmp/.snap-base.tar -C "$base" && cp /tmp/.git-rev-base "$base/.git-rev"
+# a second call on a warm machine keeps the base tree it built (make then finds nothing to do)
+if ! cmp -s /tmp/.git-rev-base "$base/.git-rev" 2>/dev/null; then
+    rm -rf "$base" && mkdir -p "$base" && tar xf /tmp/.snap-base.tar -C "$base" && cp /tmp/.git-rev-base "$base/.git-rev"
+fi
 say "base $(cat "$base/.git-rev"), new $(cat .git-rev)"
 (cd "$base" && make -j"${JOBS:-16}" all >"$OUT/logs/build-base.log" 2>&1) & pb=$!
 make -j"${JOBS:-16}" all >"$OUT/logs/build-new.log" 2>&1; rn=$?
@@ -45,7 +51,7 @@ wait $pb; rb=$?
 [ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$OUT/logs/build-new.log" "$OUT/logs/build-base.log"; pack; exit 1; }
 say "built both"
 if [[ " $want " == *" physics "* ]]; then
-    runs/same_physics.sh --out "$OUT/same-physics" "build:$base/build" build:build >"$OUT/logs/same-physics.txt" 2>&1
+    runs/same_physics.sh ${phys_programs:+--programs "$phys_programs"} --out "$OUT/same-physics" "build:$base/build" build:build >"$OUT/logs/same-physics.txt" 2>&1
     say "physics: exit $? ($(tail -1 "$OUT/logs/same-physics.txt"))"
     pack
 fi
