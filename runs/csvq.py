@@ -88,9 +88,10 @@ def knob_pairs(text, where, core):
         key, eq, value = pair.partition("=")
         if not eq or not key:
             raise CsvError(f"{where}: knobs pair '{pair}' is not column=value")
-        if key in core or key in out:
-            raise CsvError(f"{where}: knobs pair '{pair}' names column {key} "
-                           f"{'twice' if key in out else 'that is a column of its own'}")
+        if key in core:
+            raise CsvError(f"{where}: knobs pair '{pair}' names a column of its own")
+        if key in out:
+            raise CsvError(f"{where}: knobs pair '{pair}' comes twice")
         out[key] = value
     return out
 
