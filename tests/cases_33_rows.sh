@@ -154,9 +154,11 @@ if len(heads) != 1:
 PY
 }
 t_ok csv-knobs-one-header _t33_knobs
-# a knob no row of the file has reads "-" (a program without it), a core column never does
-t_grep csv-knobs-absent-reads-dash '^-$' python3 runs/csvq.py get "$rows/schema-cpu-cells.csv" list_method
-t_grep csv-knobs-pair-read '^7$' python3 runs/csvq.py get "$rows/schema-cpu-cells.csv" reorder variant=cpu-cells
+# a knob no row of the file has reads "-" (a program without it); a pair reads as its column
+rm -f "$rows/cells.csv"
+$b/cpu-cells --ne 6 --steps 20 --equil 0 --stage-reps 0 --reorder 7 --quiet --csv "$rows/cells.csv" >/dev/null
+t_grep csv-knobs-absent-reads-dash '^-$' python3 runs/csvq.py get "$rows/cells.csv" list_method
+t_grep csv-knobs-pair-read '^7$' python3 runs/csvq.py get "$rows/cells.csv" reorder variant=cpu-cells
 
 # the wide rows of before (one column per option, "-" where a program lacks it) are refused by
 # the programs with the migration's name, and migrate back exactly (tests/fixtures/wide_rows.csv:
@@ -166,8 +168,8 @@ t_error csv-refuse-wide-schema 2 "wide.csv has another header: the CSV schema ch
     "${_t33_md[@]}" --csv "$rows/wide.csv"
 _t33_migrate() {
     cp tests/fixtures/wide_rows.csv "$rows/wide.csv"
-    python3 runs/migrate_csv.py "$rows/schema-cpu-grouped.csv" "$rows/wide.csv" || return 1
-    [ "$(head -n 1 "$rows/wide.csv")" = "$(head -n 1 "$rows/schema-cpu-grouped.csv")" ] || { echo "header"; return 1; }
+    python3 runs/migrate_csv.py "$rows/md.csv" "$rows/wide.csv" || return 1   # md.csv: today's header
+    [ "$(head -n 1 "$rows/wide.csv")" = "$(head -n 1 "$rows/md.csv")" ] || { echo "header"; return 1; }
     python3 runs/migrate_csv.py --check tests/fixtures/wide_rows.csv "$rows/wide.csv" || return 1
     python3 runs/csvq.py get "$rows/wide.csv" dd_grid variant=gpu-dd ranks=2 | grep -qx 2x1x1 || { echo "dd_grid"; return 1; }
     "${_t33_md[@]}" --csv "$rows/wide.csv" || return 1   # the migrated file takes today's rows
@@ -176,5 +178,5 @@ t_ok csv-migrate-round-trip _t33_migrate
 sed '1 s/$/,frac_transfer/; 2,$ s/$/,-/' tests/fixtures/wide_rows.csv >"$rows/wide-extra.csv"
 cp "$rows/wide-extra.csv" "$rows/wide-extra.before"
 t_error csv-migrate-refuses-unknown 2 "wide-extra.csv: column frac_transfer is neither a core column of the new schema nor an option column: not migrated" \
-    python3 runs/migrate_csv.py "$rows/schema-cpu-grouped.csv" "$rows/wide-extra.csv"
+    python3 runs/migrate_csv.py "$rows/md.csv" "$rows/wide-extra.csv"
 t_ok csv-migrate-refused-untouched cmp "$rows/wide-extra.before" "$rows/wide-extra.csv"
