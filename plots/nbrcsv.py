@@ -13,8 +13,7 @@ read(path) gives a DataFrame of text, exactly as written, with two more columns:
 _line (the row's line in the file, for messages).  The programs' rows end in one column, knobs
 ("column=value" pairs separated by spaces: each program's own options, docs/csv.md); read()
 expands it into columns (in the order first seen, after the others), "-" in a row without that
-pair, so tp or list_method are read by name like any column.  In such a file a needed column
-that is not a core column and that no row has reads as "-" too (no program of the file has it).  num(df, col) converts a column to numbers:
+pair, so tp or list_method are read by name like any column (a column no row has: as below).  num(df, col) converts a column to numbers:
 "-" (the schema's "not applicable") and "" read as NaN, other text that is not a finite
 number stops with file, line and column.  A column an older file lacks reads as all NaN
 (num) or "" (text): columns are always found by name.
@@ -66,14 +65,10 @@ def read(path, need=(), numeric=()):
                        " (truncated or malformed row)")
     df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=False)
     df.columns = header
-    knobbed = KNOBS in header
-    if knobbed:
+    if KNOBS in header:
         df = expand(df, path)
     for col in list(need) + list(numeric):
         if col not in df.columns:
-            if knobbed and col not in header:
-                df[col] = "-"
-                continue
             raise CsvError(f"{path} line 1: no column '{col}' in the header")
     df["_file"] = path
     df["_line"] = range(2, len(df) + 2)   # checked: one line per row, no empty lines

@@ -13,8 +13,10 @@ in an older file reads as "" (a filter on it matches nothing).
 The programs' rows end in one column, knobs: "column=value" pairs separated by spaces, each
 program's own options (docs/csv.md). read() expands it back into columns, so a reader asks for
 tp or list_method by name as for any column: "-" in a row without that pair (the schema's "not
-applicable"), and in a file with a knobs column a non-core column that no row has reads as "-"
-too (no program of the file has that knob). Table.file_header is the header as written.
+applicable"); get, values and the NAME=VALUE filters read a non-core column that no row of
+such a file has as "-" too (no program of the file has that knob), while check --need and
+read(need=) still want the column (in some row's pairs). Table.file_header is the header as
+written.
 
   csvq.py get CSV COL [NAME=VALUE...] [--or TEXT]
                                         COL of the last row where every NAME is VALUE;
@@ -113,8 +115,8 @@ def expand(path, header, rows, linenos):
 
 
 def read(path, need=()):
-    """Read and check a CSV; need: columns that must exist (in a file with a knobs column, a
-    non-core column reads as '-' where no row has it). CsvError or OSError."""
+    """Read and check a CSV; need: columns that must exist (a knob column: in some row's pairs).
+    CsvError or OSError."""
     with open(path, newline="") as f:
         text = f.read()
     if not text:
@@ -150,17 +152,8 @@ def read(path, need=()):
     t = Table(path, header, rows, linenos, file_header)
     for col in need:
         if col not in t.header:
-            if t.knobbed and col not in file_header:
-                t.add_missing(col)
-                continue
             raise CsvError(f"{path} line 1: no column '{col}' in the header")
     return t
-
-
-def t_knobbed(path):
-    """Whether the file's header has a knobs column (a knob column is then never missing)."""
-    with open(path, newline="") as f:
-        return KNOBS in next(csv.reader([f.readline()]), [])
 
 
 def parse_filters(args):
@@ -321,7 +314,12 @@ def main(argv):
         if len(args) < 2:
             raise CsvError(f"usage: csvq.py {cmd} CSV COL [NAME=VALUE...]")
         col, filters = args[1], args[2:]
-        t = read(path, need=[] if fallback is not None and not t_knobbed(path) else [col])
+        t = read(path)
+        if col not in t.header:
+            if t.missing(col) == "-":   # a knob that no program of the file has
+                t.add_missing(col)
+            elif fallback is None:
+                raise CsvError(f"{path} line 1: no column '{col}' in the header")
         hits = t.where(**parse_filters(filters))
         if cmd == "get":
             if not hits or col not in t.header:

@@ -112,7 +112,7 @@ PY
         else
             t_skip rumd-plots-gnuplot "gnuplot is not installed"
         fi
-        head -2 "$tmp/res/h200/rumd_fig6.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200/rumd_fig6.csv"
+        head -2 "$tmp/res/h200/rumd_fig6.csv" | sed '2s/$/,extra/' >"$tmp/bad/h200/rumd_fig6.csv"
         t_error rumd-plots-damaged-csv 1 'rumd_fig6\.csv line 2: [0-9]+ fields' \
             env NBR_RESULTS="$tmp/bad" "$py65" plots/rumd.py --figures "$tmp/bf"
     fi
