@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-enum { CSV_MAX_COLS = 100, CSV_COL_LEN = 160 };
+enum { CSV_MAX_COLS = 100, CSV_COL_LEN = 1024 }   /* 1024: the MD row's knobs column holds ~30 pairs */;
 typedef struct {
     int n;
     const char *name[CSV_MAX_COLS];

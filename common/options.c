@@ -186,6 +186,18 @@ void opt_columns(const OptTable *t, const void *p, void (*fn)(void *ctx, const c
     }
 }
 
+void opt_columns_split(const OptTable *t, const void *p, int knobbed,
+                       void (*fn)(void *ctx, const char *col, const char *value), void *ctx)
+{
+    char text[600];
+    for (int k = 0; k < t->n; k++) {
+        const Option *o = &t->opt[k];
+        if (!o->column || !o->knob != !knobbed || !opt_applies(t, o)) continue;
+        opt_value_text(o, p, text, sizeof text);
+        fn(ctx, o->column, text);
+    }
+}
+
 void opt_print_plain(const OptTable *t, const void *p, const char *skip)
 {
     char text[600];

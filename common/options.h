@@ -64,6 +64,12 @@ void opt_value_text(const Option *o, const void *base, char *out, int len);
 /* The CSV columns in table order: fn(ctx, column, value); "-" where the knob does not apply. */
 void opt_columns(const OptTable *t, const void *base, void (*fn)(void *ctx, const char *col, const char *value),
                  void *ctx);
+/* The same split in two: knobbed = 0, the columns of the options every program of the table has
+ * (knob 0); knobbed = 1, those of the options with a knob bit that this program has (the others
+ * are skipped, not "-"). The MD programs' row writes the first as columns and the second as
+ * name=value pairs in one column, so a knob of one program changes no other program's header. */
+void opt_columns_split(const OptTable *t, const void *base, int knobbed,
+                       void (*fn)(void *ctx, const char *col, const char *value), void *ctx);
 /* "# flag = value" lines (the resolved configuration). */
 void opt_print(const OptTable *t, const void *base);
 /* "flag=value" lines for scripts, except the option `skip` (NULL: none). */

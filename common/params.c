@@ -274,11 +274,11 @@ double params_box(const Params *p)
     return p->lattice == LATTICE_FCC ? p->ne * cbrt(4.0 / p->rho) : p->ne / cbrt(p->rho);
 }
 
-void params_columns(const Params *p, unsigned knobs, void (*fn)(void *ctx, const char *col, const char *value),
-                    void *ctx)
+void params_columns(const Params *p, unsigned knobs, int knobbed,
+                    void (*fn)(void *ctx, const char *col, const char *value), void *ctx)
 {
     OptTable t = table_of(knobs, "", "");
-    opt_columns(&t, p, fn, ctx);
+    opt_columns_split(&t, p, knobbed, fn, ctx);
 }
 
 void params_print_plain(const Params *p, unsigned knobs)

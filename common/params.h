@@ -159,9 +159,10 @@ long   params_natoms(const Params *p);      /* ne^3 (sc) or 4 ne^3 (fcc) */
 void params_print(const Params *p, unsigned knobs);
 
 /* The CSV columns that come from the option table, in table order: fn(ctx, column, value)
- * for every option that has a column; value "-" where the knob does not apply. */
-void params_columns(const Params *p, unsigned knobs, void (*fn)(void *ctx, const char *col, const char *value),
-                    void *ctx);
+ * for every option that has a column and no knob bit (knobbed = 0), or a knob bit among
+ * `knobs` (knobbed = 1: the row's knobs column, docs/csv.md). */
+void params_columns(const Params *p, unsigned knobs, int knobbed,
+                    void (*fn)(void *ctx, const char *col, const char *value), void *ctx);
 
 /* Every option of this program as name=value lines (the flag without dashes), for scripts
  * (--print-config); the caller adds the derived values. */

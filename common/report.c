@@ -1,7 +1,9 @@
 /* report.c - the console summary and the CSV row.
  *
  * The CSV schema is defined here and only here: fill_row() lists every column in order,
- * so the header and the values cannot disagree. Appending to a file whose header differs
+ * so the header and the values cannot disagree. The header is the same for every program (the
+ * options every program has are columns); each program's own knobs go into one last column,
+ * knobs, as column=value pairs, so a knob added to one program changes no header (docs/csv.md). Appending to a file whose header differs
  * is refused (the schema changed: start a new file) rather than mixing meanings. */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "core.h"
@@ -31,6 +33,30 @@ static void col(Row *row, const char *name, const char *fmt, ...)
 
 static void option_col(void *row, const char *name, const char *value) { col(row, name, "%s", value); }
 
+/* The knobs column: "column=value" pairs separated by single spaces, in table order, for the
+ * options with a knob bit that this program has (docs/csv.md). A value with white space in it
+ * would split into a false pair, so it is refused (one line, exit 2: report_open builds the row
+ * before any computing); an '=' in a value is safe (the reader splits at the first one). */
+typedef struct {
+    const char *program;
+    char text[COL_LEN];
+    size_t len;
+} Knobs;
+
+static void knob_pair(void *ctx, const char *name, const char *value)
+{
+    Knobs *k = ctx;
+    for (const char *c = value; *c; c++)
+        if (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r')
+            nbr_fail(EXIT_INPUT, "%s: the value '%s' of CSV column %s contains white space, which separates the "
+                                 "pairs of the knobs column: give it without spaces",
+                     k->program, value, name);
+    const int w = snprintf(k->text + k->len, sizeof k->text - k->len, "%s%s=%s", k->len ? " " : "", name, value);
+    if (w < 0 || (size_t)w >= sizeof k->text - k->len)
+        nbr_fail(EXIT_INTERNAL, "internal: %s's knobs column is longer than %d characters", k->program, COL_LEN - 1);
+    k->len += (size_t)w;
+}
+
 /* Stage fractions from kernel time x calls per step (the paper's t_n/t, t_f/t). */
 static double stage_share(const StageTimes *st, int k)
 {
@@ -51,8 +77,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "tag", "%s", p->tag);
     col(row, "precision", "%s", NBR_PRECISION);
     col(row, "n", "%d", s->n);
-    params_columns(p, v->knobs, option_col, row);   /* every option that has a column */
-    if (v->knobs & KNOB_DD) col(row, "ranks", "%d", p->ranks); else col(row, "ranks", "-");
+    params_columns(p, v->knobs, 0, option_col, row);   /* the options every program has */
     col(row, "us_per_atom_step", "%.6g", res->step_median / s->n * 1e6);
     col(row, "us_per_atom_step_mean", "%.6g", prod > 0 ? res->wall / prod / s->n * 1e6 : 0.0);
     col(row, "us_per_step", "%.6g", res->step_median * 1e6);
@@ -91,6 +116,18 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "lists_verified", "%ld", res->verified);
     col(row, "steps_done", "%d", s->step);   /* all of --steps, unless interrupted or unstable */
     col(row, "status", "%s", status);
+    /* last: this program's own knobs, one column whatever they are (docs/csv.md) */
+    static Knobs knobs;
+    knobs.program = v->name;
+    knobs.len = 0;
+    knobs.text[0] = '\0';
+    params_columns(p, v->knobs, 1, knob_pair, &knobs);
+    if (v->knobs & KNOB_DD) {
+        char ranks[16];
+        snprintf(ranks, sizeof ranks, "%d", p->ranks);
+        knob_pair(&knobs, "ranks", ranks);
+    }
+    col(row, "knobs", "%s", knobs.text);
 }
 
 static void fill_block(Row *row, const Sim *s, const BlockRow *b)

@@ -10,7 +10,10 @@ file ends with a newline (the programs write whole lines, so a missing one means
 empty lines; the columns a caller needs exist.
 
 read(path) gives a DataFrame of text, exactly as written, with two more columns: _file and
-_line (the row's line in the file, for messages).  num(df, col) converts a column to numbers:
+_line (the row's line in the file, for messages).  The programs' rows end in one column, knobs
+("column=value" pairs separated by spaces: each program's own options, docs/csv.md); read()
+expands it into columns (in the order first seen, after the others), "-" in a row without that
+pair, so tp or list_method are read by name like any column (a column no row has: as below).  num(df, col) converts a column to numbers:
 "-" (the schema's "not applicable") and "" read as NaN, other text that is not a finite
 number stops with file, line and column.  A column an older file lacks reads as all NaN
 (num) or "" (text): columns are always found by name.
@@ -31,6 +34,7 @@ import csvq  # noqa: E402  (its CsvError and "not applicable" texts: one meaning
 
 CsvError = csvq.CsvError
 MISSING = csvq.MISSING
+KNOBS = csvq.KNOBS
 
 
 def read(path, need=(), numeric=()):
@@ -61,6 +65,8 @@ def read(path, need=(), numeric=()):
                        " (truncated or malformed row)")
     df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=False)
     df.columns = header
+    if KNOBS in header:
+        df = expand(df, path)
     for col in list(need) + list(numeric):
         if col not in df.columns:
             raise CsvError(f"{path} line 1: no column '{col}' in the header")
@@ -69,6 +75,28 @@ def read(path, need=(), numeric=()):
     for col in numeric:
         num(df, col)
     return df
+
+
+def expand(df, path="CSV"):
+    """The knobs column as columns of their own, "-" where a row lacks the pair; CsvError with
+    the file and line for a pair that is not column=value, repeats a column or names a core one."""
+    core = [c for c in df.columns if c != KNOBS]
+    pairs = df[KNOBS][df[KNOBS] != ""].str.split(" ").explode()   # "": a row without pairs
+    if pairs.empty:
+        return df[core]
+    kv = pairs.str.partition("=")
+    key, value = kv[0], kv[2]
+    bad = (kv[1] != "=") | (key == "")
+    clash = key.isin(core)
+    twice = pd.Series(pd.MultiIndex.from_arrays([kv.index, key]).duplicated(), index=kv.index)
+    for what, mask in (("is not column=value", bad), ("names a column of its own", clash), ("comes twice", twice)):
+        if mask.any():
+            i = mask.idxmax()
+            raise CsvError(f"{path} line {i + 2}: knobs pair '{pairs[mask].iloc[0]}' {what}")
+    wide = value.to_frame("value").assign(key=key).set_index("key", append=True)["value"].unstack()
+    wide = wide.reindex(index=df.index, columns=pd.unique(key)).fillna("-")
+    wide.columns.name = None
+    return pd.concat([df[core], wide], axis=1)
 
 
 def read_optional(path, **kw):

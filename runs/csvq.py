@@ -10,6 +10,14 @@ file ends with a newline (programs write whole lines: a missing one means a cut 
 empty lines. Columns are looked up by name, so new columns are ignored and a column missing
 in an older file reads as "" (a filter on it matches nothing).
 
+The programs' rows end in one column, knobs: "column=value" pairs separated by spaces, each
+program's own options (docs/csv.md). read() expands it back into columns, so a reader asks for
+tp or list_method by name as for any column: "-" in a row without that pair (the schema's "not
+applicable"); get, values and the NAME=VALUE filters read a non-core column that no row of
+such a file has as "-" too (no program of the file has that knob), while check --need and
+read(need=) still want the column (in some row's pairs). Table.file_header is the header as
+written.
+
   csvq.py get CSV COL [NAME=VALUE...] [--or TEXT]
                                         COL of the last row where every NAME is VALUE;
                                         --or: print TEXT instead when there is no such row,
@@ -20,6 +28,8 @@ in an older file reads as "" (a filter on it matches nothing).
                                         the rows (tag starting with P) as an aligned table;
                                         --last: only the last row of each tag
   csvq.py check CSV... [--need A,B]     check files (and that columns exist)
+  csvq.py wide CSV                      the file with its knobs column expanded into columns, as
+                                        CSV (for awk readers: columns found by name in line 1)
   csvq.py hyperfine-row HF_CSV OUT_CSV TAG RUNS N STEPS GIT_REV COMMAND
                                         append one row made of hyperfine's --export-csv
   csvq.py config-get NAME               the value of NAME=... in --print-config output (stdin)
@@ -39,23 +49,74 @@ class CsvError(Exception):
     """A CSV that cannot be used; str() is 'FILE line N: what is wrong'."""
 
 
-class Table:
-    """header: column names; rows: dicts column -> text; lines: the file line of each row."""
+KNOBS = "knobs"   # the programs' last column: this program's own options as column=value pairs
 
-    def __init__(self, path, header, rows, lines):
+
+class Table:
+    """header: column names (knobs expanded); rows: dicts column -> text; lines: the file line of
+    each row; file_header: the header as written; knobbed: the file has a knobs column."""
+
+    def __init__(self, path, header, rows, lines, file_header=None):
         self.path, self.header, self.rows, self.lines = path, header, rows, lines
+        self.file_header = file_header or header
+        self.knobbed = KNOBS in self.file_header
+
+    def add_missing(self, col):
+        """A knob column that no row of a knobbed file has: '-' in every row."""
+        self.header.append(col)
+        for r in self.rows:
+            r[col] = "-"
 
     def __len__(self):
         return len(self.rows)
 
     def where(self, **want):
-        """(line, row) pairs where every column has the wanted text (missing column: '')."""
+        """(line, row) pairs where every column has the wanted text (missing column: '', or '-'
+        for a knob column of a knobbed file)."""
+        miss = {k: self.missing(k) for k in want}
         return [(n, r) for n, r in zip(self.lines, self.rows)
-                if all(r.get(k, "") == v for k, v in want.items())]
+                if all(r.get(k, miss[k]) == v for k, v in want.items())]
+
+    def missing(self, col):
+        """What a column the table lacks reads as: '-' for a knob column of a knobbed file."""
+        return "-" if self.knobbed and col not in self.file_header else ""
+
+
+def knob_pairs(text, where, core):
+    """The knobs column's text as a dict column -> value; CsvError naming `where` for a pair that
+    is not column=value, names a core column, or comes twice."""
+    out = {}
+    for pair in text.split(" ") if text else []:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise CsvError(f"{where}: knobs pair '{pair}' is not column=value")
+        if key in core:
+            raise CsvError(f"{where}: knobs pair '{pair}' names a column of its own")
+        if key in out:
+            raise CsvError(f"{where}: knobs pair '{pair}' comes twice")
+        out[key] = value
+    return out
+
+
+def expand(path, header, rows, linenos):
+    """The knobs column as columns (first seen order, after the core ones): (header, rows)."""
+    core = [h for h in header if h != KNOBS]
+    keys, wide = [], []
+    for r, n in zip(rows, linenos):
+        pairs = knob_pairs(r[KNOBS], f"{path} line {n}", core)
+        keys += [k for k in pairs if k not in keys]
+        wide.append((r, pairs))
+    out = []
+    for r, pairs in wide:
+        d = {h: r[h] for h in core}
+        d.update((k, pairs.get(k, "-")) for k in keys)
+        out.append(d)
+    return core + keys, out
 
 
 def read(path, need=()):
-    """Read and check a CSV; need: columns that must exist. CsvError or OSError."""
+    """Read and check a CSV; need: columns that must exist (a knob column: in some row's pairs).
+    CsvError or OSError."""
     with open(path, newline="") as f:
         text = f.read()
     if not text:
@@ -83,10 +144,16 @@ def read(path, need=()):
                            " (truncated or malformed row)")
         rows.append(dict(zip(header, fields)))
         linenos.append(lineno)
+    if header is None:
+        raise CsvError(f"{path} line 1: empty file (no header)")
+    file_header = header
+    if KNOBS in header:
+        header, rows = expand(path, header, rows, linenos)
+    t = Table(path, header, rows, linenos, file_header)
     for col in need:
-        if col not in header:
+        if col not in t.header:
             raise CsvError(f"{path} line 1: no column '{col}' in the header")
-    return Table(path, header, rows, linenos)
+    return t
 
 
 def parse_filters(args):
@@ -197,13 +264,22 @@ def main(argv):
                 t = read(p, need=need)
                 print(f"{p}: {len(t)} rows, {len(t.header)} columns")
             return 0
+        if cmd == "wide":
+            if len(args) != 1:
+                raise CsvError("usage: csvq.py wide CSV")
+            t = read(args[0])
+            w = csv.writer(sys.stdout, lineterminator="\n")
+            w.writerow(t.header)
+            for r in t.rows:
+                w.writerow([r[c] for c in t.header])
+            return 0
         if cmd == "hyperfine-row":
             if len(args) != 8:
                 raise CsvError("usage: csvq.py hyperfine-row HF_CSV OUT_CSV TAG RUNS N STEPS GIT_REV COMMAND")
             hyperfine_row(*args)
             return 0
         if cmd not in ("get", "has", "values", "table") or not args:
-            raise CsvError(f"unknown command '{cmd}' (get, has, values, table, check, hyperfine-row, config-get)")
+            raise CsvError(f"unknown command '{cmd}' (get, has, values, table, check, wide, hyperfine-row, config-get)")
         fallback = None
         if cmd == "get" and "--or" in args:
             k = args.index("--or")
@@ -238,7 +314,12 @@ def main(argv):
         if len(args) < 2:
             raise CsvError(f"usage: csvq.py {cmd} CSV COL [NAME=VALUE...]")
         col, filters = args[1], args[2:]
-        t = read(path, need=[] if fallback is not None else [col])
+        t = read(path)
+        if col not in t.header:
+            if t.missing(col) == "-":   # a knob that no program of the file has
+                t.add_missing(col)
+            elif fallback is None:
+                raise CsvError(f"{path} line 1: no column '{col}' in the header")
         hits = t.where(**parse_filters(filters))
         if cmd == "get":
             if not hits or col not in t.header:

@@ -186,7 +186,7 @@ def main(argv):
         return 2
     log, header_csv, out_csv, tag, system, ne, rev = argv
     try:
-        header = csvq.read(header_csv).header
+        header = csvq.read(header_csv).file_header   # as written: knobs one column
         values = row_values(log, tag, system, ne, rev)
     except (OSError, csvq.CsvError) as e:
         print(f"lammps_row.py: {e}", file=sys.stderr)
@@ -199,7 +199,8 @@ def main(argv):
         print(f"lammps_row.py: the CSV schema (from {header_csv}) has no column {unknown[0]}: "
               "common/report.c changed; update runs/lammps_row.py", file=sys.stderr)
         return 2
-    line = ",".join(values.get(c, "-").replace(",", ";") for c in header)
+    # LAMMPS has none of the programs' knobs: an empty knobs column (no pairs)
+    line = ",".join(values.get(c, "" if c == csvq.KNOBS else "-").replace(",", ";") for c in header)
     head = ",".join(header)
     if os.path.exists(out_csv) and os.path.getsize(out_csv) > 0:
         with open(out_csv) as f:

@@ -48,6 +48,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import csvq  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 SUITES = os.path.join(HERE, "suites.txt")
@@ -208,11 +211,17 @@ def read_csv(path):
         header = next(r, None)
         if header is None:
             raise PerfError(f"{path}: empty")
-        rows = []
+        rows, lines = [], []
         for k, fields in enumerate(r, 2):
             if len(fields) != len(header):
                 raise PerfError(f"{path} line {k}: {len(fields)} fields, the header has {len(header)}")
             rows.append(dict(zip(header, fields)))
+            lines.append(k)
+    if csvq.KNOBS in header:   # the programs' rows: their knobs as columns (docs/csv.md)
+        try:
+            header, rows = csvq.expand(path, header, rows, lines)
+        except csvq.CsvError as e:
+            raise PerfError(str(e)) from None
     return header, rows
 
 

@@ -167,9 +167,10 @@ fi
 # the tables, from the CSVs (python's csv module: no pandas needed here)
 python3 - "$csv6" "$csv7" "$csvr" <<'PY'
 import csv, os, re, sys
+sys.path.insert(0, "runs"); import csvq  # knobs expanded (docs/csv.md)
 def rows(p):
     if not os.path.exists(p): return []
-    return [r for r in csv.DictReader(open(p)) if r.get("status") == "ok" and not r.get("tag", "").startswith("autotune-")]
+    return [r for r in csvq.read(p).rows if r.get("status") == "ok" and not r.get("tag", "").startswith("autotune-")]
 def tps(r):
     try: return 1e6 / float(r["us_per_step"])
     except (KeyError, ValueError, ZeroDivisionError): return float("nan")

@@ -19,13 +19,15 @@ Exit: 0 every stop that ran produced its figure, 1 a run failed or gave no row, 
 Python's standard library only: the tour runs on bare machines.
 """
 import configparser
-import csv
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import csvq  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # TOUR_INI / TOUR_DOC: other files, for the tests' planted faults
@@ -74,8 +76,7 @@ def figure(stop, folder):
     path = os.path.join(folder, stop["name"] + ".csv")
     if not os.path.exists(path):
         return None
-    with open(path, newline="") as f:
-        rows = {r["tag"]: r for r in csv.DictReader(f)}
+    rows = {r["tag"]: r for r in csvq.read(path).rows}   # knobs expanded (docs/csv.md)
     env = {}
     for label, _ in stop["runs"]:
         r = rows.get(f"tour-{stop['name']}-{label}")

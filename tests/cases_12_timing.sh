@@ -54,7 +54,8 @@ _t12_fake_blocks() {
     _t12_fake "$1" 650 >/dev/null || return 1
     python3 - "$csv" <<'EOF'
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+sys.path.insert(0, "runs"); import csvq  # the rows with knobs expanded (docs/csv.md)
+rows = list(csvq.read(sys.argv[1]).rows)
 ms = [0, 3, 1, 4, 1.5, 9, 2]
 want = [(b + 1, s, t, m / 216 * 1e3) for b, (s, t, m) in
         enumerate(zip([100, 200, 300, 400, 500, 600, 650], [0, 50, 100, 100, 100, 100, 50], ms))]

@@ -57,8 +57,9 @@ _t26_melt() {
         --stage-reps 0 --quiet --allow-dirty --csv "$csv" --blocks-csv "$csv.blocks" || return 1
     python3 - "$csv" "$csv.blocks" "$log" "$dp" "$dt" <<'EOF'
 import csv, sys
-row = list(csv.DictReader(open(sys.argv[1])))[-1]
-blocks = [b for b in csv.DictReader(open(sys.argv[2])) if int(b["timed_steps"]) > 0]
+sys.path.insert(0, "runs"); import csvq  # the rows with knobs expanded (docs/csv.md)
+row = list(csvq.read(sys.argv[1]).rows)[-1]
+blocks = [b for b in csvq.read(sys.argv[2]).rows if int(b["timed_steps"]) > 0]
 n = int(row["n"])
 timed = sum(int(b["timed_steps"]) for b in blocks)
 assert timed == 4000, "%d timed steps in the blocks, want 4000" % timed

@@ -91,7 +91,7 @@ _t30_unstable_row() {
     local csv=$TEST_LOG_DIR/unstable.csv
     rm -f "$csv"
     $b/cpu-grouped --dt 0.05 --ne 8 --steps 2000 --equil 100 --quiet --csv "$csv" && return 1
-    tail -1 "$csv" | grep -q ',unstable$'
+    [ "$(python3 runs/csvq.py get "$csv" status)" = unstable ]
 }
 t_ok unstable-row-says-so _t30_unstable_row
 _t30_unstable_check() {

@@ -6,6 +6,8 @@
 #  - SIGINT / SIGTERM mid-run: the block rows written so far get a run row, status interrupted,
 #    with the steps done; the program then dies of the signal (128 + its number);
 #  - another program's file and a changed schema are refused, each with its own reason.
+#  - one header for every program: the knobs column holds exactly its own option columns; the
+#    wide rows of before migrate back exactly (runs/migrate_csv.py).
 b=$BUILD/double
 rows=$TEST_LOG_DIR/rows
 rm -rf "$rows"; mkdir -p "$rows"
@@ -55,7 +57,7 @@ if mount -t tmpfs -o size=8k nbrlab-rows "$mnt" 2>"$rows/mount.err"; then
         "${_t33_md[@]}" --csv "$mnt/r.csv" || return 1
         _t33_whole "$mnt/r.csv" || return 1
         [ "$(grep -c '' "$mnt/r.csv")" -eq $((before + 1)) ] || { echo "not one row more"; return 1; }
-        tail -n 1 "$mnt/r.csv" | grep -q ',ok$' || { echo "the new row does not end in status ok"; return 1; }
+        [ "$(python3 runs/csvq.py get "$mnt/r.csv" status)" = ok ] || { echo "the new row's status is not ok"; return 1; }
     }
     t_ok csv-fulldisk-freed-next-row-whole _t33_freed
     # the disk quite full: new files get no page at all
@@ -120,3 +122,70 @@ t_error csv-refuse-schema-added 2 "old.csv has another header: the CSV schema ch
     "${_t33_md[@]}" --csv "$rows/old.csv"
 t_error csv-refuse-schema-dropped 2 "old-coulomb.csv has another header: the CSV schema changed \\(this build adds 0 columns, drops 1: retired\\)" \
     $b/coulomb --random 30 --reps 1 --quiet --csv "$rows/old-coulomb.csv"
+
+# One header for every program (docs/csv.md): the options every program has are columns, each
+# program's own knobs are its row's knobs pairs, exactly the option columns --print-options
+# names beyond the core ones, in table order, with the values it prints for the same flags.
+# The GPU programs join where a GPU is (exit 6: none here); they write back some knobs they
+# resolve (gpu-onchip's tier), so theirs are checked by name only.
+_t33_knobs() {
+    local v rc progs=() flags=(--ne 6 --steps 20 --equil 0 --stage-reps 0)
+    for v in cpu-grouped cpu-cells cpu-layer cpu-pairlist cpu-full gpu-layer gpu-old gpu-rumd gpu-onchip; do
+        [ -x "$b/$v" ] || continue
+        rm -f "$rows/schema-$v.csv"
+        rc=0; $b/$v "${flags[@]}" $([ "${v#cpu-}" != "$v" ] && echo --reorder 7) --quiet --csv "$rows/schema-$v.csv" \
+            >"$rows/schema-$v.out" 2>&1 || rc=$?
+        if [ $rc = 6 ] && [ "${v#gpu-}" != "$v" ]; then continue; fi
+        [ $rc = 0 ] || { echo "$v did not run (exit $rc): $(tail -n 1 "$rows/schema-$v.out")"; return 1; }
+        $b/$v "${flags[@]}" $([ "${v#cpu-}" != "$v" ] && echo --reorder 7) --print-options >"$rows/schema-$v.opts" || return 1
+        progs+=("$v")
+    done
+    python3 - "$rows" "${progs[@]}" <<'PY'
+import csv, sys
+sys.path.insert(0, "runs"); import csvq
+d, *progs = sys.argv[1:]
+heads = set()
+for v in progs:
+    head, row = list(csv.reader(open(f"{d}/schema-{v}.csv")))
+    heads.add(",".join(head))
+    raw = dict(zip(head, row))
+    core = [c for c in head if c != "knobs"]
+    opts = [l.split("\t") for l in open(f"{d}/schema-{v}.opts").read().splitlines()[1:]]
+    want = [(o[4], o[3]) for o in opts if o[4] != "-" and o[4] not in core]
+    got = list(csvq.knob_pairs(raw["knobs"], v, core).items())
+    if v.startswith("gpu-"):   # by name: a GPU program may write back what it resolved
+        got, want = [k for k, _ in got], [k for k, _ in want]
+    if got != want:
+        sys.exit(f"{v}: knobs {got}, --print-options says {want}")
+    print(f"{v}: {len(core)} core columns, knobs {raw['knobs']}")
+if len(heads) != 1:
+    sys.exit(f"{len(heads)} different headers among {progs}")
+PY
+}
+t_ok csv-knobs-one-header _t33_knobs
+# a knob no row of the file has reads "-" (a program without it); a pair reads as its column
+rm -f "$rows/cells.csv"
+$b/cpu-cells --ne 6 --steps 20 --equil 0 --stage-reps 0 --reorder 7 --quiet --csv "$rows/cells.csv" >/dev/null
+t_grep csv-knobs-absent-reads-dash '^-$' python3 runs/csvq.py get "$rows/cells.csv" list_method
+t_grep csv-knobs-pair-read '^7$' python3 runs/csvq.py get "$rows/cells.csv" reorder variant=cpu-cells
+
+# the wide rows of before (one column per option, "-" where a program lacks it) are refused by
+# the programs with the migration's name, and migrate back exactly (tests/fixtures/wide_rows.csv:
+# rows of cpu-grouped, gpu-dd on 1 and 2 ranks, gpu-rumd and gpu-onchip from the committed CSVs)
+cp tests/fixtures/wide_rows.csv "$rows/wide.csv"
+t_error csv-refuse-wide-schema 2 "wide.csv has another header: the CSV schema changed \\(this build adds 1 column: knobs, drops 32: threads read reorder reorder_at \\.\\.\\.\\).*runs/migrate_csv.py" \
+    "${_t33_md[@]}" --csv "$rows/wide.csv"
+_t33_migrate() {
+    cp tests/fixtures/wide_rows.csv "$rows/wide.csv"
+    python3 runs/migrate_csv.py "$rows/md.csv" "$rows/wide.csv" || return 1   # md.csv: today's header
+    [ "$(head -n 1 "$rows/wide.csv")" = "$(head -n 1 "$rows/md.csv")" ] || { echo "header"; return 1; }
+    python3 runs/migrate_csv.py --check tests/fixtures/wide_rows.csv "$rows/wide.csv" || return 1
+    python3 runs/csvq.py get "$rows/wide.csv" dd_grid variant=gpu-dd ranks=2 | grep -qx 2x1x1 || { echo "dd_grid"; return 1; }
+    "${_t33_md[@]}" --csv "$rows/wide.csv" || return 1   # the migrated file takes today's rows
+}
+t_ok csv-migrate-round-trip _t33_migrate
+sed '1 s/$/,frac_transfer/; 2,$ s/$/,-/' tests/fixtures/wide_rows.csv >"$rows/wide-extra.csv"
+cp "$rows/wide-extra.csv" "$rows/wide-extra.before"
+t_error csv-migrate-refuses-unknown 2 "wide-extra.csv: column frac_transfer is neither a core column of the new schema nor an option column: not migrated" \
+    python3 runs/migrate_csv.py "$rows/md.csv" "$rows/wide-extra.csv"
+t_ok csv-migrate-refused-untouched cmp "$rows/wide-extra.before" "$rows/wide-extra.csv"

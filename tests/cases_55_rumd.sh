@@ -38,7 +38,8 @@ _tune_check() (
     echo "$out" | grep '^# autotune\(-memory\)\?:'
     python3 - "$d/t.csv" "$d/cache" "$(echo "$out" | grep '^# autotune-memory:')" <<'PY' || return 1
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+sys.path.insert(0, "runs"); import csvq  # the rows with knobs expanded (docs/csv.md)
+rows = list(csvq.read(sys.argv[1]).rows)
 trials = [r for r in rows if r["tag"].startswith("autotune-")]
 final = [r for r in rows if not r["tag"].startswith("autotune-")]
 line = open(sys.argv[2]).read().splitlines()[-1]

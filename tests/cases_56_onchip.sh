@@ -80,7 +80,8 @@ oc_autotune() (
     grep '^# autotune\(-memory\)\?:' "$d/out"
     python3 - "$d/t.csv" "$d/cache" "$d/out" <<'PY' || return 1
 import csv, re, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+sys.path.insert(0, "runs"); import csvq  # the rows with knobs expanded (docs/csv.md)
+rows = list(csvq.read(sys.argv[1]).rows)
 trials = [r for r in rows if r["tag"].startswith("autotune-")]
 final = [r for r in rows if not r["tag"].startswith("autotune-")]
 out = open(sys.argv[3]).read().splitlines()

@@ -137,12 +137,13 @@ _t60_fake_build() {
 _t60_loop_rows() {
     python3 - "$@" <<'EOF'
 import csv, sys
+sys.path.insert(0, "runs"); import csvq  # the rows with knobs expanded (docs/csv.md)
 d, loop, *names = sys.argv[1:]
 DEVICE = dict(decide="device", graph="cond", sample_every="100", layer_assign="device", reduce="device",
               reorder_at="device")
 bad, n = [], 0
 for name in names:
-    for r in csv.DictReader(open(f"{d}/{name}.csv")):
+    for r in csvq.read(f"{d}/{name}.csv").rows:
         n += 1
         want = "paper" if loop == "paper" or (name == "table3" and "-paper" in r["tag"]) else "device"
         flags = "device" if all(r[k] == v for k, v in DEVICE.items()) else \

@@ -70,8 +70,9 @@ EOF
     # Rapaport's state point: equilibrated by rescaling (500 steps, every 20), so the rows measure
     # SP's T = 1 (the unrescaled protocol's melt from the lattice ended elsewhere; no column said so)
     t_grep rumd-figs-rapaport-state '^3 rows at T = 1' python3 -c "
-import csv
-rs = [r for r in csv.DictReader(open('$tmp/res/h200/rumd_rapaport.csv')) if r['tag'].startswith('r8-')]
+import sys
+sys.path.insert(0, 'runs'); import csvq  # the rows with knobs expanded (docs/csv.md)
+rs = [r for r in csvq.read('$tmp/res/h200/rumd_rapaport.csv').rows if r['tag'].startswith('r8-')]
 bad = [(r['tag'], r['temp_measured']) for r in rs if r['status'] != 'ok' or abs(float(r['temp_measured']) - 1) > 0.05]
 print(f'{len(rs)} rows at T = 1' if rs and not bad else f'off the state point: {bad}')"
     t_grep rumd-figs-resume 'skip r6-rumd-auto-sc8-s1000' "${figs[@]}"
@@ -95,8 +96,9 @@ elif py65=$(plots/venv.sh 2>"$tmp/venv.log"); then
         python3 - "$tmp/res/h200/gamdpy.csv" "$tmp/res/h200/rumd_fig6.csv" <<'PY'
 import csv, sys
 sys.path.insert(0, "runs")
+import csvq  # the rows with knobs expanded (docs/csv.md)
 import gamdpy_bench as g
-rev = next(csv.DictReader(open(sys.argv[2])))["git_rev"]
+rev = csvq.read(sys.argv[2]).rows[0]["git_rev"]
 g.append_row(sys.argv[1], {"code": "gamdpy", "n": 512, "plan": "default", "tps": 90000, "status": "ok",
                            "device": "NVIDIA H200", "message": "two\nlines", "git_rev": rev})
 PY
@@ -110,7 +112,7 @@ PY
         else
             t_skip rumd-plots-gnuplot "gnuplot is not installed"
         fi
-        head -2 "$tmp/res/h200/rumd_fig6.csv" | sed '2s/,ok$/,ok,extra/' >"$tmp/bad/h200/rumd_fig6.csv"
+        head -2 "$tmp/res/h200/rumd_fig6.csv" | sed '2s/$/,extra/' >"$tmp/bad/h200/rumd_fig6.csv"
         t_error rumd-plots-damaged-csv 1 'rumd_fig6\.csv line 2: [0-9]+ fields' \
             env NBR_RESULTS="$tmp/bad" "$py65" plots/rumd.py --figures "$tmp/bf"
     fi

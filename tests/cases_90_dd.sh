@@ -181,10 +181,11 @@ dd_cols_elsewhere() {
     local f=$TEST_LOG_DIR/dd-cols-cpu.csv
     rm -f "$f"
     "$BUILD/double/cpu-grouped" --ne 6 --steps 10 --equil 0 --csv "$f" --quiet >/dev/null || return 1
-    python3 -c 'import csv, sys
-r = list(csv.DictReader(open(sys.argv[1])))[-1]
+    python3 -c 'import sys
+sys.path.insert(0, "runs"); import csvq  # knobs expanded: a knob no row has reads "-"
 c = ["dd_horizon", "dd_force_gate", "dd_halo_reps", "dd_profile"]
-v = [r.get(k) for k in c]
+t = csvq.read(sys.argv[1])
+v = [t.rows[-1].get(k, t.missing(k)) for k in c]
 sys.exit(0 if v == ["-"] * 4 else f"{c}: {v}")' "$f" && echo "dd columns - elsewhere"
 }
 t_grep "dd-columns-dash-in-cpu-rows" 'dd columns - elsewhere' dd_cols_elsewhere
@@ -219,10 +220,11 @@ dd_row_records() {
     grep -q '; 2 replays' <<<"$out" || { echo "--dd-halo-reps 2: not 2 replays"; return 1; }
     python3 - "$d/a.csv" "$d/b.csv" <<'PY'
 import csv, sys
+sys.path.insert(0, "runs"); import csvq  # the rows with knobs expanded (docs/csv.md)
 want = [dict(dd_horizon="on", dd_force_gate="on", dd_halo_reps="3", dd_profile="off"),
         dict(dd_horizon="off", dd_force_gate="off", dd_halo_reps="2", dd_profile="on")]
 for path, w in zip(sys.argv[1:], want):
-    row = list(csv.DictReader(open(path)))[-1]
+    row = csvq.read(path).rows[-1]
     got = {k: row.get(k) for k in w}
     if got != w:
         sys.exit(f"{path}: {got}, expected {w}")

@@ -9,12 +9,13 @@
 # cpu-layer's own), so the rows look like the ones the GPU program would write (the measured
 # numbers are cpu-layer's; block steps are scaled back by 10).
 # The knobs' defaults are not written here: they come from the real GPU program's
-# --print-config where it is built (nvcc), else the knob columns the driver did not set say
-# "-" (the row of a program without that knob). --print-config answers as the GPU program
+# --print-config where it is built (nvcc), else the knobs the driver did not set have no pair
+# in the knobs column (read as "-": the row of a program without that knob). --print-config answers as the GPU program
 # would: cpu-layer's configuration and revision, with this program's name, size and knobs.
 #   env: NBR_REAL_BUILD (the real build directory, default build)
 set -euo pipefail
 self=$(basename "$0") prec=$(basename "$(dirname "$0")")
+root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)   # for runs/csvq.py
 real=${NBR_REAL_BUILD:-build}/$prec/cpu-layer
 gpu=${NBR_REAL_BUILD:-build}/$prec/$self
 [ -x "$real" ] || { echo "fake_gpu: $real not built" >&2; exit 2; }
@@ -67,7 +68,7 @@ awk 'match($0, /^# step [0-9]+:/) { $0 = "# step " substr($0, 8, RLENGTH - 8) * 
      /^# (equil|steps|avg-block) +=/ { $NF = $NF * 10 } 1' "$tmp/out"
 [ $rc -eq 0 ] || exit $rc
 [ -n "$csv" ] || [ -n "$blocks" ] || exit 0
-python3 - "$tmp" "$csv" "$blocks" "$self" "$ne" "$steps" "$equil" \
+FAKE_ROOT=$root python3 - "$tmp" "$csv" "$blocks" "$self" "$ne" "$steps" "$equil" \
     "${knob[threads]:-}" "${knob[read]:-}" "${knob[reorder]:-}" "${knob[reorder-at]:-}" "${knob[wlayout]:-}" \
     "${knob[layers]:-}" "${knob[reduce]:-}" "${knob[decide]:-}" "${knob[graph]:-}" <<'EOF'
 import csv, os, sys, zlib
@@ -98,9 +99,14 @@ def append(path, head, out):
 
 head, (row,) = rows(os.path.join(tmp, "row.csv"))
 row.update(variant=variant, ne=ne, n=str(int(ne) ** 3), steps=steps, equil=equil, steps_done=steps)
+# the knobs column (docs/csv.md): cpu-layer's pairs, the driver's knobs set or added
+sys.path.insert(0, os.path.join(os.environ["FAKE_ROOT"], "runs"))
+import csvq  # noqa: E402
+knobs = csvq.knob_pairs(row["knobs"], "fake_gpu row", [c for c in head if c != "knobs"])
 for col, v in zip(["threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign", "reduce", "decide", "graph"], k):
-    if v:   # else cpu-layer's own value ("-" for a knob it does not have)
-        row[col] = v
+    if v:   # else cpu-layer's own value (no pair for a knob it does not have)
+        knobs[col] = v
+row["knobs"] = " ".join(f"{c}={v}" for c, v in knobs.items())
 # a made-up, repeatable spread so that the figures are not flat lines
 f = 1 + (zlib.crc32(",".join([variant, ne, row["delta"], row["rc"]] + k).encode()) % 100) / 200
 scale = lambda v: f"{float(v) * f / 20:.6g}" if v not in ("", "-") else v

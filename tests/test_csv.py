@@ -41,6 +41,17 @@ def row(**kw):
     return ",".join(base[c] for c in HEADER.split(","))
 
 
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "wide_rows.csv")
+# the core columns of the programs' rows (common/report.c), for the migration's NEW header
+CORE = ("timestamp,git_rev,host,device,compiler,variant,tag,precision,n,system,ne,lattice,rho,temp,rc,delta,dt,"
+        "potential,shift,config,seed,steps,equil,sample_every,verify_lists,rebuild_frac,stage_reps,us_per_atom_step,"
+        "us_per_atom_step_mean,us_per_step,timing_blocks,total_s,t_list_us,t_force_us,t_integrate_us,t_reorder_us,"
+        "t_other_us,gbs_list,gbs_force,gbs_integrate,gbs_reorder,gbs_other,frac_list,frac_force,frac_integrate,"
+        "frac_reorder,frac_other,nbr_per_atom,cells_per_axis,layers,list_threads,rebuilds,steps_per_rebuild,reorders,"
+        "bytes_per_atom,capacity_grows,e_start,e_end,drift,e_rms,pressure,temp_measured,lists_verified,steps_done,"
+        "status").split(",")
+
+
 BLOCK_HEADER = ("git_rev,variant,tag,system,ne,n,precision,block,step,steps_in_block,timed_steps,e_mean,"
                 "temp_mean,e_end,u_end,builds_total,us_per_atom_step")
 
@@ -352,6 +363,44 @@ class Csvq(Base):
         self.assertEqual(self.q("hyperfine-row", hf, old, "t1", "3", "1000", "500", "r1", "p")[0], 0)
         t = csvq.read(old)
         self.assertEqual([r["git_rev"] for r in t.rows], ["-", "r1"])
+
+
+class Knobs(Base):
+    """The knobs column (docs/csv.md): both readers expand it to the same table, which is the
+    wide table of before (tests/fixtures/wide_rows.csv through runs/migrate_csv.py)."""
+
+    def migrated(self):
+        import migrate_csv
+        new = self.write("new.csv", ",".join(CORE) + ",knobs\n")
+        text, old = migrate_csv.migrated_text(FIXTURE, csvq.read(new).file_header[:-1])
+        return self.write("migrated.csv", text), old
+
+    def test_both_readers_give_the_wide_table(self):
+        path, old = self.migrated()
+        df = nbrcsv.read(path)
+        t = csvq.read(path)
+        self.assertEqual([c for c in df.columns if not c.startswith("_")], t.header)
+        self.assertEqual(df[t.header].values.tolist(), [[r[c] for c in t.header] for r in t.rows])
+        for c in old.header:   # every old column, "-" where no row has it
+            got = df[c].tolist() if c in df.columns else ["-"] * len(df)
+            self.assertEqual(got, [r[c] for r in old.rows], c)
+        self.assertEqual(df.loc[df["ranks"] == "2", "dd_grid"].tolist(), ["2x1x1"])
+        self.assertEqual(df["wlayout"].tolist()[-1], "-")   # gpu-onchip has no --wlayout
+        self.assertNotIn("tier", df.columns)   # no row has a tier pair: reads "-" by csvq get, needed: stops
+        self.assertEqual(t.missing("tier"), "-")
+        with self.assertRaisesRegex(csvq.CsvError, "no column 'tier'"):
+            nbrcsv.read(path, need=["tier"])
+
+    def test_bad_pairs_stop_both_readers(self):
+        path, _ = self.migrated()
+        with open(path) as f:
+            lines = f.read().split("\n")
+        for bad, why in (("tp", "is not column=value"), ("tp=1 tp=2", "comes twice"), ("n=3", "names a column of its own"),
+                         ("tp=1  pb=2", "is not column=value")):
+            p = self.write("bad.csv", "\n".join(lines[:2] + [lines[2].rsplit(",", 1)[0] + "," + bad] + lines[3:]))
+            for reader in (csvq.read, nbrcsv.read):
+                with self.assertRaisesRegex(csvq.CsvError, rf"bad\.csv line 3: knobs pair .* {why}"):
+                    reader(p)
 
 
 class Parsers(Base):

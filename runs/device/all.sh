@@ -124,7 +124,7 @@ if want ddbest; then
         DD_DECIDE=host DD_BACKENDS="${DDBEST_BACKENDS:-p2p nvshmem}" QUICK=1 DD_TIMEOUT=60 \
         DD_BUDGET=$(( ${DDBEST_S:-120} - 15 )) OUT_DIR="$R/ddbest" LOGDIR="$R/ddbest/logs" \
         timeout "${DDBEST_S:-120}" runs/dd_scaling.sh >"$R/ddbest/timing.log" 2>&1
-    say "ddbest (rc $?): $(grep -c ',ok$' "$R/ddbest/dd_scaling.csv" 2>/dev/null) rows"
+    say "ddbest (rc $?): $(grep -c ',ok,[^,]*$' "$R/ddbest/dd_scaling.csv" 2>/dev/null) rows"
     pack
 fi
 if want sanitize; then
@@ -215,7 +215,7 @@ if want rumdfigs; then
     mkdir -p "$R/rumd"
     env PARTS="${RUMD_PARTS:-fig6 fig7 rapaport}" ${RUMD_SIZES:+SIZES="$RUMD_SIZES"} OUT_DIR="$R/rumd" \
         LOGDIR="$R/rumd/logs" timeout "${RUMDFIGS_S:-500}" runs/rumd_figs.sh >"$R/rumd/figs.log" 2>&1
-    say "rumdfigs (rc $?): $(cat "$R"/rumd/*.csv 2>/dev/null | grep -c ',ok$') rows ok; $(grep -c FAILED "$R/rumd/figs.log") failed"
+    say "rumdfigs (rc $?): $(cat "$R"/rumd/*.csv 2>/dev/null | grep -c ',ok,[^,]*$') rows ok; $(grep -c FAILED "$R/rumd/figs.log") failed"
     pack
 fi
 if want salt; then

@@ -93,7 +93,8 @@ grep -E 'points|budget|failed' "$OUT/timing.log" | tail -3
 echo "timing: tag, us/step (the CSV rows of this call)"
 [ -f "$OUT/dd_scaling.csv" ] && python3 - "$OUT/dd_scaling.csv" <<'PY'
 import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
+sys.path.insert(0, "runs"); import csvq  # knobs expanded (docs/csv.md)
+for r in csvq.read(sys.argv[1]).rows:
     print(f"  {r['tag']} {r['us_per_step']} {r['status']}")
 PY
 fi

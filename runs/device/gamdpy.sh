@@ -91,9 +91,10 @@ fi
 # 6. side by side
 python3 - "$OUT/rumd_fig6.csv" "$OUT/gamdpy.csv" <<'PY' | tee -a "$summary"
 import csv, os, re, sys
+sys.path.insert(0, "runs"); import csvq  # knobs expanded (docs/csv.md)
 ours, peer = {}, {}
 if os.path.exists(sys.argv[1]):
-    for r in csv.DictReader(open(sys.argv[1])):
+    for r in csvq.read(sys.argv[1]).rows:
         m = re.match(r"r6-(rumd-auto|rumd-default|layer|old)-", r.get("tag", ""))
         if m and r.get("status") == "ok":
             ours.setdefault(int(r["n"]), {})[m.group(1)] = (1e6 / float(r["us_per_step"]), r)

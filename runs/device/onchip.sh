@@ -52,5 +52,5 @@ awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next } $c["status"] == "
           for (k = 1; k <= m; k++) { t = order[k]; q = n[t]
               for (a = 1; a <= q; a++) for (b = a + 1; b <= q; b++) if (v[t, b] < v[t, a]) { x = v[t, a]; v[t, a] = v[t, b]; v[t, b] = x }
               med = q % 2 ? v[t, (q + 1) / 2] : (v[t, q / 2] + v[t, q / 2 + 1]) / 2
-              printf "%-36s %7d %6d %10.2f\n", t, nat[t], q, med } }' "$csv" >"$OUT/onchip.txt"
+              printf "%-36s %7d %6d %10.2f\n", t, nat[t], q, med } }' <(python3 runs/csvq.py wide "$csv") >"$OUT/onchip.txt"
 cat "$OUT/onchip.txt"

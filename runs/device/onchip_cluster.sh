@@ -93,7 +93,7 @@ if has sweep; then
         one "cdiag-c16-tp32" --system lammps-lj --lattice sc --ne 8 --tier cluster --tp 32
     fi
     awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
-        { printf "%-36s %6d %6s %10.2f %s\n", $c["tag"], $c["n"], $c["tp"], $c["us_per_step"], $c["status"] }' "$csv" \
+        { printf "%-36s %6d %6s %10.2f %s\n", $c["tag"], $c["n"], $c["tp"], $c["us_per_step"], $c["status"] }' <(python3 runs/csvq.py wide "$csv") \
         | tee "$OUT/onchip-cluster-sweep.txt"
 fi
 # the device tool brings back eight files at most: everything as one archive

@@ -90,7 +90,8 @@ if [ -s "$csv" ]; then
     say "sweep (float, lammps-lj, device decision + graphs): us/step and time steps per second"
     python3 - "$csv" <<'PY' | tee -a "$summary"
 import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
+sys.path.insert(0, "runs"); import csvq  # knobs expanded (docs/csv.md)
+for r in csvq.read(sys.argv[1]).rows:
     if r.get("tag", "").startswith("autotune-"):
         continue   # the autotuner's trials
     try:

@@ -59,7 +59,7 @@ summarize() {
               if (nat[t] == 4096 && (!b4 || us[t] / n[t] < best4)) { best4 = us[t] / n[t]; b4 = t }
               if (nat[t] == 32768 && (!b32 || us[t] / n[t] < best32)) { best32 = us[t] / n[t]; b32 = t } }
           printf "smalln: best at 4096 %s %.2f us/step (target 8), at 32768 %s %.2f us/step (target 12)\n",
-                 b4, best4, b32, best32 }' "$csv" >"$txt"
+                 b4, best4, b32, best32 }' <(python3 runs/csvq.py wide "$csv") >"$txt"
 }
 failed=0 t0=$SECONDS
 for round in $(seq 1 "${ROUNDS:-2}"); do
