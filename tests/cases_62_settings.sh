@@ -168,3 +168,15 @@ EOF2
     echo "handed on"
 )
 t_grep settings_forward_hands_on '^handed on$' _t62_forward
+
+# the suite's own cases never see the caller's driver settings (tests/run.sh unsets them): a
+# device call exports OUT, which rumd_lammps_lj.sh declares, and every other driver named it
+# on stderr, so 13 one-line-message cases failed there
+_t62_suite_env() (
+    local out
+    out=$(OUT=/tmp/nbrlab-t62-nope STEPS=7 TEST_LOG_DIR="$T62/inner-logs" TEST_ONLY='^sweep_bad_usage$' \
+        tests/run.sh 60_drivers 2>&1) || { echo "$out"; return 1; }
+    grep -qx '1 passed, 0 failed, 0 skipped' <<<"$out" || { echo "$out"; return 1; }
+    echo "clean"
+)
+t_grep settings_suite_env_clean '^clean$' _t62_suite_env

@@ -11,6 +11,13 @@ cd "$(dirname "$0")/.." || exit 1
 pattern=${1:-}
 jobs=${TEST_JOBS:-1}
 . tests/lib.sh
+# The drivers' settings come from the cases, never from the caller's environment: a device call
+# exports OUT, which a driver declares, and every other driver then names it on stderr. The
+# build, the benchmark lock and the revisions' trees are where the caller says.
+for _v in $(grep -hoE '^[[:space:]]*setting(_switch)? [A-Z][A-Z0-9_]*' runs/*.sh runs/device/*.sh | awk '{ print $2 }' | sort -u); do
+    case $_v in BUILD | NBR_LOCK | NBR_WT_ROOT) ;; *) unset "$_v" ;; esac
+done
+unset _v
 
 files=()
 for f in tests/cases_*.sh; do
