@@ -3,8 +3,9 @@
  * The CSV schema is defined here and only here: fill_row() lists every column in order,
  * so the header and the values cannot disagree. The header is the same for every program (the
  * options every program has are columns); each program's own knobs go into one last column,
- * knobs, as column=value pairs, so a knob added to one program changes no header (docs/csv.md). Appending to a file whose header differs
- * is refused (the schema changed: start a new file) rather than mixing meanings. */
+ * knobs, as column=value pairs, so a knob added to one program changes no header (docs/csv.md).
+ * Appending to a file whose header differs is refused (the schema changed: start a new file)
+ * rather than mixing meanings. */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "core.h"
 #include "csvrow.h"
