@@ -174,7 +174,7 @@ t_grep settings_forward_hands_on '^handed on$' _t62_forward
 # on stderr, so 13 one-line-message cases failed there
 _t62_suite_env() (
     local out
-    out=$(OUT=/tmp/nbrlab-t62-nope STEPS=7 TEST_LOG_DIR="$T62/inner-logs" TEST_ONLY='^sweep_bad_usage$' \
+    out=$(OUT=/tmp/nbrlab-t62-nope STEPS=7 CL_PLATFORM=0 TEST_LOG_DIR="$T62/inner-logs" TEST_ONLY='^sweep_bad_usage$' \
         tests/run.sh 60_drivers 2>&1) || { echo "$out"; return 1; }
     grep -qx '1 passed, 0 failed, 0 skipped' <<<"$out" || { echo "$out"; return 1; }
     echo "clean"

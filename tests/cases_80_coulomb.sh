@@ -19,9 +19,10 @@ cf=$BUILD/float/coulomb
 ccl=$BUILD/double/test-coulomb-cl   # coulomb with the OpenCL limit hooks (NBR_CL_FAKE_*)
 cu=$BUILD/double/coulomb-cuda
 d=tests/data/coulomb
-# the OpenCL platform the tests use (CL_PLATFORM, default 0: runs/device/coulomb.sh names NVIDIA's
+# the OpenCL platform the tests use (CL_PLATFORM=N make test: tests/run.sh's TEST_CL_PLATFORM;
+# default 0: runs/device/coulomb.sh names NVIDIA's
 # where the machine lists another ICD first; an ICD folder of NVIDIA's alone did not hide PoCL there)
-ocl="opencl --cl-platform ${CL_PLATFORM:-0}"
+ocl="opencl --cl-platform ${TEST_CL_PLATFORM:-0}"
 tmp=$TEST_LOG_DIR/coulomb
 mkdir -p "$tmp"
 
@@ -177,7 +178,7 @@ else
         t_ok "coulomb-opencl-$acc-adk" $c --impl $ocl --acc $acc --input $adk --e-ref $adk_e --check --reps 1 \
             --warmup 0 --quiet
     done
-    t_error coulomb-opencl-no-device 2 "cl-device 7: platform ${CL_PLATFORM:-0} has" $c --impl $ocl --random 10 --cl-device 7
+    t_error coulomb-opencl-no-device 2 "cl-device 7: platform ${TEST_CL_PLATFORM:-0} has" $c --impl $ocl --random 10 --cl-device 7
     # the device's limits, checked in setup before any kernel is enqueued: one line naming the
     # limit and the device's value, exit 2 (not an OpenCL error code at the launch). PoCL allows
     # 4096 work-items per work-group and 1 MiB of local memory, more than any legal --wg (at most

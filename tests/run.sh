@@ -13,10 +13,12 @@ jobs=${TEST_JOBS:-1}
 . tests/lib.sh
 # The drivers' settings come from the cases, never from the caller's environment: a device call
 # exports OUT, which a driver declares, and every other driver then names it on stderr. The
-# build, the benchmark lock, the revisions' trees and the OpenCL platform (docs/device.md) are
-# where the caller says.
+# build, the benchmark lock and the revisions' trees are where the caller says (the drivers
+# share them); the OpenCL platform (CL_PLATFORM=1 make test, docs/device.md) reaches the cases
+# as TEST_CL_PLATFORM.
+export TEST_CL_PLATFORM=${CL_PLATFORM:-0}
 for _v in $(grep -hoE '^[[:space:]]*setting(_switch)? [A-Z][A-Z0-9_]*' runs/*.sh runs/device/*.sh | awk '{ print $2 }' | sort -u); do
-    case $_v in BUILD | NBR_LOCK | NBR_WT_ROOT | CL_PLATFORM) ;; *) unset "$_v" ;; esac
+    case $_v in BUILD | NBR_LOCK | NBR_WT_ROOT) ;; *) unset "$_v" ;; esac
 done
 unset _v
 
