@@ -9,8 +9,8 @@
 # cpu-layer's own), so the rows look like the ones the GPU program would write (the measured
 # numbers are cpu-layer's; block steps are scaled back by 10).
 # The knobs' defaults are not written here: they come from the real GPU program's
-# --print-config where it is built (nvcc), else the knobs the driver did not set have no pair
-# in the knobs column (read as "-": the row of a program without that knob). --print-config answers as the GPU program
+# --print-config where it is built (nvcc), else the knobs the driver did not set are "-" in the
+# knobs column (not known: the CUDA-off pass of CI). --print-config answers as the GPU program
 # would: cpu-layer's configuration and revision, with this program's name, size and knobs.
 #   env: NBR_REAL_BUILD (the real build directory, default build)
 set -euo pipefail
@@ -104,8 +104,10 @@ sys.path.insert(0, os.path.join(os.environ["FAKE_ROOT"], "runs"))
 import csvq  # noqa: E402
 knobs = csvq.knob_pairs(row["knobs"], "fake_gpu row", [c for c in head if c != "knobs"])
 for col, v in zip(["threads", "read", "reorder", "reorder_at", "wlayout", "layer_assign", "reduce", "decide", "graph"], k):
-    if v:   # else cpu-layer's own value (no pair for a knob it does not have)
+    if v:
         knobs[col] = v
+    else:   # cpu-layer's own value; "-" (not known) for a GPU knob with no real GPU program built
+        knobs.setdefault(col, "-")
 row["knobs"] = " ".join(f"{c}={v}" for c, v in knobs.items())
 # a made-up, repeatable spread so that the figures are not flat lines
 f = 1 + (zlib.crc32(",".join([variant, ne, row["delta"], row["rc"]] + k).encode()) % 100) / 200
