@@ -16,10 +16,9 @@ setting REPEAT 3 "runs of each point"
 setting PREC "" "gpu-layer's precision (runs/sweep.sh: default float)"
 settings_parse "$@"
 [ "$QUICK" = 1 ] && settings_prefer REPEAT 1 DELTAS 0.3,0.6,0.9 STEPS 2000
-settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/table5.csv
 rc=0
-runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=t5 gpu-layer sp --ne "$NE" --delta "$DELTAS" --steps "$STEPS" --equil "$EQUIL" || rc=$?
+layer_sweep "$csv" t5 sp "$NE" --delta "$DELTAS" || rc=$?
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" t5- || rc=1
 exit $rc

@@ -15,10 +15,9 @@ setting REPEAT 3 "runs of each point"
 setting PREC "" "gpu-layer's precision (runs/sweep.sh: default float)"
 settings_parse "$@"
 [ "$QUICK" = 1 ] && settings_prefer REPEAT 1 THREADS 32,128,512 STEPS 2000
-settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/table6.csv
 rc=0
-runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=t6 gpu-layer sp --ne "$NE" --threads "$THREADS" --steps "$STEPS" --equil "$EQUIL" || rc=$?
+layer_sweep "$csv" t6 sp "$NE" --threads "$THREADS" || rc=$?
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" t6- || rc=1
 exit $rc

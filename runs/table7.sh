@@ -16,10 +16,9 @@ setting REPEAT 3 "runs of each point"
 setting PREC "" "gpu-layer's precision (runs/sweep.sh: default float)"
 settings_parse "$@"
 [ "$QUICK" = 1 ] && settings_prefer REPEAT 1 REORDERS 0,20,100,1000 STEPS 3000
-settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/table7.csv
 rc=0
-runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=t7 gpu-layer sp --ne "$NE" --reorder "$REORDERS" --steps "$STEPS" --equil "$EQUIL" || rc=$?
+layer_sweep "$csv" t7 sp "$NE" --reorder "$REORDERS" || rc=$?
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" t7- || rc=1
 exit $rc

@@ -75,6 +75,17 @@ gpu_loop_flags() {
     echo "${out[*]}"
 }
 
+# layer_sweep CSV TAG SYSTEM NE FLAG VALUES: one runs/sweep.sh of gpu-layer over FLAG's values,
+# with the driver's PREC, REPEAT, STEPS and EQUIL and the shared settings handed on (tables 5-7,
+# texture, layout)
+layer_sweep() {
+    local csv=$1 tag=$2 sys=$3 ne=$4
+    shift 4
+    settings_shared
+    runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag="$tag" gpu-layer "$sys" \
+        --ne "$ne" "$@" --steps "$STEPS" --equil "$EQUIL"
+}
+
 gpu_loop_tag() { [ "$1" = paper ] || echo "-loop=$1"; }
 
 point_tag() {

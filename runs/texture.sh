@@ -18,11 +18,10 @@ setting REPEAT 3 "runs of each point"
 setting PREC "" "gpu-layer's precision (runs/sweep.sh: default float)"
 settings_parse "$@"
 [ "$QUICK" = 1 ] && settings_prefer REPEAT 1 STEPS 2000
-settings_shared   # SETTINGS_SHARED: the shared settings, handed on to runs/sweep.sh
 csv=$OUT_DIR/texture.csv
 failed=0
-runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=tex gpu-layer sp --ne "$SP_NE" --read "$READS" --steps "$STEPS" --equil "$EQUIL" || failed=1
-runs/sweep.sh "${SETTINGS_SHARED[@]}" --prec="$PREC" --repeat="$REPEAT" --csv="$csv" --tag=tex gpu-layer lj --ne "$LJ_NE" --read "$READS" --steps "$STEPS" --equil "$EQUIL" || failed=1
+layer_sweep "$csv" tex sp "$SP_NE" --read "$READS" || failed=1
+layer_sweep "$csv" tex lj "$LJ_NE" --read "$READS" || failed=1
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
 runs/table.sh "$csv" tex- || failed=1
 exit $failed
