@@ -8,11 +8,12 @@ T62=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t62.XXXXXX")
 export NBR_LOCK=none
 
 # the drivers that parse their settings (settings_begin), and the settings each declares: its
-# own `setting` lines and those of the libraries it sources
+# own `setting` lines and those of the libraries it sources (runs/device/*.sh source neither)
 _t62_drivers() { grep -l '^settings_begin ' runs/*.sh runs/device/*.sh 2>/dev/null; }
 _t62_declared() {
     local f
-    for f in "$1" runs/lib.sh $(grep -q '^\. runs/tables_lib.sh' "$1" && echo runs/tables_lib.sh); do
+    for f in "$1" $(grep -q '^\. runs/lib.sh' "$1" && echo runs/lib.sh) \
+        $(grep -q '^\. runs/tables_lib.sh' "$1" && echo runs/tables_lib.sh); do
         grep -hoE '^[[:space:]]*setting(_switch)? [A-Za-z_][A-Za-z0-9_]*' "$f" | awk '{ print $2 }'
     done
 }
