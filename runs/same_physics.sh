@@ -15,14 +15,8 @@
 # It reads the check's and the summary's lines, because that is what both revisions print (the
 # older ones have no machine-readable form of them).
 #   A, B   as runs/compare.sh: a git revision, WT, dir:PATH or build:PATH
-# options:
-#   --programs "P ..."   programs to compare (default: every gpu-* built in both with a GPU
-#                        present, else every cpu-*)
-#   --precision P        double (default: tolerance 1e-12, hashes must match) or float (the
-#                        checks must pass; U, W and the hashes are reported, not required)
-#   --tol X              relative tolerance of U, W and the per-atom errors (double: 1e-12)
-#   --out DIR            where same_physics.csv goes (default build/same-physics)
-#   --jobs N             make -j of the builds (default 2)
+# Settings (runs/same_physics.sh --help): --programs "P ...", --precision double|float, --tol X,
+# --out DIR, --jobs N; flags only, not read from the environment.
 # rebuilds: N:H, the count and the hash of the steps of the rebuilds.
 # Output: DIR/same_physics.csv, one row per (program, path, quantity) with both values, their
 # relative difference, the tolerance and the verdict; a table on stdout.
@@ -32,21 +26,18 @@ cd "$(dirname "$0")/.." || exit 2
 . runs/lib.sh
 . runs/revs.sh
 
-usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
-programs="" prec=double tol="" out=build/same-physics jobs=2 pos=()
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --programs) programs=$2; shift 2 ;;
-    --precision) prec=$2; shift 2 ;;
-    --tol) tol=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
-    -h | --help) usage ;;
-    -*) echo "same_physics.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
-    *) pos+=("$1"); shift ;;
-    esac
+settings_begin "runs/same_physics.sh [settings] A B" "do two revisions compute the same physics? A, B as runs/compare.sh: a git revision, WT, dir:PATH or build:PATH"
+setting programs "" "programs to compare (default: every gpu-* built in both with a GPU present, else every cpu-*)"
+setting precision double "double (tolerance 1e-12, hashes must match) or float (the checks must pass; U, W and the hashes are reported, not required)"
+setting tol "" "relative tolerance of U, W and the per-atom errors (default: double 1e-12, float 1e-5)"
+setting out build/same-physics "where same_physics.csv goes"
+setting jobs 2 "make -j of the builds"
+settings_parse_args "$@"
+pos=("${SETTINGS_ARGS[@]}") prec=$precision
+for a in "${pos[@]}"; do
+    case $a in -*) echo "same_physics.sh: unknown option $a (--help lists them)" >&2; exit 2 ;; esac
 done
-[ ${#pos[@]} -eq 2 ] || usage
+[ ${#pos[@]} -eq 2 ] || { echo "same_physics.sh: two revisions A B, not ${#pos[@]} arguments (--help)" >&2; exit 2; }
 case $prec in double) : "${tol:=1e-12}" ;; float) : "${tol:=1e-5}" ;;
     *) echo "same_physics.sh: --precision $prec: double or float" >&2; exit 2 ;; esac
 

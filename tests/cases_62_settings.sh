@@ -8,11 +8,12 @@ T62=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t62.XXXXXX")
 export NBR_LOCK=none
 
 # the drivers that parse their settings (settings_begin), and the settings each declares: its
-# own `setting` lines and those of the libraries it sources
+# own `setting` lines and those of the libraries it sources (runs/device/*.sh source neither)
 _t62_drivers() { grep -l '^settings_begin ' runs/*.sh runs/device/*.sh 2>/dev/null; }
 _t62_declared() {
     local f
-    for f in "$1" runs/lib.sh $(grep -q '^\. runs/tables_lib.sh' "$1" && echo runs/tables_lib.sh); do
+    for f in "$1" $(grep -q '^\. runs/lib.sh' "$1" && echo runs/lib.sh) \
+        $(grep -q '^\. runs/tables_lib.sh' "$1" && echo runs/tables_lib.sh); do
         grep -hoE '^[[:space:]]*setting(_switch)? [A-Za-z_][A-Za-z0-9_]*' "$f" | awk '{ print $2 }'
     done
 }
@@ -124,16 +125,16 @@ EOF2
 }
 t_grep settings_names_of_locals '^N V F F2 L 1 2 3 4 H K W S 9 c G$' _t62_names
 
-# every driver in runs/ takes its settings from the table (settings_begin), but for those named
-# here: the device call scripts (runs/device/, the lead's), and the helpers that are not drivers
+# every driver in runs/ and runs/device/ takes its settings from the table (settings_begin), but
+# for those named here: the helpers that are not drivers
 _t62_every_driver() {
     local f bad=0 k=0
-    for f in runs/*.sh; do
+    for f in runs/*.sh runs/device/*.sh; do
         case ${f#runs/} in
-        lib.sh|settings.sh|tables_lib.sh|revs.sh) continue ;;   # sourced libraries
+        lib.sh|settings.sh|tables_lib.sh|revs.sh|device/lib.sh) continue ;;   # sourced libraries
         lmp_variant.sh) continue ;;   # LAMMPS behind an nbrlab program's command line
         table.sh|stamp_rev.sh) continue ;;   # helpers: positional arguments, no settings
-        same_physics.sh) continue ;;   # not converted yet (its env: line)
+        device/snap.sh) continue ;;   # the two-mode wrapper of a device call: no settings
         esac
         k=$((k + 1))
         grep -q '^settings_begin ' "$f" || { echo "$f: no settings_begin (its settings are not in the table)"; bad=1; }
@@ -143,6 +144,24 @@ _t62_every_driver() {
     return $bad
 }
 t_ok settings_every_driver _t62_every_driver
+
+# the device call scripts run only on the H200, but their --help answers anywhere: exit 0, the
+# table, and nothing made before it (their OUT not created), so a flag can be checked here
+_t62_device_help() {
+    local f n out bad=0
+    for f in runs/device/*.sh; do
+        n=$(basename "$f" .sh)
+        case $n in lib | snap) continue ;; esac
+        out=$(OUT="$T62/device-out-$n" timeout 20 "$f" --help 2>&1) || { echo "$f --help: exit $?: $out"; bad=1; continue; }
+        [[ $out == "usage: runs/device/$n.sh "* && $out == *"--out V"* ]] || { echo "$f --help: $out"; bad=1; }
+        [ ! -e "$T62/device-out-$n" ] || { echo "$f --help made its OUT"; bad=1; }
+        out=$(OUT="$T62/device-out-$n" timeout 20 "$f" --no-such-flag 2>&1) && { echo "$f took --no-such-flag"; bad=1; }
+        [[ $out == "$n.sh: unknown option --no-such-flag"* ]] || { echo "$f --no-such-flag: $out"; bad=1; }
+        [ ! -e "$T62/device-out-$n" ] || { echo "$f --no-such-flag made its OUT"; bad=1; }
+    done
+    return $bad
+}
+t_ok settings_device_help _t62_device_help
 
 # settings_forward: a driver that runs drivers (runs/gpu_tables.sh) leaves their settings in
 # the environment for them, and records them as handed on; without it they are ignored

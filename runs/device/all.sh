@@ -5,24 +5,56 @@
 # then the timings, one part after another with nothing beside them, each under its own time
 # limit. Everything lands in $OUT/results.tgz, re-packed after every part, so a part cut off
 # by the call's limit still leaves the parts before it.
-#   env: SUITE_S (480)  DD_S (90)  COULOMB_S (80; COULOMB_WATER the boxes, COULOMB_PARTS "opencl tables")  SALT_S (24)  GAMDPY_S (65; GAMDPY_PARTS, GAMDPY_SIZES)  TABLES_S (360)
-#        PERF_S (150)  PARTS (default: build suite dd coulomb salt gamdpy, space-separated; also
-#        ddprobe: gpu-dd at 1M atoms on 2 GPUs, host against device decisions with and without
-#        the look-ahead, side by side; tables: GPU_LOOP=device runs/gpu_tables.sh; perf:
-#        COULOMB_PARTS=perf runs/device/coulomb.sh; smalln: runs/device/smalln.sh, SMALLN_S (160);
-#        ddbest: runs/dd_scaling.sh at 1M and the targets' sizes, DDBEST_S (120), DDBEST_NE_SP,
-#        DDBEST_NE_LJ, DDBEST_BACKENDS, DDBEST_GRAPH; sanitize: compute-sanitizer memcheck and
-#        racecheck on the fused leapfrog, --tp, gpu-dd's sort and --dd-newton, SANITIZE_S (160),
-#        SANITIZE_RUNS, SANITIZE_TOOLS; ddprof: gpu-dd's rebuild phases, --dd-profile on, DDPROF_COMMS, DDPROF_NP,
-#        DDPROF_ROUNDS, DDPROF_BASE (a second revision's exported tree, run beside); rumdfigs: runs/rumd_figs.sh, RUMDFIGS_S (500), RUMD_PARTS, RUMD_SIZES). Carry .cl (the OpenCL .debs,
-#        runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
+# The parts (PARTS, default build suite dd coulomb gamdpy salt; also ddprobe: gpu-dd at 1M atoms
+# on 2 GPUs, host against device decisions with and without the look-ahead, side by side;
+# tables: GPU_LOOP=device runs/gpu_tables.sh; perf: COULOMB_PARTS=perf runs/device/coulomb.sh;
+# smalln: runs/device/smalln.sh; ddbest: runs/dd_scaling.sh at 1M and the targets' sizes;
+# sanitize: compute-sanitizer memcheck and racecheck on the fused leapfrog, --tp, gpu-dd's sort
+# and --dd-newton; ddprof: gpu-dd's rebuild phases, --dd-profile on; rumdfigs: runs/rumd_figs.sh)
+# and their time limits: runs/device/all.sh --help (flags, or the environment: PARTS=... DD_S=...;
+# the settings of the drivers the parts run reach them from the environment). Carry .cl (the
+# OpenCL .debs, runs/device/coulomb.sh) and .whl (gamdpy's wheel, runs/device/gamdpy.sh).
 # Run it on the committed HEAD, never the working tree: here runs/device/snap.sh, then the call
 #   runs/device/snap.sh --run runs/device/all.sh   carrying .snap.tar, .git-rev, .cl (and .whl)
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/all.sh [settings]" "a whole session's GPU work in one device call (nvidia-h200-x2): build, the suite, the timing parts"
+setting OUT /tmp/all-out "where results.tgz lands (the device tool's \$OUT)"
+setting PARTS "build suite dd coulomb gamdpy salt" "the parts, space-separated (also ddprobe tables perf smalln ddbest sanitize ddprof rumdfigs)"
+setting SUITE_S 480 "seconds for the suite"
+setting DD_S 90 "seconds for the dd part (runs/device/dd.sh's timing)"
+setting COULOMB_S 80 "seconds for the coulomb part"
+setting COULOMB_WATER "43239 239922 630828" "the coulomb part's water boxes (its WATER_SIZES)"
+setting COULOMB_PARTS "opencl tables" "the coulomb part's COULOMB_PARTS"
+setting SALT_S 24 "seconds for the salt part"
+setting GAMDPY_S 65 "seconds for the gamdpy part"
+setting GAMDPY_PARTS "ours gamdpy-default" "the gamdpy part's PARTS"
+setting GAMDPY_SIZES "sc:8 sc:16 fcc:64" "the gamdpy part's SIZES"
+setting TABLES_S 360 "seconds for the tables part"
+setting PERF_S 150 "seconds for the perf part (set: also runs/device/coulomb.sh's PERF_S cap)"
+setting SMALLN_S 160 "seconds for the smalln part"
+setting DDBEST_S 120 "seconds for the ddbest part"
+setting DDBEST_NE_SP "100 200" "ddbest's DD_NE_SP"
+setting DDBEST_NE_LJ "100 159" "ddbest's DD_NE_LJ"
+setting DDBEST_BACKENDS "p2p nvshmem" "ddbest's DD_BACKENDS"
+setting DDBEST_GRAPH "off on" "ddbest's DD_GRAPH"
+setting SANITIZE_S 160 "seconds for the sanitize part"
+setting SANITIZE_RUNS 'float/gpu-layer $dev --graph cond --leapfrog fused --tp 4;double/gpu-old $dev --graph on --leapfrog fused --tp 2;double/gpu-dd --reorder 10;double/gpu-dd --dd-newton on --comm p2p' \
+    "the sanitize runs, ';'-separated, each 'precision/variant flags...' (\$dev: the device loop's flags)"
+setting SANITIZE_TOOLS "memcheck racecheck" "the compute-sanitizer tools"
+setting DDPROF_COMMS p2p "ddprof's multi-rank backends"
+setting DDPROF_NP "1 2" "ddprof's rank counts"
+setting DDPROF_ROUNDS 1 "ddprof's rounds"
+setting DDPROF_BASE "" "ddprof: a second revision's exported tree, built and run beside"
+setting RUMDFIGS_S 500 "seconds for the rumdfigs part"
+setting RUMD_PARTS "fig6 fig7 rapaport" "rumdfigs: runs/rumd_figs.sh's PARTS"
+setting RUMD_SIZES "" "rumdfigs: runs/rumd_figs.sh's SIZES (empty: its default)"
+settings_parse "$@"
+# set for all.sh, PERF_S is runs/device/coulomb.sh's cap too (it reads it from the environment)
+[ "$(settings_source PERF_S)" = default ] || export PERF_S
 export PATH=$PATH:/usr/local/cuda/bin NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 # no PyPI there: plots/venv.sh fails at once instead of retrying, its tests SKIP
 export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 T80_NO_PLOTS=1 NBR_LOCK=none
-OUT=${OUT:-/tmp/all-out}
 R=/tmp/nbrlab-results
 mkdir -p "$R" "$OUT"
 t0=$(date +%s)
@@ -44,7 +76,7 @@ reap() {
 pack() { reap; cp -r build/test-logs/units "$R/test-units" 2>/dev/null; tar czf "$OUT/results.tgz" -C "$R" . 2>/dev/null; }
 # PARTS is also the name drivers (runs/rumd_figs.sh, runs/device/gamdpy.sh) read: taken here and
 # unset, so the suite's driver tests do not inherit it
-ALL_PARTS=${PARTS:-build suite dd coulomb gamdpy salt}; unset PARTS
+ALL_PARTS=$PARTS; unset PARTS
 want() { [[ " $ALL_PARTS " == *" $1 "* ]]; }
 say() { echo "[$(el) s] $*" | tee -a "$R/summary.txt"; }
 
@@ -67,7 +99,7 @@ nvcc -std=c++17 -arch=sm_90 runs/device/probe_graph_cond.cu -o /tmp/probe_cond >
 pack
 
 if want suite; then
-    TEST_JOBS=16 timeout "${SUITE_S:-480}" tests/run.sh >"$R/make-test.log" 2>&1
+    TEST_JOBS=16 timeout "$SUITE_S" tests/run.sh >"$R/make-test.log" 2>&1
     say "suite (rc $?): $(tail -1 "$R/make-test.log")"
     grep -E '^FAIL' "$R/make-test.log" | head -20 | tee -a "$R/summary.txt"
     # each failed test's whole log (the suite prints its last 8 lines only)
@@ -80,15 +112,15 @@ fi
 # OpenCL tests) are whole (at 39b2e8e a suite TEST_ONLY left them none)
 unset TEST_ONLY
 if want dd; then
-    OUT=$R/dd DD_PART=timing DD_WALL=$(( ${DD_S:-90} - 10 )) timeout "${DD_S:-90}" runs/device/dd.sh >"$R/dd-timing.out" 2>&1
+    OUT=$R/dd DD_PART=timing DD_WALL=$(( $DD_S - 10 )) timeout "$DD_S" runs/device/dd.sh >"$R/dd-timing.out" 2>&1
     say "gpu-dd timing: $(tail -1 "$R/dd-timing.out")"
     pack
 fi
 if want coulomb && [ -x runs/device/coulomb.sh ]; then
     # the CUDA tests ran in the suite; here NVIDIA OpenCL's set-up and tests, then the tables
     # at three water boxes and the protein (the thesis's sizes span 43 239 ... 630 828)
-    OUT=$R/coulomb COULOMB_PARTS="${COULOMB_PARTS:-opencl tables}" WATER_SIZES="${COULOMB_WATER:-43239 239922 630828}" \
-        COULOMB_BUDGET=$(( ${COULOMB_S:-80} - 10 )) timeout "${COULOMB_S:-80}" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
+    OUT=$R/coulomb COULOMB_PARTS="$COULOMB_PARTS" WATER_SIZES="$COULOMB_WATER" \
+        COULOMB_BUDGET=$(( $COULOMB_S - 10 )) timeout "$COULOMB_S" runs/device/coulomb.sh >"$R/coulomb.out" 2>&1
     say "coulomb: $(tail -1 "$R/coulomb.out")"
     pack
 fi
@@ -112,7 +144,7 @@ if want ddprobe; then
 fi
 if want smalln && [ -x runs/device/smalln.sh ]; then
     # gpu-layer at small N, the knobs of the small-N step side by side (runs/device/smalln.sh)
-    OUT=$R/smalln timeout "${SMALLN_S:-160}" runs/device/smalln.sh >"$R/smalln.out" 2>&1
+    OUT=$R/smalln timeout "$SMALLN_S" runs/device/smalln.sh >"$R/smalln.out" 2>&1
     say "smalln (rc $?): $(tail -1 "$R/smalln.out")"
     pack
 fi
@@ -120,10 +152,10 @@ if want ddbest; then
     # gpu-dd at the issue's target sizes only (SP 8M, LJ 4M) and 1M, the best modes, host
     # decisions; other DD_* variables of the call (e.g. a knob list) reach runs/dd_scaling.sh
     mkdir -p "$R/ddbest"
-    env DD_NE_SP="${DDBEST_NE_SP:-100 200}" DD_NE_LJ="${DDBEST_NE_LJ:-100 159}" DD_OVERLAP=off DD_GRAPH="${DDBEST_GRAPH:-off on}" \
-        DD_DECIDE=host DD_BACKENDS="${DDBEST_BACKENDS:-p2p nvshmem}" QUICK=1 DD_TIMEOUT=60 \
-        DD_BUDGET=$(( ${DDBEST_S:-120} - 15 )) OUT_DIR="$R/ddbest" LOGDIR="$R/ddbest/logs" \
-        timeout "${DDBEST_S:-120}" runs/dd_scaling.sh >"$R/ddbest/timing.log" 2>&1
+    env DD_NE_SP="$DDBEST_NE_SP" DD_NE_LJ="$DDBEST_NE_LJ" DD_OVERLAP=off DD_GRAPH="$DDBEST_GRAPH" \
+        DD_DECIDE=host DD_BACKENDS="$DDBEST_BACKENDS" QUICK=1 DD_TIMEOUT=60 \
+        DD_BUDGET=$(( $DDBEST_S - 15 )) OUT_DIR="$R/ddbest" LOGDIR="$R/ddbest/logs" \
+        timeout "$DDBEST_S" runs/dd_scaling.sh >"$R/ddbest/timing.log" 2>&1
     say "ddbest (rc $?): $(grep -c ',ok,[^,]*$' "$R/ddbest/dd_scaling.csv" 2>/dev/null) rows"
     pack
 fi
@@ -133,13 +165,13 @@ if want sanitize; then
     # --dd-newton force halo (one rank: every axis exchanges with itself); a small system each
     # SANITIZE_RUNS (';'-separated, each "precision/variant flags...", $dev expanded) replaces the list
     dev="--decide device --layers device --reorder-at device --reduce device"
-    runs=${SANITIZE_RUNS:-"float/gpu-layer \$dev --graph cond --leapfrog fused --tp 4;double/gpu-old \$dev --graph on --leapfrog fused --tp 2;double/gpu-dd --reorder 10;double/gpu-dd --dd-newton on --comm p2p"}
+    runs=$SANITIZE_RUNS
     IFS=';' read -ra run_list <<<"$runs"
     for run in "${run_list[@]}"; do
         run=${run//\$dev/$dev}
-        for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+        for tool in $SANITIZE_TOOLS; do
             echo "== $tool: build/$run" >>"$R/sanitizer.log"
-            timeout $(( ${SANITIZE_S:-160} / (2 * ${#run_list[@]}) )) compute-sanitizer --tool $tool --error-exitcode 9 build/$run --ne 10 \
+            timeout $(( $SANITIZE_S / (2 * ${#run_list[@]}) )) compute-sanitizer --tool $tool --error-exitcode 9 build/$run --ne 10 \
                 --steps 120 --equil 20 --sample-every 20 --check --quiet >>"$R/sanitizer.log" 2>&1
             echo "rc=$?" >>"$R/sanitizer.log"
         done
@@ -163,7 +195,7 @@ if want ddprof; then
     # within one call. Logs ddprof-<sys>-<np>rank-<comm>-<rev>-r<round>.log; runs/ddprof_table.py
     # tabulates them.
     progs=("$(cat .git-rev 2>/dev/null || echo head)=build/float/gpu-dd")
-    if [ -n "${DDPROF_BASE:-}" ]; then
+    if [ -n "$DDPROF_BASE" ]; then
         if make -C "$DDPROF_BASE" -j16 build/float/gpu-dd >"$R/base-build.log" 2>&1; then
             progs=("$(cat "$DDPROF_BASE/.git-rev" 2>/dev/null || echo base)=$DDPROF_BASE/build/float/gpu-dd" "${progs[@]}")
         else
@@ -171,13 +203,13 @@ if want ddprof; then
         fi
     fi
     ngpu=$(nvidia-smi -L | grep -c '^GPU')
-    for round in $(seq 1 "${DDPROF_ROUNDS:-1}"); do
+    for round in $(seq 1 "$DDPROF_ROUNDS"); do
         order=("${progs[@]}")
         [ $(( round % 2 )) = 0 ] && [ ${#progs[@]} = 2 ] && order=("${progs[1]}" "${progs[0]}")
         for sys in "sp 200" "lj 159"; do
             set -- $sys
-            for np in ${DDPROF_NP:-1 2}; do
-                for comm in ${DDPROF_COMMS:-p2p}; do
+            for np in $DDPROF_NP; do
+                for comm in $DDPROF_COMMS; do
                     [ $np = 1 ] && comm=mpi
                     for lp in "${order[@]}"; do
                         label=${lp%%=*} prog=${lp#*=}
@@ -198,13 +230,13 @@ if want ddprof; then
 fi
 if want tables; then
     # appended to the committed results/h200 CSVs of the snapshot (paper-loop rows beside), copied back whole
-    GPU_LOOP=device timeout "${TABLES_S:-360}" runs/gpu_tables.sh >"$R/gpu_tables.log" 2>&1
+    GPU_LOOP=device timeout "$TABLES_S" runs/gpu_tables.sh >"$R/gpu_tables.log" 2>&1
     say "tables (rc $?): $(tail -1 "$R/gpu_tables.log")"
     rm -rf "$R/results-h200" && cp -r results/h200 "$R/results-h200"
     pack
 fi
 if want perf && [ -x runs/device/coulomb.sh ]; then
-    OUT=$R/coulomb-perf COULOMB_PARTS=perf timeout "${PERF_S:-150}" runs/device/coulomb.sh >"$R/coulomb-perf.out" 2>&1
+    OUT=$R/coulomb-perf COULOMB_PARTS=perf timeout "$PERF_S" runs/device/coulomb.sh >"$R/coulomb-perf.out" 2>&1
     say "coulomb perf: $(tail -1 "$R/coulomb-perf.out")"
     pack
 fi
@@ -213,8 +245,8 @@ if want rumdfigs; then
     # into $R/rumd; RUMD_PARTS is that driver's PARTS, RUMD_SIZES its SIZES; AUTO_SIZES, FIG7_SIZES,
     # RAP_SIZES, AUTOTUNE_BUDGET, TARGET and TIMEOUT pass through
     mkdir -p "$R/rumd"
-    env PARTS="${RUMD_PARTS:-fig6 fig7 rapaport}" ${RUMD_SIZES:+SIZES="$RUMD_SIZES"} OUT_DIR="$R/rumd" \
-        LOGDIR="$R/rumd/logs" timeout "${RUMDFIGS_S:-500}" runs/rumd_figs.sh >"$R/rumd/figs.log" 2>&1
+    env PARTS="$RUMD_PARTS" ${RUMD_SIZES:+SIZES="$RUMD_SIZES"} OUT_DIR="$R/rumd" \
+        LOGDIR="$R/rumd/logs" timeout "$RUMDFIGS_S" runs/rumd_figs.sh >"$R/rumd/figs.log" 2>&1
     say "rumdfigs (rc $?): $(cat "$R"/rumd/*.csv 2>/dev/null | grep -c ',ok,[^,]*$') rows ok; $(grep -c FAILED "$R/rumd/figs.log") failed"
     pack
 fi
@@ -224,7 +256,7 @@ if want salt; then
     for prog in "gpu-layer --layers device --reorder-at device --reduce device --read ldg --graph on" \
                 "gpu-rumd --graph on"; do
         set -- $prog
-        timeout $(( ${SALT_S:-24} / 2 )) build/float/"$@" --system salt --ne 100 --steps 300 --equil 100 \
+        timeout $(( $SALT_S / 2 )) build/float/"$@" --system salt --ne 100 --steps 300 --equil 100 \
             --decide device --sample-every 100 --stage-reps 5 --csv "$R/salt.csv" --tag "salt-$1" \
             >>"$R/salt.log" 2>&1 || say "salt $1 failed (rc $?)"
     done
@@ -234,9 +266,9 @@ fi
 if want gamdpy && [ -x runs/device/gamdpy.sh ]; then
     # nbrlab's defaults and gamdpy's default plan side by side at three sizes (its autotuner
     # recompiles per trial: a call of its own, runs/device/gamdpy.sh PARTS=gamdpy-auto)
-    OUT=$R/gamdpy PARTS="${GAMDPY_PARTS:-ours gamdpy-default}" SIZES="${GAMDPY_SIZES:-sc:8 sc:16 fcc:64}" \
-        TOTAL=$(( ${GAMDPY_S:-65} - 5 )) GAMDPY_TIMEOUT=30 \
-        timeout "${GAMDPY_S:-65}" runs/device/gamdpy.sh >"$R/gamdpy.out" 2>&1
+    OUT=$R/gamdpy PARTS="$GAMDPY_PARTS" SIZES="$GAMDPY_SIZES" \
+        TOTAL=$(( $GAMDPY_S - 5 )) GAMDPY_TIMEOUT=30 \
+        timeout "$GAMDPY_S" runs/device/gamdpy.sh >"$R/gamdpy.out" 2>&1
     say "gamdpy: $(tail -1 "$R/gamdpy.out")"
     pack
 fi

@@ -22,15 +22,19 @@
 #      after it. Not the PERF_S of runs/device/all.sh (150): there the timeout of this whole
 #      part; set for all.sh, it is this cap too, and the table after the last run may be cut off
 #                                -> perf.csv, perf.txt, clocks.txt, clocks.csv, resources.txt, sass.txt
-#   env: COULOMB_BUDGET (270 s: the tables get what is left of it after parts 1-2)
-#        COULOMB_PARTS (default "tests opencl tables"; to split the run over two calls:
-#        COULOMB_PARTS=tests, then COULOMB_PARTS="opencl tables": the opencl part sets up and
-#        tests NVIDIA OpenCL, which the tables then use; COULOMB_PARTS=perf: part 4 alone)
+# Settings: runs/device/coulomb.sh --help (flags, or the environment: COULOMB_PARTS=tests ...).
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/coulomb.sh [settings]" "the Coulomb programs (issue 12) on one H200: tests, NVIDIA OpenCL, the tables, perf"
+setting OUT /tmp/coulomb-out "where the logs and CSVs land (the device tool's \$OUT)"
+setting COULOMB_PARTS "tests opencl tables" "parts: tests, opencl, tables (two calls: tests, then \"opencl tables\"), perf (alone)"
+setting COULOMB_BUDGET 270 "seconds: the tables get what is left of it after parts 1-2"
+setting PERF_S 90 "seconds: perf starts no run after it"
+setting PERF_ROUNDS 2 "perf's interleaved rounds"
+settings_parse "$@"
 cd "$(dirname "$0")/../.."
-parts=" ${COULOMB_PARTS:-tests opencl tables} "
+parts=" $COULOMB_PARTS "
 want() { case $parts in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-OUT=${OUT:-/tmp/coulomb-out}
 mkdir -p "$OUT"
 # no flock (nothing else runs there); no plot tests (no PyPI there for plots/venv.sh)
 export PATH="$PATH:/usr/local/cuda/bin" NBR_LOCK=none T80_NO_PLOTS=1
@@ -117,7 +121,7 @@ fi
 
 # ---- 3. the thesis's tables -----------------------------------------------------------------
 if want tables; then
-left=$(( ${COULOMB_BUDGET:-270} - ($(date +%s) - t_start) ))
+left=$(( $COULOMB_BUDGET - ($(date +%s) - t_start) ))
 [ $left -lt 60 ] && left=60
 stamp "runs/coulomb.sh (cap ${left} s)"
 # (env: an expansion cannot be an assignment word of the shell)
@@ -147,8 +151,8 @@ fi
 # resources.txt) and their SASS instructions per pair (runs/coulomb_sass.py, sass.txt).
 # Capped at PERF_S (90) s; about 70 s on an H200.
 if want perf; then
-    perf_s=${PERF_S:-90}
-    rounds=${PERF_ROUNDS:-2}
+    perf_s=$PERF_S
+    rounds=$PERF_ROUNDS
     perf_csv=$OUT/perf.csv
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu,clocks_throttle_reasons.active,pstate \
         --format=csv >"$OUT/clocks.txt" 2>&1

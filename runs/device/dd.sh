@@ -8,13 +8,18 @@
 # QUICK subset takes ~300 s, an estimate). Under an outer timeout (runs/device/all.sh's DD_S), set
 # DD_WALL to it, so that the budget ends before the timeout does.
 # Every part runs even if one before it failed; what failed is printed at the end.
-# DD_PART: build, tests, timing or a comma list of them (default all; the probe always runs)
+# Settings: runs/device/dd.sh --help (flags, or the environment: DD_PART=timing DD_WALL=...).
 set -u
-part=,${DD_PART:-build,tests,timing},
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/dd.sh [settings]" "gpu-dd on the device machine: build, tests, timing (nvidia-h200-x2)"
+setting OUT /tmp/dd-out "where the logs and CSVs land (the device tool's \$OUT)"
+setting DD_PART build,tests,timing "build, tests, timing or a comma list of them (the probe always runs)"
+setting DD_WALL 540 "seconds: the timing starts no run after it (under an outer timeout, set it to that)"
+settings_parse "$@"
+part=,$DD_PART,
 want() { [[ $part == *",$1,"* ]]; }
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}   # one host: NVLink only, no IB probing
-OUT=${OUT:-/tmp/dd-out}
 mkdir -p "$OUT"
 failed=()
 t0=$(date +%s)
@@ -86,7 +91,7 @@ if want timing; then
 for f in dd_scaling.csv dd_scaling_halo.csv; do
     [ -f "results/h200-x2/$f" ] && [ ! -f "$OUT/$f" ] && cp "results/h200-x2/$f" "$OUT/$f"
 done
-left=$(( ${DD_WALL:-540} - ($(date +%s) - t0) ))
+left=$(( $DD_WALL - ($(date +%s) - t0) ))
 QUICK=${QUICK:-1} DD_TIMEOUT=${DD_TIMEOUT:-120} DD_BUDGET=${DD_BUDGET:-$(( left > 30 ? left - 30 : 1 ))} OUT_DIR="$OUT" LOGDIR="$OUT/logs" \
     runs/dd_scaling.sh >"$OUT/timing.log" 2>&1 || failed+=("timing")
 grep -E 'points|budget|failed' "$OUT/timing.log" | tail -3

@@ -15,19 +15,24 @@
 # gamdpy's autotuner recompiles its kernels for every (p_b, t_p) it tries (seconds each), so one
 # size takes minutes: a second call with PARTS=gamdpy-auto GAMDPY_AT_SIZES=sc:16 (TOTAL 170)
 # gives it the whole time; its rows join gamdpy.csv of that call.
-#   env: PARTS ("ours gamdpy-default ours-auto gamdpy-auto")  SIZES ("sc:8 sc:16 sc:32 sc:64 fcc:64")
-#        TOTAL (175)  AUTOTUNE_BUDGET (6)  GAMDPY_AT_SIZES ("sc:16 fcc:64 sc:8")  GAMDPY_TIMEOUT (90)
+# Settings: runs/device/gamdpy.sh --help (flags, or the environment: PARTS=gamdpy-auto ...).
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/gamdpy.sh [settings]" "gamdpy 0.8.3 beside gpu-rumd and gpu-layer in one device call (the wheel carried in .whl)"
+setting OUT /tmp/gamdpy-out "where the CSVs and logs land (the device tool's \$OUT)"
+setting PARTS "ours gamdpy-default ours-auto gamdpy-auto" "the parts"
+setting SIZES "sc:8 sc:16 sc:32 sc:64 fcc:64" "lattice:NE sizes"
+setting TOTAL 175 "seconds in all: caps the gamdpy autotuner's share"
+setting AUTOTUNE_BUDGET 6 "seconds of gpu-rumd's autotuner per size"
+setting GAMDPY_AT_SIZES "sc:16 fcc:64 sc:8" "the sizes gamdpy's autotuner tries, in order, while the time allows"
+setting GAMDPY_TIMEOUT 90 "seconds per gamdpy child"
+settings_parse "$@"
 t0=$(date +%s)
-: "${OUT:=/tmp/gamdpy-out}" "${TOTAL:=175}" "${AUTOTUNE_BUDGET:=6}" "${GAMDPY_AT_SIZES:=sc:16 fcc:64 sc:8}"
-: "${PARTS:=ours gamdpy-default ours-auto gamdpy-auto}"
 has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-: "${GAMDPY_TIMEOUT:=90}"
 mkdir -p "$OUT"
 log=$OUT/log.txt summary=$OUT/summary.txt
 : >"$log"
 : >"$summary"
-: "${SIZES:=sc:8 sc:16 sc:32 sc:64 fcc:64}"
 elapsed() { echo $(($(date +%s) - t0)); }
 
 # 1. the carried wheel (numba and numba-cuda are on the image)

@@ -10,11 +10,16 @@
 # defaults), where it fits (not at 32768). Every run samples every 100 steps.
 # Writes $OUT/onchip.csv (tags onchip-<program>-<point>-r<round>) and $OUT/onchip.txt (medians
 # over the rounds). ~40 runs, about a minute on an H200.
-#   env: OUT (/tmp/onchip-out) BUILD (build) ROUNDS (3) POINTS ("lammps-lj:8 lammps-lj:12 lammps-lj:16 lammps-lj:32 sp:16")
+# Settings: runs/device/onchip.sh --help (flags, or the environment: ROUNDS=1 ...).
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/onchip.sh [settings]" "issue 27's timing: gpu-onchip beside gpu-rumd and gpu-layer, interleaved rounds"
+setting OUT /tmp/onchip-out "where onchip.csv and onchip.txt land (the device tool's \$OUT)"
+setting BUILD build "the build directory the programs are taken from"
+setting ROUNDS 3 "interleaved rounds"
+setting POINTS "lammps-lj:8 lammps-lj:12 lammps-lj:16 lammps-lj:32 sp:16" "system:ne points"
+settings_parse "$@"
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/onchip-out}
-BUILD=${BUILD:-build}
 mkdir -p "$OUT"
 csv=$OUT/onchip.csv
 rm -f "$csv"
@@ -34,8 +39,8 @@ args_of() {   # program point
             esac ;;
     esac
 }
-for round in $(seq 1 "${ROUNDS:-3}"); do
-    for point in ${POINTS:-lammps-lj:8 lammps-lj:12 lammps-lj:16 lammps-lj:32 sp:16}; do
+for round in $(seq 1 "$ROUNDS"); do
+    for point in $POINTS; do
         for prog in gpu-onchip gpu-onchip-cluster gpu-rumd gpu-layer; do
             [ $prog = gpu-onchip-cluster ] && [ "${point##*:}" -ge 32 ] && continue
             tag=onchip-$prog-${point/:/-ne}-r$round

@@ -12,12 +12,21 @@
 #   sweep     one run per point: --cluster and --tp at lammps-lj 512 / 1728 / 4096 and SP 4096,
 #             the block and grid tiers' defaults beside (float)
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/onchip_cluster.sh [settings]" "gpu-onchip's cluster tier on the device, in stages"
+setting OUT /tmp/onchip-cluster-out "where the logs land, one archive (the device tool's \$OUT)"
+setting STAGES "build tests plant sanitize sweep" "the stages (also table: runs/device/onchip.sh into OUT)"
+setting CASES50 "" "set: the tests stage also runs cases_50 for gpu-onchip"
+setting SWEEP_STEPS 3000 "the sweep's timed steps"
+setting SWEEP_POINTS "lammps-lj:8 lammps-lj:12 lammps-lj:16 sp:16" "the sweep's system:ne points"
+setting SWEEP_C "8 16" "the sweep's --cluster values"
+setting SWEEP_TP "4 8 16" "the sweep's --tp values"
+setting DIAG "" "set: the sweep adds lammps-lj 512's rebuild and chunk shares"
+settings_parse "$@"
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/onchip-cluster-out}
 mkdir -p "$OUT"
 export PATH=$PATH:/usr/local/cuda/bin
 rev=$(cat .git-rev 2>/dev/null || git describe --always --abbrev=12)
-STAGES=${STAGES:-build tests plant sanitize sweep}
 # table: runs/device/onchip.sh (the interleaved rounds) into $OUT
 has() { grep -qw "$1" <<<"$STAGES"; }
 if has build; then
@@ -32,7 +41,7 @@ if has tests; then
     log=$OUT/onchip-tests-$rev.log
     echo "# gpu-onchip tests on one H200 at $rev: tests/run.sh 56_onchip${CASES50:+; GPU_TEST_VARIANTS=gpu-onchip tests/run.sh 50_gpu}" >"$log"
     tests/run.sh 56_onchip >>"$log" 2>&1
-    [ -n "${CASES50:-}" ] && GPU_TEST_VARIANTS=gpu-onchip tests/run.sh 50_gpu >>"$log" 2>&1
+    [ -n "$CASES50" ] && GPU_TEST_VARIANTS=gpu-onchip tests/run.sh 50_gpu >>"$log" 2>&1
     grep -E "^(FAIL|SKIP)|passed," "$log" | head -40
     cp -r build/test-logs "$OUT/test-logs" 2>/dev/null
     tar czf "$OUT/test-logs.tgz" -C "$OUT" test-logs 2>/dev/null && rm -rf "$OUT/test-logs"
@@ -67,16 +76,16 @@ fi
 if has sweep; then
     csv=$OUT/onchip-cluster-sweep.csv
     rm -f "$csv"
-    common="--decide device --sample-every 100 --steps ${SWEEP_STEPS:-3000} --equil 1000 --stage-reps 0 --quiet"
+    common="--decide device --sample-every 100 --steps $SWEEP_STEPS --equil 1000 --stage-reps 0 --quiet"
     one() {   # TAG ARGS...
         local tag=$1; shift
         build/float/gpu-onchip "$@" $common --csv "$csv" --tag "$tag" >"$OUT/last.out" 2>&1 || echo "$tag failed: $(tail -1 "$OUT/last.out")"
     }
-    for pt in ${SWEEP_POINTS:-lammps-lj:8 lammps-lj:12 lammps-lj:16 sp:16}; do
+    for pt in $SWEEP_POINTS; do
         set -- ${pt%%:*} ${pt##*:}
         lat=""; [ $1 = lammps-lj ] && lat="--lattice sc"
-        for C in ${SWEEP_C:-8 16}; do
-            for tp in ${SWEEP_TP:-4 8 16}; do
+        for C in $SWEEP_C; do
+            for tp in $SWEEP_TP; do
                 one "csweep-$1-ne$2-c$C-tp$tp" --system $1 $lat --ne $2 --tier cluster --cluster $C --tp $tp
             done
         done
@@ -84,7 +93,7 @@ if has sweep; then
         [ $2 = 8 ] && one "csweep-$1-ne$2-block" --system $1 $lat --ne $2 --tier block
         one "csweep-$1-ne$2-grid" --system $1 $lat --ne $2 --tier grid
     done
-    if [ -n "${DIAG:-}" ]; then   # lammps-lj 512, cluster defaults: the rebuilds' share (skin) and the chunks' (sampling)
+    if [ -n "$DIAG" ]; then   # lammps-lj 512, cluster defaults: the rebuilds' share (skin) and the chunks' (sampling)
         for d in 0.3 0.6 1.0; do one "cdiag-delta$d" --system lammps-lj --lattice sc --ne 8 --tier cluster --delta $d; done
         for d in 0.3 0.6; do one "cdiag-grid-delta$d" --system lammps-lj --lattice sc --ne 8 --tier grid --delta $d; done
         build/float/gpu-onchip --system lammps-lj --lattice sc --ne 8 --tier cluster --decide device --sample-every 1000 \

@@ -13,18 +13,26 @@
 #   tests50  (not by default) GPU_TEST_VARIANTS=gpu-onchip tests/run.sh 50_gpu
 #   sanitize (not by default) runs/device/onchip_cluster.sh's compute-sanitizer stage
 # Everything under $OUT, packed into $OUT/onchip-parts.tgz at the end.
-#   env: OUT (/tmp/onchip-parts-out) PARTS ("tests plant tune speed") JOBS (16) PAIRS (6) BASE_REV
+# Settings: runs/device/onchip_parts.sh --help (flags, or the environment: PARTS=... BASE_REV=...).
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/onchip_parts.sh [settings] BASE_TAR" "gpu-onchip split into kernels/cuda/onchip_*, checked against BASE_TAR (git archive of the revision before)"
+setting OUT /tmp/onchip-parts-out "where onchip-parts.tgz lands (the device tool's \$OUT)"
+setting PARTS "tests plant tune speed" "the parts (also tests50, sanitize)"
+setting JOBS 16 "make -j"
+setting PAIRS 6 "compare.sh's --min-pairs"
+setting BASE_REV base "the base's name in .git-rev"
+settings_parse_args "$@"
+[ ${#SETTINGS_ARGS[@]} = 1 ] || { echo "onchip_parts.sh: one BASE_TAR (git archive of the base), not ${#SETTINGS_ARGS[@]} arguments (--help)" >&2; exit 2; }
+base_tar=${SETTINGS_ARGS[0]}
 export PATH=$PATH:/usr/local/cuda/bin NBR_LOCK=none
-base_tar=${1:?usage: runs/device/onchip_parts.sh BASE_TAR}
-OUT=${OUT:-/tmp/onchip-parts-out}
 mkdir -p "$OUT/logs"
-base=/tmp/onchip-parts-base plant=/tmp/onchip-parts-plant J=${JOBS:-16} want=" ${PARTS:-tests plant tune speed} "
+base=/tmp/onchip-parts-base plant=/tmp/onchip-parts-plant J=$JOBS want=" $PARTS "
 t0=$(date +%s)
 say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/summary.txt"; }
 pack() { tar czf /tmp/onchip-parts.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/onchip-parts.tgz "$OUT/"; }
 rm -rf "$base" "$plant" && mkdir -p "$base" "$plant"
-tar xf "$base_tar" -C "$base" && echo "${BASE_REV:-base}" >"$base/.git-rev"
+tar xf "$base_tar" -C "$base" && echo "$BASE_REV" >"$base/.git-rev"
 tar cf - --exclude=./build --exclude='./build-*' . | tar xf - -C "$plant"
 sed -i -e 's/if (oc->tier_flag == TIER_BLOCK \&\& !fits)/if (0)/' \
     -e 's/oc->tier_flag == TIER_GRID || !fits ? TIER_GRID/oc->tier_flag == TIER_GRID ? TIER_GRID/' \
@@ -59,7 +67,7 @@ if [[ $want == *" tune "* ]]; then
     say "refused trials: $(grep -c 'failed (exit 3)' "$OUT/logs/tune.log"), other failures: $(grep 'failed (exit' "$OUT/logs/tune.log" | grep -vc 'exit 3)')"
 fi
 if [[ $want == *" speed "* ]] && [ $rb = 0 ]; then
-    runs/compare.sh --min-pairs "${PAIRS:-6}" --max-pairs 10 --budget 240 --threshold 3 --no-plot --out "$OUT/compare" \
+    runs/compare.sh --min-pairs "$PAIRS" --max-pairs 10 --budget 240 --threshold 3 --no-plot --out "$OUT/compare" \
         --name onchip "build:$base/build" build:build onchip >"$OUT/logs/compare.log" 2>&1
     say "compare exit $? (0: no slowdown beyond 3%)"
     cat "$OUT/compare/onchip.txt" >>"$OUT/summary.txt" 2>/dev/null

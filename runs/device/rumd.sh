@@ -17,17 +17,21 @@
 #   autotune.log     that autotuned run's output
 #   summary.txt      what passed and failed, the sweep as us/step and TPS
 set -u
-: "${OUT:=/tmp/rumd-out}"
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/rumd.sh [settings]" "gpu-rumd's first run on the H200: tests, sanitizer, the first TPS sweep"
+setting OUT /tmp/rumd-out "where the logs and CSVs land (the device tool's \$OUT)"
+setting BUILD build "the build directory the programs are taken from"
+setting RUMD_PART all "1 or 2: only that part (the lead runs part 1 beside other tests, part 2 alone); all: both"
+settings_parse "$@"
 mkdir -p "$OUT"
-B=${BUILD:-build}
+B=$BUILD
 failed=()
 summary=$OUT/summary.txt
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
 tmp=$(mktemp -d)
 
-# RUMD_PART=1 or 2: only that part (the lead runs part 1 beside other tests, part 2 alone)
-part=${RUMD_PART:-all}
+part=$RUMD_PART
 if [ "$part" != 2 ]; then
 # ---- part 1: correctness, four jobs side by side (small systems: the GPU has room) ----
 (RUMD_TEST_PRECISIONS=double timeout 200 tests/run.sh 55_rumd >"$tmp/t55d" 2>&1; echo $? >"$tmp/t55d.rc") &

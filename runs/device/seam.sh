@@ -14,14 +14,25 @@
 # the call carries [".snap.tar", ".git-rev", ".snap-base.tar", ".git-rev-base"] and runs
 #   runs/device/snap.sh --run runs/device/seam.sh
 # Everything lands in $OUT/seam.tgz (same_physics.csv, the compare CSV and report, the logs).
-#   env: OUT (/tmp/seam-out)  PARTS ("physics speed"; also suite)  SUITE_S (330)  SEAM_PAIRS (5: --min-pairs)  SEAM_MAX (8)
-#        SEAM_BUDGET (240 s of compare runs)  SEAM_ONLY (compare's --only globs)  JOBS (16)
-#        PHYS_PROGRAMS (same_physics's --programs)  FIG6_SIZES  FIG6_CODES
+# Settings: runs/device/seam.sh --help (flags, or the environment: PARTS="physics suite" ...).
 # A second call on the warm machine can start in the tree the first one unpacked
 # (cd /tmp/nbrlab-snap && runs/device/seam.sh): the base and the new build are kept.
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/seam.sh [settings]" "issue 26's refactor step against a base revision, in one device call (header: runs/device/seam.sh)"
+setting OUT /tmp/seam-out "where everything lands (seam.tgz; the device tool's \$OUT)"
+setting PARTS "physics speed" "the parts: physics suite fig6 speed"
+setting SUITE_S 330 "seconds the suite may take"
+setting SEAM_PAIRS 5 "compare.sh's --min-pairs (5 at least: its interval)"
+setting SEAM_MAX 8 "compare.sh's --max-pairs"
+setting SEAM_BUDGET 240 "compare.sh's --budget, seconds of compare runs"
+setting SEAM_ONLY "" "compare.sh's --only globs (empty: every case of the suite)"
+setting JOBS 16 "make -j, compare.sh's --jobs"
+setting PHYS_PROGRAMS "" "same_physics.sh's --programs (empty: its default)"
+setting FIG6_SIZES "sc:8 fcc:8 sc:16 fcc:16 sc:32" "fig6's SIZES"
+setting FIG6_CODES "rumd-default layer n2" "fig6's FIG6 (the codes)"
+settings_parse "$@"
 export PATH=$PATH:/usr/local/cuda/bin NBR_LOCK=none
-OUT=${OUT:-/tmp/seam-out}
 mkdir -p "$OUT/logs"
 base=/tmp/nbrlab-seam-base
 t0=$(date +%s)
@@ -31,9 +42,8 @@ pack() {
     for d in same-physics compare failed-logs fig6; do [ -d "$OUT/$d" ] && parts+=("$d"); done
     tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
 }
-want=${PARTS:-physics speed} suite_s=${SUITE_S:-330} pairs=${SEAM_PAIRS:-5} max_pairs=${SEAM_MAX:-8}
-budget=${SEAM_BUDGET:-240} only=${SEAM_ONLY:-} fig6_sizes=${FIG6_SIZES:-sc:8 fcc:8 sc:16 fcc:16 sc:32}
-fig6_codes=${FIG6_CODES:-rumd-default layer n2} phys_programs=${PHYS_PROGRAMS:-}
+want=$PARTS suite_s=$SUITE_S pairs=$SEAM_PAIRS max_pairs=$SEAM_MAX
+budget=$SEAM_BUDGET only=$SEAM_ONLY fig6_sizes=$FIG6_SIZES fig6_codes=$FIG6_CODES phys_programs=$PHYS_PROGRAMS
 # this script's own settings go no further: the suite and the drivers it runs read PARTS etc. too
 unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY FIG6_SIZES FIG6_CODES PHYS_PROGRAMS
 [ "$pairs" -ge 5 ] || { echo "seam.sh: SEAM_PAIRS=$pairs: compare.sh needs at least 5 pairs for its interval" >&2; exit 2; }
@@ -45,8 +55,8 @@ if ! cmp -s /tmp/.git-rev-base "$base/.git-rev" 2>/dev/null; then
     rm -rf "$base" && mkdir -p "$base" && tar xf /tmp/.snap-base.tar -C "$base" && cp /tmp/.git-rev-base "$base/.git-rev"
 fi
 say "base $(cat "$base/.git-rev"), new $(cat .git-rev)"
-(cd "$base" && make -j"${JOBS:-16}" all >"$OUT/logs/build-base.log" 2>&1) & pb=$!
-make -j"${JOBS:-16}" all >"$OUT/logs/build-new.log" 2>&1; rn=$?
+(cd "$base" && make -j"$JOBS" all >"$OUT/logs/build-base.log" 2>&1) & pb=$!
+make -j"$JOBS" all >"$OUT/logs/build-new.log" 2>&1; rn=$?
 wait $pb; rb=$?
 [ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$OUT/logs/build-new.log" "$OUT/logs/build-base.log"; pack; exit 1; }
 say "built both"
@@ -71,7 +81,7 @@ if [[ " $want " == *" fig6 "* ]]; then
     pack
 fi
 if [[ " $want " == *" speed "* ]]; then
-    runs/compare.sh --jobs "${JOBS:-16}" --min-pairs "$pairs" --max-pairs "$max_pairs" \
+    runs/compare.sh --jobs "$JOBS" --min-pairs "$pairs" --max-pairs "$max_pairs" \
         --budget "$budget" ${only:+--only "$only"} --no-plot --out "$OUT/compare" \
         "build:$base/build" build:build seam >"$OUT/logs/compare.txt" 2>&1
     say "speed: exit $? (0: no case slower beyond 5%)"

@@ -15,14 +15,21 @@
 # 8 and 12 us; rewritten after every round, so a call cut short keeps round 1's). 80 runs; an
 # estimate, not measured: ~100 s on an H200 (process start-up dominates at small N), under
 # all.sh's SMALLN_S (160); ROUNDS=1 halves it.
-#   env: OUT (default /tmp/smalln-out)  BUILD (build)  TPS ("1 2 4 8")  LEAPFROGS ("split fused")
-#        ROUNDS (2)  POINTS (default all: "sp:16 sp:32 sp:48 sp:100 lj:100")  ARGS (more flags for every
-#        run, e.g. ARGS="--wlayout col": at t_p >= 8 a warp reads only 32/t_p consecutive words of
-#        each row-layout W row, the column layout keeps an atom's lanes on consecutive words)
+# Settings: runs/device/smalln.sh --help (flags, or the environment: ROUNDS=1 ...). ARGS adds
+# flags to every run, e.g. ARGS="--wlayout col": at t_p >= 8 a warp reads only 32/t_p consecutive
+# words of each row-layout W row, the column layout keeps an atom's lanes on consecutive words.
 set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/smalln.sh [settings]" "gpu-layer's --tp and --leapfrog at small N, interleaved rounds"
+setting OUT /tmp/smalln-out "where smalln.csv and smalln.txt land (the device tool's \$OUT)"
+setting BUILD build "the build directory gpu-layer is taken from"
+setting TPS "1 2 4 8" "--tp values"
+setting LEAPFROGS "split fused" "--leapfrog values"
+setting ROUNDS 2 "interleaved rounds"
+setting POINTS "sp:16 sp:32 sp:48 sp:100 lj:100" "system:ne points"
+setting ARGS "" "more flags for every run"
+settings_parse "$@"
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/smalln-out}
-BUILD=${BUILD:-build}
 b=$BUILD/float/gpu-layer
 if [ ! -x "$b" ]; then
     echo "smalln: $b is not built (make -j first)" >&2
@@ -62,15 +69,15 @@ summarize() {
                  b4, best4, b32, best32 }' <(python3 runs/csvq.py wide "$csv") >"$txt"
 }
 failed=0 t0=$SECONDS
-for round in $(seq 1 "${ROUNDS:-2}"); do
-    for point in ${POINTS:-sp:16 sp:32 sp:48 sp:100 lj:100}; do
+for round in $(seq 1 "$ROUNDS"); do
+    for point in $POINTS; do
         sys=${point%%:*} ne=${point##*:}
-        for tp in ${TPS:-1 2 4 8}; do
-            for lf in ${LEAPFROGS:-split fused}; do
+        for tp in $TPS; do
+            for lf in $LEAPFROGS; do
                 tag=smalln-$sys-ne$ne-tp$tp-$lf-r$round
                 # shellcheck disable=SC2046
                 if ! "$b" --system "$sys" --ne "$ne" $(run_args "$sys" "$ne") $loop --tp "$tp" --leapfrog "$lf" \
-                    --stage-reps 20 ${ARGS:-} --csv "$csv" --tag "$tag" --quiet >"$OUT/$tag.out" 2>&1; then
+                    --stage-reps 20 $ARGS --csv "$csv" --tag "$tag" --quiet >"$OUT/$tag.out" 2>&1; then
                     echo "smalln: $tag failed: $(tail -1 "$OUT/$tag.out")"
                     failed=$((failed + 1))
                 fi

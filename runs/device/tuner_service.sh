@@ -10,8 +10,12 @@
 # searches, gpu-layer and gpu-old --autotune at lammps-lj N = 4000, a planted leak (gpu_finish
 # keeps W) through the memory line.
 set -u
-old_tar=$1
-: "${OUT:=/tmp/tuner-out}"
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/tuner_service.sh [settings] OLD_TREE_TAR" "the autotuner in one process (this tree) against the popen one (OLD_TREE_TAR, e.g. git archive 5dbce1b)"
+setting OUT /tmp/tuner-out "where summary.txt, the logs and the CSVs land (the device tool's \$OUT)"
+settings_parse_args "$@"
+[ ${#SETTINGS_ARGS[@]} = 1 ] || { echo "tuner_service.sh: one OLD_TREE_TAR, not ${#SETTINGS_ARGS[@]} arguments (--help)" >&2; exit 2; }
+old_tar=${SETTINGS_ARGS[0]}
 mkdir -p "$OUT"
 export PATH=$PATH:/usr/local/cuda/bin
 new=$PWD old=/tmp/w-tune-old mut=/tmp/w-tune-mut
