@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # runs/device/seam.sh - issue 26's measurement of a refactor step against a base revision, in one
 # device call: the base and the new tree built side by side, then
-#   physics  runs/same_physics.sh (double) over every GPU program of both: U, W and per-atom
-#            errors at step 0 within 1e-12, the rebuild steps over 500 steps;
+#   physics  runs/same_physics.sh over every GPU program of both, in each PHYS_PRECISIONS: double,
+#            U, W and per-atom errors at step 0 within 1e-12 and the rebuild steps over 500
+#            steps; float, both builds' checks passing (U, W, rebuilds reported);
 #   suite    the whole test suite on the new tree (TEST_JOBS=16, at most SUITE_S seconds), the
 #            logs of the failed tests beside;
 #   fig6     runs/rumd_figs.sh part fig6 on the new tree (FIG6_SIZES "sc:8 fcc:8 sc:16 fcc:16 sc:32", FIG6_CODES
@@ -29,6 +30,7 @@ setting SEAM_BUDGET 240 "compare.sh's --budget, seconds of compare runs"
 setting SEAM_ONLY "" "compare.sh's --only globs (empty: every case of the suite)"
 setting JOBS 16 "make -j, compare.sh's --jobs"
 setting PHYS_PROGRAMS "" "same_physics.sh's --programs (empty: its default)"
+setting PHYS_PRECISIONS double "same_physics.sh's --precision, one run each (double float)"
 setting FIG6_SIZES "sc:8 fcc:8 sc:16 fcc:16 sc:32" "fig6's SIZES"
 setting FIG6_CODES "rumd-default layer n2" "fig6's FIG6 (the codes)"
 settings_parse "$@"
@@ -43,9 +45,9 @@ pack() {
     tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
 }
 want=$PARTS suite_s=$SUITE_S pairs=$SEAM_PAIRS max_pairs=$SEAM_MAX
-budget=$SEAM_BUDGET only=$SEAM_ONLY fig6_sizes=$FIG6_SIZES fig6_codes=$FIG6_CODES phys_programs=$PHYS_PROGRAMS
+budget=$SEAM_BUDGET only=$SEAM_ONLY fig6_sizes=$FIG6_SIZES fig6_codes=$FIG6_CODES phys_programs=$PHYS_PROGRAMS phys_precs=$PHYS_PRECISIONS
 # this script's own settings go no further: the suite and the drivers it runs read PARTS etc. too
-unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY FIG6_SIZES FIG6_CODES PHYS_PROGRAMS
+unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY FIG6_SIZES FIG6_CODES PHYS_PROGRAMS PHYS_PRECISIONS
 [ "$pairs" -ge 5 ] || { echo "seam.sh: SEAM_PAIRS=$pairs: compare.sh needs at least 5 pairs for its interval" >&2; exit 2; }
 [ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
 # the new tree is this one (snap.sh unpacked it); the base goes beside it
@@ -61,9 +63,12 @@ wait $pb; rb=$?
 [ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$OUT/logs/build-new.log" "$OUT/logs/build-base.log"; pack; exit 1; }
 say "built both"
 if [[ " $want " == *" physics "* ]]; then
-    runs/same_physics.sh ${phys_programs:+--programs "$phys_programs"} --out "$OUT/same-physics" "build:$base/build" build:build >"$OUT/logs/same-physics.txt" 2>&1
-    say "physics: exit $? ($(tail -1 "$OUT/logs/same-physics.txt"))"
-    pack
+    for prec in $phys_precs; do
+        runs/same_physics.sh ${phys_programs:+--programs "$phys_programs"} --precision "$prec" \
+            --out "$OUT/same-physics/$prec" "build:$base/build" build:build >"$OUT/logs/same-physics-$prec.txt" 2>&1
+        say "physics $prec: exit $? ($(tail -1 "$OUT/logs/same-physics-$prec.txt"))"
+        pack
+    done
 fi
 if [[ " $want " == *" suite "* ]]; then
     TEST_JOBS=16 timeout "$suite_s" tests/run.sh >"$OUT/logs/make-test.log" 2>&1
