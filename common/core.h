@@ -92,6 +92,7 @@ void stage_timing(Sim *s, RunResult *res);
  * printed, nothing else to do); the run from it (init to finish, the CSV row; the exit code);
  * the host state freed. The autotuner (tune.c) runs its trials between the first two. */
 Sim *loop_setup(int argc, char **argv, const Variant *v);
+void loop_derive(Sim *s);   /* n, L and r_n from s->p: again after a knob changes */
 int loop_run(Sim *s, RunResult *res);
 void loop_free(Sim *s);
 

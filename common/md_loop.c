@@ -235,6 +235,16 @@ static void refuse_verify_without_structure(const Sim *s)
                  s->variant->name, s->variant->build ? "no stored pairs" : "its pairs are found every step");
 }
 
+/* What the run derives from its parameters: after a knob changes (the autotuner's trials and its
+ * final values) it must be derived again, or the lists keep the old r_n while the rebuild test
+ * takes the new skin (lists that miss pairs). */
+void loop_derive(Sim *s)
+{
+    s->n = (int)params_natoms(&s->p);
+    s->L = (real)params_box(&s->p);
+    s->rn = (real)params_rn(&s->p);
+}
+
 Sim *loop_setup(int argc, char **argv, const Variant *variant)
 {
     Sim *s = calloc(1, sizeof *s);
@@ -252,9 +262,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     if (v.max_atoms > 0 && params_natoms(p) > v.max_atoms)
         nbr_fail(EXIT_INPUT, "%s: N = %ld atoms exceed this program's limit of %ld (%s): lower --ne", v.name,
                  params_natoms(p), v.max_atoms, v.max_atoms_why);
-    s->n = (int)params_natoms(p);
-    s->L = (real)params_box(p);
-    s->rn = (real)params_rn(p);
+    loop_derive(s);
     s->pot = potential_make(p->potential, p->rc, p->shift);
     if (p->print_config) {
         params_print_plain(p, v.knobs);

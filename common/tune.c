@@ -85,6 +85,7 @@ double tune_trial(Tune *T, TuneValues val, const char *phase)
             if (params_set(p, st->variant->knobs, st->variant->name, T->decl->knob[k].flag, val[k]) != 0)
                 nbr_fail(EXIT_INTERNAL, "%s: internal: the tuned knob --%s is not an option of this program",
                          st->variant->name, T->decl->knob[k].flag);
+        loop_derive(s);
         code = loop_run(s, &T->res);
         nbr_fail_trap(NULL);
     } else {
@@ -331,4 +332,5 @@ void tune_apply(Sim *s)
         if (params_set(&s->p, v->knobs, v->name, d->knob[k].flag, o.best[k]) != 0)
             nbr_fail(EXIT_INTERNAL, "%s: internal: the tuned knob --%s is not an option of this program", v->name,
                      d->knob[k].flag);
+    loop_derive(s);
 }

@@ -24,6 +24,10 @@
 #                   from the stored start, each a CSV row tagged autotune-*, then one final row
 #                   with the cache's values; a second run takes the cache and runs no trial; a
 #                   search whose every trial fails (unstable) ends with exit 1, not the trial's 4
+#   tune-*-skin     the search from --delta 0.05 (its lower end, so the tuned skin is larger), the
+#                   final run under --verify-lists: a run that kept the start's r_n after a knob
+#                   changed (lists of the old r_n, rebuilds at the new skin) misses pairs; so does
+#                   a trial (then unstable, and the search is steered by wrong rows)
 #   rumd-autotune-* gpu-layer, gpu-old and gpu-rumd --autotune at N = 4096 (SP ne 16): the same
 #                   checks, and the harness's device bytes (gpu_alloc) after the search equal to those
 #                   before it (# autotune-memory:; cudaMemGetInfo moved with the other tests on the GPU)
@@ -69,6 +73,22 @@ PY
     echo "$out" | grep -q "^# autotune: from $d/cache:" || { echo "cache not used"; return 1; }
     [ "$(grep -c '' "$d/t.csv")" -eq $((rows + 1)) ] || { echo "trials ran despite the cache"; return 1; }
 )
+# the tuned skin in the lists: PROGRAM FLAGS... (see tune-*-skin in the header)
+_tune_skin() (
+    local d prog=$1 out
+    shift
+    d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+    out=$("$prog" --autotune --autotune-cache '' --delta 0.05 --verify-lists --csv "$d/t.csv" --quiet "$@" 2>&1) ||
+        { echo "$out" | grep -v '^# autotune ' | tail -3; return 1; }
+    echo "$out" | grep -E '^# autotune:|^verify-lists'
+    python3 - "$d/t.csv" <<'PY'
+import sys
+sys.path.insert(0, "runs"); import csvq
+rows = [r for r in csvq.read(sys.argv[1]).rows if not r["tag"].startswith("autotune-")]
+assert len(rows) == 1 and rows[0]["status"] == "ok", "one final row, ok"
+assert float(rows[0]["delta"]) > 0.05, "the search kept the start's skin: this case proves nothing"
+PY
+)
 # every trial unstable (--drift-limit 1e-12): each fails alone, the search ends with exit 1
 _tune_all_fail() {
     local out rc
@@ -78,6 +98,7 @@ _tune_all_fail() {
 }
 if [ -x "$BUILD/double/cpu-grouped" ]; then
     t_ok tune-cpu-grouped _tune_check "$BUILD/double/cpu-grouped" --ne 5 --steps 600
+    t_ok tune-cpu-grouped-skin _tune_skin "$BUILD/double/cpu-grouped" --ne 5 --steps 600
     t_ok tune-cpu-all-fail _tune_all_fail "$BUILD/double/cpu-grouped" --ne 5 --steps 600 --autotune \
         --autotune-cache '' --drift-limit 1e-12 --quiet
 else
@@ -97,6 +118,9 @@ for prec in $rumd_precs; do
         t_ok "rumd-autotune-$prec-$prog" _tune_check "$BUILD/$prec/$prog" --ne 16 \
             --steps 2000 --autotune-budget 120
     done
+done
+for prog in gpu-layer gpu-old gpu-rumd; do
+    t_ok "tune-$prog-skin" _tune_skin "$BUILD/double/$prog" --ne 12 --steps 1000 --autotune-budget 60
 done
 for prec in $rumd_precs; do
     b=$BUILD/$prec/gpu-rumd
