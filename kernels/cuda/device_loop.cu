@@ -39,9 +39,7 @@
  * kick_drift did on a rebuilding step is the first kernel of the rebuild
  * (gpu_launch_gated_wrap): the same wrap, at another place in the step. The fused kernel's last block sets the next
  * step's IF handle, made before it in the capture (gpu_leapfrog). */
-#include "gpu_sim.cuh"
-
-#include <string.h>
+#include "device_loop.cuh"
 
 __global__ void force_rebuild_kernel(DeviceControl *c, BuildStatus *st)
 {
@@ -77,13 +75,8 @@ void gpu_release_graphs(GpuSim *g)
 void gpu_device_begin(Sim *s)
 {
     GpuSim *g = gpu_of(s);
-    const size_t b = sizeof(real4) * (size_t)s->n;
     if (!g->device_mode) {
-        g->ctrl = (DeviceControl *)gpu_alloc(g, sizeof(DeviceControl), "the device control block");
-        g->ctrl_snap = (DeviceControl *)gpu_alloc(g, sizeof(DeviceControl), "the device control block");
-        g->snap_r = (real4 *)gpu_alloc(g, b, "the snapshot of positions");
-        g->snap_v = (real4 *)gpu_alloc(g, b, "the snapshot of velocities");
-        g->snap_a = (real4 *)gpu_alloc(g, b, "the snapshot of accelerations");
+        loop_alloc_snapshot(g, s->n, &g->ctrl, &g->ctrl_snap, &g->snap_r, &g->snap_v, &g->snap_a);
         g->ctrl_host = (DeviceControl *)gpu_pinned(sizeof(DeviceControl), "the device control block");
         if (s->p.leapfrog == LEAPFROG_FUSED) {   /* back at 0 after each fused kernel */
             g->leap_ticket = (unsigned *)gpu_alloc(g, sizeof(unsigned), "the fused leapfrog's ticket");
@@ -95,12 +88,7 @@ void gpu_device_begin(Sim *s)
     }
     /* the state after step 0, built and decided by the host */
     DeviceControl *c = g->ctrl_host;
-    memset(c, 0, sizeof *c);
-    c->step = s->step;
-    c->disp = s->disp_acc;   /* the displacement since the last build, as the host's loop has it */
-    c->builds_total = s->stats.builds_total;
-    c->rebuild_hash = s->stats.rebuild_hash;
-    c->nbr_last = (unsigned long long)s->stats.nbr_entries;
+    loop_ctrl_start(c, s);
     c->layers_last = s->stats.layers;
     c->layers_max = s->stats.layers_max;
     CUDA_CHECK(cudaMemcpyAsync(g->ctrl, c, sizeof *c, cudaMemcpyHostToDevice, g->stream));

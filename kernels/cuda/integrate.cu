@@ -13,27 +13,14 @@
  * before the first); when the v partials are stale (step 0, the check, after a rescale)
  * props() recomputes them from v. Partials are kept in double in both precisions. */
 #include "gpu_sim.cuh"
+#include "leapfrog.cuh"
 
 #include <math.h>
 
-/* One atom's half-kick, drift and v^2, written once: the split kernels and the fused one
- * (leapfrog_kernel) run the same arithmetic in the same order. Their trajectories were meant
- * to agree bit for bit; on the H200 (74c9736) they differ at the rounding level (float: the
- * first sample's E/N in its 8th digit), so tests compare them within a tolerance. */
-__device__ __forceinline__ void half_kick(real4 &vi, const real4 &ai, real half_dt)
-{
-    vi.x += half_dt * ai.x; vi.y += half_dt * ai.y; vi.z += half_dt * ai.z;
-}
-
-__device__ __forceinline__ void drift(real4 &ri, const real4 &vi, real dt)
-{
-    ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
-}
-
-__device__ __forceinline__ double speed2(const real4 &vi)
-{
-    return (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
-}
+/* The split kernels and the fused one (leapfrog_kernel) run the same per-atom arithmetic in the
+ * same order (leapfrog.cuh). Their trajectories were meant to agree bit for bit; on the H200
+ * (74c9736) they differ at the rounding level (float: the first sample's E/N in its 8th digit),
+ * so tests compare them within a tolerance. */
 
 /* gate (device decision): where *gate, the step rebuilds; with wrap, the periodic wrap that
  * opens a rebuild is done here, on the positions in registers (--leapfrog split; fused wraps in

@@ -23,6 +23,7 @@
 #ifndef NBR_ONCHIP_CUH
 #define NBR_ONCHIP_CUH
 
+#include "leapfrog.cuh"
 #include "pair_force.cuh"
 
 #include <stdint.h>
@@ -147,18 +148,10 @@ static inline size_t onchip_cluster_smem(int n, int C, int cap)
     return 2 * (size_t)n * sizeof(real4) + own * (sizeof(real4) + sizeof(int)) + own * cap * 2;
 }
 
-__device__ __forceinline__ void oc_half_kick(real4 &vi, const real4 &ai, real h)
-{
-    vi.x += h * ai.x; vi.y += h * ai.y; vi.z += h * ai.z;
-}
-__device__ __forceinline__ void oc_drift(real4 &ri, const real4 &vi, real dt)
-{
-    ri.x += dt * vi.x; ri.y += dt * vi.y; ri.z += dt * vi.z;
-}
-__device__ __forceinline__ double oc_speed2(const real4 &vi)
-{
-    return (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
-}
+/* the other GPU programs' leapfrog arithmetic (leapfrog.cuh), so the same trajectory */
+__device__ __forceinline__ void oc_half_kick(real4 &vi, const real4 &ai, real h) { half_kick(vi, ai, h); }
+__device__ __forceinline__ void oc_drift(real4 &ri, const real4 &vi, real dt) { drift(ri, vi, dt); }
+__device__ __forceinline__ double oc_speed2(const real4 &vi) { return speed2(vi); }
 
 /* md_loop.c's rebuild test and bookkeeping (integrate.cu's decide_step), in every thread of every
  * tier: the step's largest v^2 vv is the same everywhere, so are the decisions. */

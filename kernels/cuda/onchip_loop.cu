@@ -5,8 +5,10 @@
  * records the need; at the sample point the host grows the capacity (or stops at a hard
  * --max-nbr with one line), restores the snapshot the kernel wrote at the chunk's start
  * (r, v, a and the control block) and replays the chunk with a rebuild forced first, as the
- * stage-by-stage device loop does (device_loop.cu). A block or cluster tier that no longer
+ * stage-by-stage device loop does (device_loop.cu; the control block and snapshot are
+ * allocated and started as there, device_loop.cuh). A block or cluster tier that no longer
  * fits moves on (auto: cluster, block, grid) or stops (--tier block, --tier cluster). */
+#include "device_loop.cuh"
 #include "onchip.cuh"
 
 #include <string.h>
@@ -16,11 +18,7 @@ void onchip_device_begin(Sim *s, OnchipState *oc)
     GpuSim *g = gpu_of(s);
     const size_t b = sizeof(real4) * (size_t)s->n;
     if (!oc->device_mode) {
-        oc->ctrl = (OnchipCtrl *)gpu_alloc(g, sizeof(OnchipCtrl), "the control block");
-        oc->ctrl_snap = (OnchipCtrl *)gpu_alloc(g, sizeof(OnchipCtrl), "the control block's snapshot");
-        oc->snap_r = (real4 *)gpu_alloc(g, b, "the snapshot of positions");
-        oc->snap_v = (real4 *)gpu_alloc(g, b, "the snapshot of velocities");
-        oc->snap_a = (real4 *)gpu_alloc(g, b, "the snapshot of accelerations");
+        loop_alloc_snapshot(g, s->n, &oc->ctrl, &oc->ctrl_snap, &oc->snap_r, &oc->snap_v, &oc->snap_a);
         oc->rw0 = (real4 *)gpu_alloc(g, b, "the grid tier's positions");
         oc->rw1 = (real4 *)gpu_alloc(g, b, "the grid tier's positions");
         oc->scratch = (GridScratch *)gpu_alloc(g, sizeof(GridScratch), "the grid tier's reductions");
@@ -33,12 +31,7 @@ void onchip_device_begin(Sim *s, OnchipState *oc)
         onchip_choose_tier(s, oc);
     }
     OnchipCtrl *c = oc->ctrl_stage;   /* the state after step 0, built and decided by the host */
-    memset(c, 0, sizeof *c);
-    c->step = s->step;
-    c->disp = s->disp_acc;   /* the displacement since the last build, as the host's loop has it */
-    c->builds_total = s->stats.builds_total;
-    c->rebuild_hash = s->stats.rebuild_hash;
-    c->nbr_last = (unsigned long long)s->stats.nbr_entries;
+    loop_ctrl_start(c, s);
     CUDA_CHECK(cudaMemcpyAsync(oc->ctrl, c, sizeof *c, cudaMemcpyHostToDevice, g->stream));
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     oc->snap_step = s->step;
