@@ -104,6 +104,16 @@ __device__ __forceinline__ int onchip_cells_bin(int i, const real4 &ri, real L, 
     return k + 1;
 }
 
+/* A rebuild's wrap of atom i in the positions r, and with cells its bin: the occupancy it saw
+ * (0 for n2). */
+__device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const OnchipCells &g)
+{
+    real4 ri = r[i];
+    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    r[i] = ri;
+    return g.m ? onchip_cells_bin(i, ri, L, g) : 0;
+}
+
 /* The cell build of atom i by its group of tp lanes (the ballots take the group only, so groups
  * of one warp may run different trip counts): each j != i of the 27 cells around i's within r_n.
  * Returns m_i in every lane of the group (0 for an inactive group); stores min(m_i, cap). */

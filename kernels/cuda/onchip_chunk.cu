@@ -97,12 +97,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             const int par = (int)(c.builds_total & 1);
             g.count += par * ncell;
             for (int q = rank; q < ncell; q += nthr) A.cells.count[(par ^ 1) * ncell + q] = 0;
-            for (int i = rank; i < n; i += nthr) {
-                real4 ri = rc[i];
-                ri.x = pbc_wrap(ri.x, A.L); ri.y = pbc_wrap(ri.y, A.L); ri.z = pbc_wrap(ri.z, A.L);
-                rc[i] = ri;
-                if (g.m) S.cell_max = max(S.cell_max, onchip_cells_bin(i, ri, A.L, g));
-            }
+            for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
             Tier::sync();
             double tot = 0;
             /* n2 in the block: a warp per atom, then a barrier (39 ns) before the t_p-lane groups

@@ -91,12 +91,7 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
         const bool last = k == A.nsteps - 1;
         real4 *const rc = cur ? rb1 : rb0, *const rnext = cur ? rb0 : rb1;
         if (c.due) {   /* nobody else writes buffer cur this step: the wrap is local */
-            for (int i = tid; i < n; i += nthr) {
-                real4 ri = rc[i];
-                ri.x = pbc_wrap(ri.x, A.L); ri.y = pbc_wrap(ri.y, A.L); ri.z = pbc_wrap(ri.z, A.L);
-                rc[i] = ri;
-                if (g.m) S.cell_max = max(S.cell_max, onchip_cells_bin(i, ri, A.L, g));
-            }
+            for (int i = tid; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
             __syncthreads();
             double tot = 0;
             const int btp = g.m ? tp : 32, bsub = tid & (btp - 1), bgroup = tid / btp;   /* n2: a warp per atom */
