@@ -13,7 +13,7 @@
 
 const char *const system_names[]  = {"sp", "lj", "salt", "lammps-lj", NULL};
 const char *const lattice_names[] = {"sc", "fcc", NULL};
-const char *const list_names[]    = {"auto", "none", "n2", "sort", NULL};
+const char *const list_names[]    = {"auto", "none", "n2", "sort", "cells", NULL};
 const char *const config_names[]  = {"lattice", "jitter", "random", "boundary", "approach", NULL};
 const char *const read_names[]    = {"texture", "ldg", "plain", NULL};
 const char *const wlayout_names[] = {"row", "col", NULL};
@@ -120,8 +120,10 @@ static const Option options[] = {
      "threads per particle t_p (gpu-rumd: 0 = RUMD's default, 4 for N <= 10000, else 1; above 32 a multiple of 32. "
      "gpu-layer, gpu-old: lanes per atom of the W force kernel, 1, 2, 4, 8, 16 or 32; 0 = 1)"},
     {"list", T_ENUM, F(list_method), 0, 0, list_names, KNOB_LISTMETHOD, "list_method",
-     "neighbour list (RUMD): none (all pairs every step), n2 (O(N^2) build in shared-memory tiles), sort (atoms "
-     "sorted by cell, 125 cells of edge >= r_n/2 searched) or auto (RUMD's default: n2 below N = 8000, else sort)"},
+     "neighbour list build. gpu-rumd: none (all pairs every step), n2 (O(N^2) build in shared-memory tiles), sort "
+     "(atoms sorted by cell, 125 cells of edge >= r_n/2 searched) or auto (RUMD's default: n2 below N = 8000, else "
+     "sort). gpu-onchip: n2 (every atom tested), cells (binned on chip into cells of edge >= r_n, 27 searched; "
+     "needs 3 per axis) or auto (cells above N = 2048 where 4 fit per axis, else n2)"},
     {"pb", T_INT, F(pb), 0, 1024, NULL, KNOB_PB, "pb",
      "particles per block p_b (RUMD; 0 = its default: 32 for N <= 10000, else 64), rounded up to fill whole warps"},
     {"prefetch", T_ENUM, F(prefetch), 0, 0, onoff_names, KNOB_PREFETCH, "prefetch",

@@ -28,7 +28,7 @@ enum {
     KNOB_DECIDE   = 1u << 10, /* rebuild decision on the host or the device */
     KNOB_GRAPH    = 1u << 11, /* CUDA graphs for the steps between sample points */
     KNOB_DEVICE   = 1u << 12, /* which GPU */
-    KNOB_LISTMETHOD = 1u << 13, /* RUMD's neighbour-list method: none / n2 / sort */
+    KNOB_LISTMETHOD = 1u << 13, /* the neighbour-list build: none / n2 / sort (RUMD), n2 / cells (gpu-onchip) */
     KNOB_PB       = 1u << 14, /* particles per block p_b (RUMD) */
     KNOB_PREFETCH = 1u << 15, /* prefetch of the next neighbour index (RUMD) */
     KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
@@ -41,7 +41,7 @@ enum {
 /* Every enumerated option has a name table in params.c (enum value = index). */
 typedef enum { SYS_SP, SYS_LJ, SYS_SALT, SYS_LAMMPS_LJ } SystemKind;
 typedef enum { LATTICE_SC, LATTICE_FCC } LatticeKind;
-typedef enum { LIST_AUTO, LIST_NONE, LIST_N2, LIST_SORT } ListMethod;
+typedef enum { LIST_AUTO, LIST_NONE, LIST_N2, LIST_SORT, LIST_CELLS } ListMethod;
 typedef enum { CONFIG_LATTICE, CONFIG_JITTER, CONFIG_RANDOM, CONFIG_BOUNDARY, CONFIG_APPROACH } ConfigKind;
 typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
@@ -96,7 +96,7 @@ typedef struct Params {
     int layers;          /* Where: layer assignment */
     int reduce;          /* Where: final stage of reductions */
     int tp;              /* threads per particle */
-    int list_method;     /* ListMethod (gpu-rumd): auto = RUMD's default for N */
+    int list_method;     /* ListMethod (gpu-rumd, gpu-onchip): auto = the program's default for N */
     int pb;              /* particles per block p_b (gpu-rumd); 0 = RUMD's default for N */
     int prefetch;        /* 1: the force loop loads the next neighbour index ahead (gpu-rumd) */
     int sort_every;      /* gpu-rumd, lists n2 / none: sort atoms by cell every this many steps, at

@@ -6,6 +6,22 @@
 #                       so that double fits at N = 1728), several --sample-every (chunk lengths), t_p 1 and 8,
 #                       with equilibration (rescales at sample points); the cluster also with
 #                       --cluster 1, 3 (own ranges of unequal size) and 8, and at N = 1728
+#   onchip-cells-*      --list cells (the cell build on chip, onchip.cuh): --check after device
+#                       runs in each tier (M = 3 at N = 512, 4 at 1728, 6 at 4096, 9 for SP 4096),
+#                       several chunk lengths and t_p; --verify-lists on the host path (its stage
+#                       kernels); the rebuild steps of gpu-layer's device loop (grid, cluster;
+#                       double); a cell overflow grown and the chunk replayed (SP ne 12, --delta
+#                       0.9: M = 6, cells of 2 lattice spacings, 8 atoms each at the start; the
+#                       slots start at 8 with --grow-from 5 and lists held by --max-nbr 200, so
+#                       every grow is the liquid's, found in a chunk: grows >= 1 and E/N within
+#                       1e-9 of a run with room to spare); energy drift over 10^4 steps
+#   onchip-list-*       --list refusals without a GPU (before the device is looked for): none and
+#                       sort (gpu-rumd's) and cells where fewer than 3 cells fit per axis: exit 2,
+#                       one line naming the limit; gpu-rumd refuses --list cells the same way
+#                       Planted fault for the lead (a test build: make BUILD=build-plant NVOPT="-O3
+#                       -DNBR_PLANT_ONCHIP_CELLS26"): the cell build skips the last of the 27
+#                       cells (offset +1, +1, +1): onchip-cells-check-* FAIL (pairs missing,
+#                       forces off) and onchip-cells-verify-* FAIL (a pair within r_c missing).
 #   onchip-same-rebuilds-*  double, no rescaling, 500 steps from the same start: the chunk kernel
 #                       rebuilds at the steps gpu-layer's stage-by-stage device loop does (the
 #                       hash in the summary), in each tier
@@ -33,8 +49,25 @@
 # tier's from rank 0's block alone: the rebuild hash differs from gpu-layer's
 # (onchip-same-rebuilds-block-* and -cluster-* FAIL).
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
-oc_groups="check same-rebuilds replay drift err autotune"
+oc_groups="check same-rebuilds replay drift err autotune cells"
 ocb=$BUILD/double/gpu-onchip
+# --list refused before any device is looked for: these run everywhere
+for prec in double float; do
+    b=$BUILD/$prec/gpu-onchip
+    [ -x "$b" ] || { t_skip "onchip-list-$prec" "$b not built"; continue; }
+    for m in none sort; do
+        t_error "onchip-list-$prec-$m" 2 "list $m: gpu-onchip builds n2 or cells lists" $b --list $m --steps 0 --equil 0
+    done
+    t_error "onchip-list-$prec-cells-m2" 2 'list cells needs 3 cells of edge >= r_n = 1.722 per axis, but L = 4.309' \
+        $b --ne 4 --list cells --steps 0 --equil 0
+done
+rb=$BUILD/double/gpu-rumd
+if have_gpu && [ -x "$rb" ]; then
+    t_error "onchip-list-rumd-cells" 2 "list cells is gpu-onchip's build: gpu-rumd takes none, n2, sort or auto" \
+        $rb --ne 8 --list cells --steps 0 --equil 0
+else
+    t_skip "onchip-list-rumd-cells" "no GPU or $rb not built (gpu-rumd refuses in its init)"
+fi
 if ! have_gpu || [ ! -x "$ocb" ]; then
     why="no GPU found"; have_gpu && why="$ocb not built"
     for grp in $oc_groups; do t_skip "onchip-$grp" "$why"; done
@@ -43,18 +76,22 @@ fi
 oc_pass="check gpu-onchip: PASS"
 # the same rebuilds as gpu-layer's device loop (its companions: layers, reordering off so that
 # only the summation order differs)
-oc_same_as_layer() {   # LAYER ONCHIP TIER ARGS...
-    local layer=$1 oc=$2 tier=$3 a b; shift 3
+oc_same_as_layer() {   # LAYER ONCHIP TIER LIST ARGS...
+    local layer=$1 oc=$2 tier=$3 list=$4 a b; shift 4
     a=$("$layer" "$@" --decide device --layers device --reorder 0 --graph on) || { echo "$a"; return 1; }
-    b=$("$oc" "$@" --decide device --tier "$tier") || { echo "$b"; return 1; }
+    b=$("$oc" "$@" --decide device --tier "$tier" --list "$list") || { echo "$b"; return 1; }
     a=$(grep 'rebuilds after step 0' <<<"$a"); b=$(grep 'rebuilds after step 0' <<<"$b")
     echo "gpu-layer:  $a"; echo "gpu-onchip: $b"
     [ -n "$a" ] && [ "$a" = "$b" ]
 }
 oc_replay_same() {   # AMPLE ARGS...: AMPLE a hard capacity with room to spare (and within a block)
-    local grown ample e1 e2 room=$1; shift
-    grown=$("$@" --grow-from 15) || { echo "$grown"; return 1; }
-    ample=$("$@" --max-nbr "$room") || { echo "$ample"; return 1; }
+    local room=$1; shift
+    oc_replay_vs "$*" "--grow-from 15" "--max-nbr $room"
+}
+oc_replay_vs() {   # "PROGRAM ARGS" "GROWN ARGS" "AMPLE ARGS": the grown run must grow and end as the ample one
+    local grown ample e1 e2
+    grown=$($1 $2) || { echo "$grown"; return 1; }
+    ample=$($1 $3) || { echo "$ample"; return 1; }
     grep -Eq 'grows = [1-9]' <<<"$grown" || { echo "$grown"; echo "no capacity grew"; return 1; }
     e1=$(grep 'energy E/N' <<<"$grown" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
     e2=$(grep 'energy E/N' <<<"$ample" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
@@ -104,11 +141,12 @@ vals = vals.split()
 print(f"cache {line}")
 assert len(final) == 1 and final[0]["status"] == "ok" and final[0]["autotune"] in ("1", "on"), "one final row"
 assert key.startswith("program=gpu-onchip;") and f"precision={final[0]['precision']};n=4096;" in key, "cache key"
-assert len(vals) == 6, "five knobs and the seconds"
+assert len(vals) == 7, "six knobs and the seconds"
 f = final[0]
 assert abs(float(f["delta"]) - float(vals[0])) < 1e-9, "final skin"
 assert vals[1] == "auto" or f["tier"] == vals[1], "final tier"
 assert f["tp"] == vals[3] and f["threads"] == vals[4], "final t_p and threads"
+assert f["list_method"] in ("n2", "cells") and vals[5] in ("auto", f["list_method"]), "final list build"
 m = [l for l in out if l.startswith("# autotune-memory:")]
 mem = dict(w.split("=") for w in m[0].split()[2:])
 grown = float(mem["after_bytes"]) - float(mem["before_bytes"])
@@ -149,15 +187,17 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
         --equil 100 --stage-reps 0 --check --quiet
     if [ $prec = double ]; then
         layer=$BUILD/double/gpu-layer
-        for c in "block sp 8" "block lammps-lj 8" "grid sp 16" "grid lammps-lj 16" "cluster sp 8" \
-            "cluster lammps-lj 8" "cluster lammps-lj 12"; do
+        for c in "block sp 8 n2" "block lammps-lj 8 n2" "grid sp 16 n2" "grid lammps-lj 16 n2" "cluster sp 8 n2" \
+            "cluster lammps-lj 8 n2" "cluster lammps-lj 12 n2" "grid sp 16 cells" "grid lammps-lj 16 cells" \
+            "cluster sp 8 cells" "cluster lammps-lj 12 cells"; do
             set -- $c
             lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
+            name=onchip-same-rebuilds-$1-$2; [ $4 = cells ] && name=onchip-cells-same-rebuilds-$1-$2
             if [ -x "$layer" ]; then
-                t_ok "onchip-same-rebuilds-$1-$2" oc_same_as_layer $layer $b $1 --system $2 $lat --ne $3 \
+                t_ok "$name" oc_same_as_layer $layer $b $1 $4 --system $2 $lat --ne $3 \
                     --steps 500 --equil 0 --sample-every 50 --stage-reps 0 --quiet
             else
-                t_skip "onchip-same-rebuilds-$1-$2" "$layer not built"
+                t_skip "$name" "$layer not built"
             fi
         done
         t_ok "onchip-replay-block" oc_replay_same 60 $b --ne 8 $dev --tier block --sample-every 20 --steps 400 \
@@ -177,6 +217,37 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
     t_error "onchip-err-$prec-cluster17" 2 'cluster = 17 is outside its limits' $b --ne 8 --tier cluster --cluster 17 \
         --steps 0 --equil 0
     t_error "onchip-err-$prec-tp3" 2 'takes 1, 2, 4, 8, 16 or 32' $b --ne 8 --tp 3 --steps 0 --equil 0
+    # --list cells (see the header)
+    for c in "block lammps-lj 8" "grid lammps-lj 16" "grid sp 16" "cluster lammps-lj 8" "cluster lammps-lj 12" \
+        "cluster sp 12"; do
+        set -- $c
+        lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
+        for every in 1 10 100; do
+            t_grep "onchip-cells-check-$prec-$1-$2-ne$3-every$every" "$oc_pass" $b --system $2 $lat --ne $3 $dev \
+                --tier $1 --list cells --sample-every $every --steps 600 --equil 100 --stage-reps 0 --check --quiet
+        done
+        t_grep "onchip-cells-check-$prec-$1-$2-ne$3-tp1" "$oc_pass" $b --system $2 $lat --ne $3 $dev --tier $1 \
+            --list cells --tp 1 --steps 300 --equil 100 --stage-reps 0 --check --quiet
+    done
+    t_grep "onchip-cells-check-$prec-grid-salt" "$oc_pass" $b --system salt --ne 16 $dev --tier grid --list cells \
+        --steps 200 --equil 100 --stage-reps 0 --check --quiet
+    for c in "sp 16 1" "sp 16 8" "lammps-lj 16 4"; do
+        set -- $c
+        lat=""; [ $1 = lammps-lj ] && lat="--lattice sc"
+        t_grep "onchip-cells-verify-$prec-$1-tp$3" 'no pair within r_c missing: ok' $b --system $1 $lat --ne $2 \
+            --list cells --tp $3 --steps 2000 --equil 100 --verify-lists --stage-reps 0 --quiet
+    done
+    if [ $prec = double ]; then
+        for tier in cluster grid; do
+            t_ok "onchip-cells-replay-$tier" oc_replay_vs "$b --ne 12 --delta 0.9 $dev --tier $tier --list cells \
+                --sample-every 20 --steps 400 --equil 0 --stage-reps 0 --quiet" "--max-nbr 200 --grow-from 5" \
+                "--max-nbr 200"
+        done
+    fi
+    t_ok "onchip-cells-drift-$prec-cluster-sp-ne12" oc_drift $b --ne 12 $dev --tier cluster --list cells --steps 10000 \
+        --equil 500 --quiet
+    t_ok "onchip-cells-drift-$prec-grid-sp-ne16" oc_drift $b --ne 16 $dev --tier grid --list cells --steps 10000 \
+        --equil 500 --quiet
     t_ok "onchip-autotune-$prec" oc_autotune $b --system lammps-lj --lattice sc --ne 16 $dev --steps 2000 \
         --equil 0 --autotune-budget 120
 done

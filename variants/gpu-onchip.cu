@@ -9,8 +9,11 @@
  *   tiers    --tier block (one block, the system in shared memory), cluster (--cluster C blocks,
  *            distributed shared memory), grid (a cooperative grid over L2); auto by N and what
  *            fits (onchip_tier.cu), a tier that does not fit refused with one line
- *   lists    n2 lists of 16-bit indices built inside the chunk (onchip_build_atom), t_p lanes per
- *            atom (--tp), capacity grown and the chunk replayed on overflow (onchip_loop.cu)
+ *   lists    16-bit indices built inside the chunk, t_p lanes per atom (--tp): --list n2 (every atom
+ *            tested, onchip_build_atom) or cells (binned on chip into cells of edge >= r_n, 27
+ *            searched, onchip_build_atom_cells); auto: cells above 2048 atoms where 4 fit per
+ *            axis (onchip_stages.cu says why); list and cell capacity grown and the chunk
+ *            replayed on overflow (onchip_loop.cu)
  *   host     --decide host, --check, --verify-lists, --stage-reps: the same build and forces as
  *            per-stage kernels (onchip_stages.cu)
  *   tuning   --autotune: the harness's generic search (common/tune.h) over the knobs below. */
@@ -39,9 +42,18 @@ static int init(Sim *s)
     capacity_init(&oc.capacity, s->variant->name, "neighbour lists", "neighbours per atom", "max-nbr", s->p.max_nbr,
                   nbr_start_estimate(s, fmin(poisson_max(neighbours_within(s, s->rn)), (double)s->n)), 2);
     onchip_alloc_lists(s, &oc);
+    onchip_init_cells(s, &oc);
     onchip_limits(s, &oc);
     onchip_choose_tier(s, &oc);
     return 0;
+}
+
+/* --list refused before the device is looked for (a bad value needs no GPU to say so) */
+static void preflight(const Sim *s)
+{
+    int M;
+    (void)onchip_list_kind(s, &M);
+    gpu_preflight(s);
 }
 
 static void finish(Sim *s)
@@ -72,31 +84,33 @@ static void no_stage(Sim *s) { nbr_fail(EXIT_INTERNAL, "%s: internal: a per-step
 static void no_leapfrog(Sim *s, int) { no_stage(s); }
 
 /* --autotune (issue 27, item 3): the skin first (the cache's first value, as for the other
- * GPU programs), the tier, the cluster's blocks C, the lanes per atom t_p and the block size
+ * GPU programs), the tier, the cluster's blocks C, the lanes per atom t_p, the block size
  * --threads (the grid tier's and the host path's; the block tier is one block of 1024, the
- * cluster's blocks follow from N / C x t_p). 0 is each flag's "by the tier" default, so the
- * search starts where an untuned run is. The list build is n2 in every tier (there is no cell
- * build on chip), so it is no knob. A combination that does not fit (block or cluster tier
+ * cluster's blocks follow from N / C x t_p) and the list build. 0 and auto are each flag's "by
+ * the tier / by N" default, so the search starts where an untuned run is; --list cells where
+ * fewer than 3 cells fit per axis is refused (exit 2), that trial fails. A combination that does not fit (block or cluster tier
  * over shared memory, a cluster the device cannot make resident) is refused with one line
  * (EXIT_CAPACITY, onchip_tier.cu) in init or at a grown capacity's sample point: that trial
  * fails and the search goes on. The tiers run with --decide device only: tune with it. */
-static const TuneDecl tune = {5, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
+static const TuneDecl tune = {6, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
                                   {"tier", "auto block cluster grid", 0, 0, 0, NULL},
                                   {"cluster", "0 2 4 8 16", 0, 0, 0, NULL},
                                   {"tp", "0 1 2 4 8 16 32", 0, 0, 0, NULL},
-                                  {"threads", "32 64 128 256 512 1024", 0, 0, 0, "128"}}, 1, NULL};
+                                  {"threads", "32 64 128 256 512 1024", 0, 0, 0, "128"},
+                                  {"list", "auto n2 cells", 0, 0, 0, NULL}}, 1, NULL};
 
 int main(int argc, char **argv)
 {
     static Variant v = gpu_variant("gpu-onchip",
         "small systems on chip: with --decide device one launch runs every step between two sample points, the "
         "system in one block's shared memory or a cooperative grid's L2; n2 lists of 16-bit indices, t_p lanes "
-        "per atom, no Newton 3",
+        "per atom, no Newton 3; n2 or cell lists built on chip",
         build, NBR_COMPILER);
-    v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_AUTOTUNE;
+    v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_LISTMETHOD | KNOB_AUTOTUNE;
     v.tune = &tune;
     v.max_atoms = ONCHIP_MAX_ATOMS;
     v.max_atoms_why = "16-bit list indices";
+    v.preflight = preflight;
     v.init = init;
     v.finish = finish;
     v.forces = forces;

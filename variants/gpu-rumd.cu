@@ -84,6 +84,9 @@ static int rumd_init(Sim *s)
     Params *p = &s->p;
     const TuneParams d = autotune_defaults(s->n);
     const int sort_fits = s->L >= 2.5 * s->rn;   /* 5 cells of edge >= r_n / 2 per axis */
+    if (p->list_method == LIST_CELLS)   /* the shared --list table's gpu-onchip build */
+        nbr_fail(EXIT_INPUT, "%s: --list cells is gpu-onchip's build: gpu-rumd takes none, n2, sort or auto",
+                 s->variant->name);
     if (p->list_method == LIST_AUTO) p->list_method = d.list == LIST_N2 || !sort_fits ? LIST_N2 : LIST_SORT;
     if (p->list_method == LIST_SORT && !sort_fits)
         nbr_fail(EXIT_INPUT, "%s: --list sort needs 5 cells of edge >= r_n/2 = %.4g per axis, but L = %.4g < 2.5 r_n: "

@@ -1,7 +1,8 @@
 /* onchip.cuh - gpu-onchip's component (issue 27): the system on chip for every step between two
  * sample points, in parts that the program (variants/gpu-onchip.cu) composes:
- *   onchip.cuh          the per-atom pieces of a step (n2 build, forces from a 16-bit list, the
- *                       leapfrog's kick and drift, the rebuild decision) and the component's state
+ *   onchip.cuh          the per-atom pieces of a step (the n2 or cell build, forces from a 16-bit
+ *                       list, the leapfrog's kick and drift and the sample point's sums, the rebuild
+ *                       decision) and the component's state
  *   onchip_chunk.cu     the chunk kernel of the block tier (one block, shared memory) and the grid
  *                       tier (a cooperative grid over global memory / L2)
  *   onchip_cluster.cu   the chunk kernel of the cluster tier (distributed shared memory)
@@ -19,7 +20,14 @@
  * ...; the group's sums are shuffled together. Lists are 16-bit indices (N <= 65535), atom i's
  * entries at list[i * cap + m], m < count[i]; a build that finds more than cap neighbours
  * stores cap of them and returns the true count, so the caller sees the overflow and never
- * uses a truncated list (it grows the capacity and builds again, or replays the chunk). */
+ * uses a truncated list (it grows the capacity and builds again, or replays the chunk).
+ *
+ * Two builds (--list): n2 tests every j, in index order; cells (OnchipCells) bins the atoms
+ * into M^3 cells of edge L / M >= r_n (M >= 3), a fixed number of 16-bit slots per cell, and
+ * tests the atoms of the 27 cells around i's, in the slots' order (atomic, so the lists hold
+ * the same pairs in any order). A cell that gets more atoms than its slots is the same kind of
+ * overflow: the bin returns the occupancy, the caller grows the slots and bins again (host
+ * path) or replays the chunk (device loop), never building from a truncated cell. */
 #ifndef NBR_ONCHIP_CUH
 #define NBR_ONCHIP_CUH
 
@@ -66,6 +74,99 @@ __device__ __forceinline__ int onchip_build_atom(int i, bool active, int sub, in
     return m;
 }
 
+/* The cell grid of --list cells: M cells per side of edge L / M >= r_n (the program takes M with
+ * a margin of 1e-5 so that the rounding of (x + L/2) M / L never puts two atoms within r_n two
+ * cells apart), `cap` slots per cell. m = 0: the n2 build. */
+struct OnchipCells {
+    int m, cap;
+    real inv_h;         /* M / L */
+    int *count;         /* M^3 occupancies (zero before a bin) */
+    onchip_idx *slot;   /* cell c's atoms at slot[c * cap + k], k < min(count[c], cap) */
+};
+
+/* The cell of a position on one axis (wrapped here: the host path builds from unwrapped ones). */
+__device__ __forceinline__ int oc_cell_axis(real x, real L, const OnchipCells &g)
+{
+    const int c = (int)((pbc_wrap(x, L) + (real)0.5 * L) * g.inv_h);
+    return min(max(c, 0), g.m - 1);
+}
+__device__ __forceinline__ int oc_cell_of(const real4 &r, real L, const OnchipCells &g)
+{
+    return (oc_cell_axis(r.z, L, g) * g.m + oc_cell_axis(r.y, L, g)) * g.m + oc_cell_axis(r.x, L, g);
+}
+
+/* Atom i into its cell (one thread per atom, counts zeroed before): returns the cell's occupancy
+ * with it, over g.cap when the cell overflowed (that slot is not stored). */
+__device__ __forceinline__ int onchip_cells_bin(int i, const real4 &ri, real L, const OnchipCells &g)
+{
+    const int c = oc_cell_of(ri, L, g);
+    const int k = atomicAdd(&g.count[c], 1);
+    if (k < g.cap) g.slot[(size_t)c * g.cap + k] = (onchip_idx)i;
+    return k + 1;
+}
+
+/* A rebuild's wrap of atom i in the positions r, and with cells its bin: the occupancy it saw
+ * (0 for n2). */
+__device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const OnchipCells &g)
+{
+    real4 ri = r[i];
+    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    r[i] = ri;
+    return g.m ? onchip_cells_bin(i, ri, L, g) : 0;
+}
+
+/* The cell build of atom i by its group of tp lanes (the ballots take the group only, so groups
+ * of one warp may run different trip counts): each j != i of the 27 cells around i's within r_n.
+ * Returns m_i in every lane of the group (0 for an inactive group); stores min(m_i, cap). */
+__device__ __forceinline__ int onchip_build_atom_cells(int i, bool active, int sub, int tp, const real4 *r, real L,
+                                                       real rn2, const OnchipCells &g, onchip_idx *list_i, int cap)
+{
+    if (!active) return 0;
+    const unsigned gmask = onchip_group_mask(tp);
+    const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+    const real4 ri = r[i];
+    const int M = g.m, cx = oc_cell_axis(ri.x, L, g), cy = oc_cell_axis(ri.y, L, g), cz = oc_cell_axis(ri.z, L, g);
+    int m = 0;
+#ifdef NBR_PLANT_ONCHIP_CELLS26   /* test build only (tests/cases_56_onchip.sh): the last of the 27 cells skipped */
+    for (int d = 0; d < 26; d++) {
+#else
+    for (int d = 0; d < 27; d++) {
+#endif
+        int x = cx + d % 3 - 1, y = cy + d / 3 % 3 - 1, z = cz + d / 9 - 1;
+        x += x < 0 ? M : x >= M ? -M : 0;
+        y += y < 0 ? M : y >= M ? -M : 0;
+        z += z < 0 ? M : z >= M ? -M : 0;
+        const int c = (z * M + y) * M + x;
+        const int cnt = min(g.count[c], g.cap);
+        const onchip_idx *sl = g.slot + (size_t)c * g.cap;
+        for (int s0 = 0; s0 < cnt; s0 += tp) {
+            const int s = s0 + sub;
+            int j = 0;
+            bool hit = false;
+            if (s < cnt && (j = sl[s]) != i) {
+                real dx, dy, dz;
+                hit = min_image_r2(ri, r[j], L, dx, dy, dz) < rn2;
+            }
+            const unsigned b = __ballot_sync(gmask, hit) & gmask;
+            if (hit) {
+                const int pos = m + __popc(b & below);
+                if (pos < cap) list_i[pos] = (onchip_idx)j;
+            }
+            m += __popc(b);
+        }
+    }
+    return m;
+}
+
+/* Atom i's list by the build `g` says (g.m = 0: n2, and then every lane of the warp calls the
+ * same number of times; cells: the group's lanes). */
+__device__ __forceinline__ int onchip_build_list(int i, bool active, int sub, int tp, const real4 *r, int n, real L,
+                                                 real rn2, const OnchipCells &g, onchip_idx *list_i, int cap)
+{
+    return g.m ? onchip_build_atom_cells(i, active, sub, tp, r, L, rn2, g, list_i, cap)
+               : onchip_build_atom(i, active, sub, tp, r, n, L, rn2, list_i, cap);
+}
+
 /* Forces on atom i from its list (the per-pair function of the shared force family,
  * pair_force.cuh, over a 16-bit list in shared or global memory): the group's sums of f,
  * u(r_ij) and r_ij . f_ij, in every lane of the group. Every lane of the warp calls. */
@@ -103,7 +204,7 @@ struct OnchipCtrl {
     long long builds_total, builds_prod;
     double nbr_sum_prod;
     unsigned long long nbr_last, rebuild_hash;
-    int step, due, nbr_max_seen, pad;
+    int step, due, nbr_max_seen, cell_max_seen;   /* the largest list and cell occupancy built */
     double ukin, upot, virial, vvmax;
 };
 
@@ -112,8 +213,7 @@ struct OnchipCtrl {
 struct GridScratch {
     unsigned long long vv_bits[3];
     double sums[5];   /* ukin, upot, virial, last build's entries, production builds' entries */
-    int nbr_max;
-    int pad;
+    int nbr_max, cell_max;
 };
 
 struct ChunkArgs {
@@ -122,6 +222,8 @@ struct ChunkArgs {
     real4 *snap_r, *snap_v, *snap_a;
     onchip_idx *list;
     int *count;
+    OnchipCells cells;   /* m = 0: n2; the grid and block tiers' cells (count: two arrays of M^3, by the
+                            parity of builds_total, so that a build zeroes the next one's) */
     real4 *rw0, *rw1;
     OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host;
     GridScratch *scratch;
@@ -142,16 +244,81 @@ static inline size_t onchip_block_smem(int n, int cap) { return (size_t)n * (3 *
 /* Own atoms per block at most, and the dynamic shared memory of one block of the cluster tier:
  * two full position buffers, then the own atoms' velocities, counts and 16-bit lists. */
 static inline int onchip_cluster_own(int n, int C) { return (n + C - 1) / C; }
-static inline size_t onchip_cluster_smem(int n, int C, int cap)
+/* and the cell grid every block bins its full copy into (M^3 counts and slots; 0 for n2) */
+static inline size_t onchip_cells_bytes(int m, int ccap) { return (size_t)m * m * m * (sizeof(int) + 2 * (size_t)ccap); }
+static inline size_t onchip_cluster_smem(int n, int C, int cap, size_t cells)
 {
     const size_t own = (size_t)onchip_cluster_own(n, C);
-    return 2 * (size_t)n * sizeof(real4) + own * (sizeof(real4) + sizeof(int)) + own * cap * 2;
+    return 2 * (size_t)n * sizeof(real4) + own * (sizeof(real4) + sizeof(int)) + own * cap * 2 + cells;
 }
 
 /* the other GPU programs' leapfrog arithmetic (leapfrog.cuh), so the same trajectory */
 __device__ __forceinline__ void oc_half_kick(real4 &vi, const real4 &ai, real h) { half_kick(vi, ai, h); }
 __device__ __forceinline__ void oc_drift(real4 &ri, const real4 &vi, real dt) { drift(ri, vi, dt); }
 __device__ __forceinline__ double oc_speed2(const real4 &vi) { return speed2(vi); }
+
+/* What a chunk kernel sums over its threads: the sample point's energies and virial, the lists'
+ * entries (last build, production builds) and the largest list and cell occupancy. */
+struct OcSums {
+    double ukin, upot, vir, nb_last, nb_prod;
+    int nb_max, cell_max;
+};
+
+/* The step's tail of atom i after its forces f, in both chunk kernels: the second half-kick (its
+ * v^2 into vv_t), then the next step's half-kick and drift into r_next (returns 1), or at the
+ * chunk's last step the sample point: where `store`, the state after the kick into A's arrays
+ * and its sums into S (returns 0). vi: the atom's velocity, kicked in place. */
+__device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, real4 &vi, const real4 *rc, bool last, bool store,
+                                            const ChunkArgs &A, double &vv_t, OcSums &S, real4 &r_next)
+{
+    const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
+    oc_half_kick(vi, ai, A.half_dt);
+    const double vv = oc_speed2(vi);
+    vv_t = fmax(vv_t, vv);
+    if (!last) {
+        oc_half_kick(vi, ai, A.half_dt);
+        r_next = rc[i];
+        oc_drift(r_next, vi, A.dt);
+        return 1;
+    }
+    if (store) {
+        A.r[i] = rc[i];
+        A.a[i] = ai;
+        A.u[i] = (real)0.5 * f.u;
+        A.v[i] = vi;
+        S.ukin += vv;
+        S.upot += (real)0.5 * f.u;
+        S.vir += (real)0.5 * f.w;
+    }
+    return 0;
+}
+
+/* The block's totals of S (every thread calls; the result in every thread). */
+__device__ __forceinline__ OcSums oc_block_sums(const OcSums &S)
+{
+    OcSums t;
+    t.ukin = block_reduce(S.ukin, SumOp(), 0.0);
+    t.upot = block_reduce(S.upot, SumOp(), 0.0);
+    t.vir = block_reduce(S.vir, SumOp(), 0.0);
+    t.nb_last = block_reduce(S.nb_last, SumOp(), 0.0);
+    t.nb_prod = block_reduce(S.nb_prod, SumOp(), 0.0);
+    t.nb_max = block_reduce(S.nb_max, MaxOp(), 0);
+    t.cell_max = block_reduce(S.cell_max, MaxOp(), 0);
+    return t;
+}
+
+/* The sample point's control block from the chunk's totals T (the whole tier's; vv_last: the
+ * last step's largest v^2), written where the host reads it. */
+__device__ __forceinline__ void oc_chunk_done(OnchipCtrl &c, const OcSums &T, int built, double vv_last, const ChunkArgs &A)
+{
+    c.nbr_max_seen = max(c.nbr_max_seen, T.nb_max);
+    c.cell_max_seen = max(c.cell_max_seen, T.cell_max);
+    if (built) c.nbr_last = (unsigned long long)T.nb_last;
+    c.nbr_sum_prod += T.nb_prod;
+    c.ukin = T.ukin; c.upot = T.upot; c.virial = T.vir; c.vvmax = vv_last;
+    *A.ctrl = c;
+    *A.ctrl_host = c;   /* mapped host memory: the sample point reads it after one event */
+}
 
 /* md_loop.c's rebuild test and bookkeeping (integrate.cu's decide_step), in every thread of every
  * tier: the step's largest v^2 vv is the same everywhere, so are the decisions. */
@@ -176,6 +343,12 @@ struct OnchipState {
     int *count;
     int cap;
     Capacity capacity;
+    int list_kind;     /* LIST_N2 or LIST_CELLS (--list, resolved) */
+    int cm;            /* cells per side M (0: n2) */
+    int *cell_count;   /* 2 M^3 (ChunkArgs.cells); the host path uses the first M^3 */
+    onchip_idx *cell_slot;
+    int ccap;          /* slots per cell */
+    Capacity cell_capacity;
     int tier;          /* TIER_BLOCK, TIER_GRID or TIER_CLUSTER: the one chunks run on now */
     int tp;            /* lanes per atom */
     int block_threads; /* the block tier's block */
@@ -213,6 +386,10 @@ void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A);
 /* onchip_stages.cu */
 void onchip_alloc_lists(Sim *s, OnchipState *oc);
 int onchip_fit_lists(Sim *s, OnchipState *oc, int need);   /* 1: grown (build again) */
+int onchip_list_kind(const Sim *s, int *cells_per_axis);   /* --list resolved (refused: one line) */
+void onchip_init_cells(Sim *s, OnchipState *oc);           /* and M, the cell slots */
+int onchip_fit_cells(Sim *s, OnchipState *oc, int need);   /* 1: grown (bin again) */
+OnchipCells onchip_cells(const Sim *s, const OnchipState *oc);
 void onchip_build(Sim *s, OnchipState *oc);
 void onchip_forces(Sim *s, OnchipState *oc);
 void onchip_for_each_pair(Sim *s, OnchipState *oc, PairFn fn, void *arg);

@@ -9,10 +9,12 @@
  * A step: forces of each atom from its list (t_p lanes per atom, no Newton 3, no atomics), the
  * second half-kick, v^2, the next step's half-kick and drift; one sync for the largest v^2;
  * then every thread takes the same rebuild decision (md_loop.c's rule, in double). A rebuild
- * step wraps, syncs once more, and builds the n2 lists (onchip_build_atom): in the grid each
- * atom's list is built and read by its own lanes only, so no sync follows; the block builds
- * with a warp per atom and one block barrier. Energies, virial and v^2 are summed at the
- * chunk's last step only. */
+ * step wraps (and with --list cells bins each atom into the cell grid in global memory, both
+ * tiers: counts by atomicAdd into one of two count arrays while zeroing the other, the next
+ * build's), syncs once more, and builds the lists (onchip_build_list): in the grid each atom's
+ * list is built and read by its own lanes only, so no sync follows; the block builds n2 with
+ * a warp per atom (cells with the force groups) and one block barrier. Energies, virial and
+ * v^2 are summed at the chunk's last step only. */
 #include "onchip.cuh"
 
 #include <cooperative_groups.h>
@@ -53,7 +55,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
         list = (onchip_idx *)(count + n);
     }
     OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
-    GridScratch *S = A.scratch;
+    GridScratch *GS = A.scratch;
 
     /* the snapshot of the sample point, then the first half-kick and drift */
     for (int i = rank; i < n; i += nthr) {
@@ -66,6 +68,8 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
         vw[i] = vi;
         if (!Tier::grid) count[i] = A.count[i];
     }
+    const int ncell = A.cells.m * A.cells.m * A.cells.m;   /* both count arrays zeroed (a replay may find them used) */
+    for (int k = rank; k < 2 * ncell; k += nthr) A.cells.count[k] = 0;
     if (!Tier::grid && !c.due) {   /* the lists, unless the first step rebuilds anyway */
         const unsigned *from = (const unsigned *)A.list;
         unsigned *to = (unsigned *)list;
@@ -74,45 +78,47 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
     if (rank == 0) {
         *A.ctrl_snap = c;
         if (Tier::grid) {
-            for (int k = 0; k < 3; k++) S->vv_bits[k] = 0;
-            for (int k = 0; k < 5; k++) S->sums[k] = 0;
-            S->nbr_max = 0;
+            for (int k = 0; k < 3; k++) GS->vv_bits[k] = 0;
+            for (int k = 0; k < 5; k++) GS->sums[k] = 0;
+            GS->nbr_max = GS->cell_max = 0;
         }
     }
     Tier::sync();
 
-    double nb_last = 0, nb_prod = 0, ukin = 0, upot = 0, vir = 0, vv_last = 0;
-    int nb_max = 0, built = 0, cur = 0;
+    OcSums S = {0, 0, 0, 0, 0, 0, 0};
+    double vv_last = 0;
+    int built = 0, cur = 0;
     for (int k = 0; k < A.nsteps; k++) {
         const int step = c.step + 1;
         const bool last = k == A.nsteps - 1;
         real4 *rc = rb[cur], *rnext = rb[cur ^ 1];
         if (c.due) {
-            for (int i = rank; i < n; i += nthr) {
-                real4 ri = rc[i];
-                ri.x = pbc_wrap(ri.x, A.L); ri.y = pbc_wrap(ri.y, A.L); ri.z = pbc_wrap(ri.z, A.L);
-                rc[i] = ri;
-            }
+            OnchipCells g = A.cells;   /* this build's count array; the other one zeroed for the next */
+            const int par = (int)(c.builds_total & 1);
+            g.count += par * ncell;
+            for (int q = rank; q < ncell; q += nthr) A.cells.count[(par ^ 1) * ncell + q] = 0;
+            for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
             Tier::sync();
             double tot = 0;
-            /* block: a warp per atom, then a barrier (39 ns) before the t_p-lane groups read the
-             * lists; grid: each atom's own t_p lanes, so that no grid sync (1 us) follows */
-            const int btp = Tier::grid ? tp : 32, bsub = rank & (btp - 1), bgroup = rank / btp;
+            /* n2 in the block: a warp per atom, then a barrier (39 ns) before the t_p-lane groups
+             * read the lists; grid, and cells: each atom's own t_p lanes, so that in the grid no
+             * grid sync (1 us) follows */
+            const int btp = Tier::grid || g.m ? tp : 32, bsub = rank & (btp - 1), bgroup = rank / btp;
             for (int i0 = 0; i0 < n; i0 += nthr / btp) {   /* the same trip count in every warp */
                 const int i = i0 + bgroup;
                 const bool act = i < n;
-                const int m = onchip_build_atom(i, act, bsub, btp, rc, n, A.L, A.rn2,
+                const int m = onchip_build_list(i, act, bsub, btp, rc, n, A.L, A.rn2, g,
                                                 list + (size_t)(act ? i : 0) * cap, cap);
                 if (act && bsub == 0) {
                     count[i] = m;
                     tot += m;
-                    nb_max = max(nb_max, m);
+                    S.nb_max = max(S.nb_max, m);
                 }
             }
             if (Tier::grid) __syncwarp();   /* an atom's list and count are read by its own lanes only */
             else __syncthreads();
-            nb_last = tot;
-            if (step > A.equil) nb_prod += tot;
+            S.nb_last = tot;
+            if (step > A.equil) S.nb_prod += tot;
             built = 1;
         }
         double vv_t = 0;
@@ -123,35 +129,18 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? i : 0) * cap, cnt,
                                                         A.L, A.pot);
             if (act && sub == 0) {
-                const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
-                real4 vi = vw[i];
-                oc_half_kick(vi, ai, A.half_dt);
-                const double vv = oc_speed2(vi);
-                vv_t = fmax(vv_t, vv);
-                if (!last) {
-                    oc_half_kick(vi, ai, A.half_dt);
-                    real4 ri = rc[i];
-                    oc_drift(ri, vi, A.dt);
-                    rnext[i] = ri;
-                } else {   /* the sample point: the state after the kick, and its sums */
-                    A.r[i] = rc[i];
-                    A.a[i] = ai;
-                    A.u[i] = (real)0.5 * f.u;
-                    A.v[i] = vi;
-                    ukin += vv;
-                    upot += (real)0.5 * f.u;
-                    vir += (real)0.5 * f.w;
-                }
+                real4 vi = vw[i], rn = vi;
+                if (oc_step_tail(i, f, vi, rc, last, true, A, vv_t, S, rn)) rnext[i] = rn;
                 vw[i] = vi;
             }
         }
         /* the step's largest v^2 over the tier: one sync */
         double vv = warp_reduce(vv_t, MaxOp());
         if (Tier::grid) {
-            if ((threadIdx.x & 31) == 0) atomicMax(&S->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
+            if ((threadIdx.x & 31) == 0) atomicMax(&GS->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
             Tier::sync();
-            vv = __longlong_as_double((long long)__ldcg(&S->vv_bits[k % 3]));
-            if (rank == 0) S->vv_bits[(k + 2) % 3] = 0;   /* last read at k - 1, next written at k + 2 */
+            vv = __longlong_as_double((long long)__ldcg(&GS->vv_bits[k % 3]));
+            if (rank == 0) GS->vv_bits[(k + 2) % 3] = 0;   /* last read at k - 1, next written at k + 2 */
         } else {
             if ((threadIdx.x & 31) == 0) vv_part[k & 1][threadIdx.x >> 5] = vv;
             __syncthreads();
@@ -168,37 +157,27 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
     }
 
     /* the chunk's sums and the lists' statistics */
-    const double s_ukin = block_reduce(ukin, SumOp(), 0.0), s_upot = block_reduce(upot, SumOp(), 0.0),
-                 s_vir = block_reduce(vir, SumOp(), 0.0), s_last = block_reduce(nb_last, SumOp(), 0.0),
-                 s_prod = block_reduce(nb_prod, SumOp(), 0.0);
-    const int s_max = block_reduce(nb_max, MaxOp(), 0);
+    OcSums T = oc_block_sums(S);
     if (!Tier::grid && built) {   /* the lists back to global memory for the next chunk */
         const unsigned *from = (const unsigned *)list;
         unsigned *to = (unsigned *)A.list;
         for (long k = rank; k < (long)n * cap / 2; k += nthr) to[k] = from[k];
         for (int i = rank; i < n; i += nthr) A.count[i] = count[i];
     }
-    double t_ukin = s_ukin, t_upot = s_upot, t_vir = s_vir, t_last = s_last, t_prod = s_prod;
-    int t_max = s_max;
     if (Tier::grid) {
         if (threadIdx.x == 0) {
-            atomicAdd(&S->sums[0], s_ukin); atomicAdd(&S->sums[1], s_upot); atomicAdd(&S->sums[2], s_vir);
-            atomicAdd(&S->sums[3], s_last); atomicAdd(&S->sums[4], s_prod); atomicMax(&S->nbr_max, s_max);
+            atomicAdd(&GS->sums[0], T.ukin); atomicAdd(&GS->sums[1], T.upot); atomicAdd(&GS->sums[2], T.vir);
+            atomicAdd(&GS->sums[3], T.nb_last); atomicAdd(&GS->sums[4], T.nb_prod);
+            atomicMax(&GS->nbr_max, T.nb_max); atomicMax(&GS->cell_max, T.cell_max);
         }
         Tier::sync();
         if (rank == 0) {
-            t_ukin = __ldcg(&S->sums[0]); t_upot = __ldcg(&S->sums[1]); t_vir = __ldcg(&S->sums[2]);
-            t_last = __ldcg(&S->sums[3]); t_prod = __ldcg(&S->sums[4]); t_max = __ldcg(&S->nbr_max);
+            T.ukin = __ldcg(&GS->sums[0]); T.upot = __ldcg(&GS->sums[1]); T.vir = __ldcg(&GS->sums[2]);
+            T.nb_last = __ldcg(&GS->sums[3]); T.nb_prod = __ldcg(&GS->sums[4]);
+            T.nb_max = __ldcg(&GS->nbr_max); T.cell_max = __ldcg(&GS->cell_max);
         }
     }
-    if (rank == 0) {
-        c.nbr_max_seen = max(c.nbr_max_seen, t_max);
-        if (built) c.nbr_last = (unsigned long long)t_last;
-        c.nbr_sum_prod += t_prod;
-        c.ukin = t_ukin; c.upot = t_upot; c.virial = t_vir; c.vvmax = vv_last;
-        *A.ctrl = c;
-        *A.ctrl_host = c;   /* mapped host memory: the sample point reads it after one event */
-    }
+    if (rank == 0) oc_chunk_done(c, T, built, vv_last, A);
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
  * thread-block cluster of C blocks (--cluster; default 16), block b owning N/C atoms: every block
  * a full copy of the positions (two buffers) in its shared memory, its own atoms' velocities and
  * lists; each step's new positions and largest v^2 written into every block through distributed
- * shared memory, one cluster.sync per step. N is limited by one block's shared memory
- * (onchip_tier.cu refuses). */
+ * shared memory, one cluster.sync per step; with --list cells every block also bins its full
+ * copy into a cell grid in its own shared memory at a rebuild. N is limited by one block's
+ * shared memory (onchip_tier.cu refuses). */
 #include "onchip.cuh"
 
 #include <cooperative_groups.h>
@@ -15,8 +16,7 @@ namespace {
 /* Slots in every block's shared memory that the other blocks of the cluster write. */
 struct ClusterSlots {
     double vv[2][CLUSTER_MAX];       /* each rank's largest v^2 of the step; steps k & 1 in rotation */
-    double sums[CLUSTER_MAX][5];     /* the chunk's sums by rank (rank 0's copy is read) */
-    int nb_max[CLUSTER_MAX];
+    OcSums sums[CLUSTER_MAX];        /* the chunk's sums by rank (rank 0's copy is read) */
 };
 
 /* One cluster of C blocks, block b owning atoms [b N / C, (b + 1) N / C). Every block holds all
@@ -31,8 +31,10 @@ struct ClusterSlots {
  *    again at step k + 2 only, after a sync that every block reaches after it read the slot.
  * So two buffers and one sync suffice. Every block reads the same C partials and takes the same
  * rebuild decision; a rebuild wraps the full local copy (the same arithmetic on the same values in
- * every block, so the copies stay bitwise equal), and builds the own atoms' n2 lists over it, one
- * warp per atom. */
+ * every block, so the copies stay bitwise equal), and builds the own atoms' lists over it: n2
+ * with one warp per atom; cells with the force groups, after binning all N atoms into the
+ * block's own cell grid (no cross-block traffic: the copies are equal, so every block bins the
+ * same atoms into the same cells, in its own slot order; the counts zeroed after the build). */
 template <int Kind>
 __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
 {
@@ -50,7 +52,12 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
     real4 *const rb0 = (real4 *)smem, *const rb1 = rb0 + n;
     real4 *const vw = rb1 + n;                   /* own atoms' velocities, by i - lo */
     int *const count = (int *)(vw + own_max);    /* own atoms' counts and lists, by i - lo */
-    onchip_idx *const list = (onchip_idx *)(count + own_max);
+    int *const cell_count = count + own_max;     /* the block's cell grid: M^3 counts */
+    const int ncell = A.cells.m * A.cells.m * A.cells.m;
+    onchip_idx *const list = (onchip_idx *)(cell_count + ncell);
+    OnchipCells g = A.cells;                     /* and its slots after the own lists */
+    g.count = cell_count;
+    g.slot = list + (size_t)own_max * cap;
     OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
 
     /* every block the first half-kick and drift of all N atoms into its buffer 0 (the same
@@ -67,6 +74,7 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
         rb0[i] = ri;
         if (i >= lo && i < hi) vw[i - lo] = vi;
     }
+    for (int q = tid; q < ncell; q += nthr) cell_count[q] = 0;
     if (!c.due) {   /* the own lists, unless the first step rebuilds anyway */
         const unsigned *from = (const unsigned *)(A.list + (size_t)lo * cap);
         unsigned *to = (unsigned *)list;
@@ -75,34 +83,33 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
     if (me == 0 && tid == 0) *A.ctrl_snap = c;
     cluster.sync();   /* also: every block of the cluster runs before any remote access */
 
-    double nb_last = 0, nb_prod = 0, ukin = 0, upot = 0, vir = 0, vv_last = 0;
-    int nb_max = 0, built = 0, cur = 0;
+    OcSums S = {0, 0, 0, 0, 0, 0, 0};
+    double vv_last = 0;
+    int built = 0, cur = 0;
     for (int k = 0; k < A.nsteps; k++) {
         const int step = c.step + 1;
         const bool last = k == A.nsteps - 1;
         real4 *const rc = cur ? rb1 : rb0, *const rnext = cur ? rb0 : rb1;
         if (c.due) {   /* nobody else writes buffer cur this step: the wrap is local */
-            for (int i = tid; i < n; i += nthr) {
-                real4 ri = rc[i];
-                ri.x = pbc_wrap(ri.x, A.L); ri.y = pbc_wrap(ri.y, A.L); ri.z = pbc_wrap(ri.z, A.L);
-                rc[i] = ri;
-            }
+            for (int i = tid; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
             __syncthreads();
             double tot = 0;
-            for (int a0 = 0; a0 < nown; a0 += nwarps) {   /* the same trip count in every warp */
-                const int a = a0 + warp;
+            const int btp = g.m ? tp : 32, bsub = tid & (btp - 1), bgroup = tid / btp;   /* n2: a warp per atom */
+            for (int a0 = 0; a0 < nown; a0 += nthr / btp) {   /* the same trip count in every warp */
+                const int a = a0 + bgroup;
                 const bool act = a < nown;
-                const int m = onchip_build_atom(lo + a, act, lane, 32, rc, n, A.L, A.rn2,
+                const int m = onchip_build_list(lo + a, act, bsub, btp, rc, n, A.L, A.rn2, g,
                                                 list + (size_t)(act ? a : 0) * cap, cap);
-                if (act && lane == 0) {
+                if (act && bsub == 0) {
                     count[a] = m;
                     tot += m;
-                    nb_max = max(nb_max, m);
+                    S.nb_max = max(S.nb_max, m);
                 }
             }
-            __syncthreads();   /* lists built by warps, read by the force groups */
-            nb_last = tot;
-            if (step > A.equil) nb_prod += tot;
+            __syncthreads();   /* the lists built, read by the force groups; the cells read by every build */
+            for (int q = tid; q < ncell; q += nthr) cell_count[q] = 0;   /* for the next build, a sync away */
+            S.nb_last = tot;
+            if (step > A.equil) S.nb_prod += tot;
             built = 1;
         }
         double vv_t = 0;
@@ -112,27 +119,11 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             const int cnt = act ? min(count[a], cap) : 0;
             const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
                                                         A.L, A.pot);
-            real4 vi = make_real4(0, 0, 0, 0);
-            if (act) {   /* every lane of the group: the same sums, the same kick */
-                const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
+            real4 vi = make_real4(0, 0, 0, 0), ri = vi;
+            if (act) {   /* every lane of the group: the same sums, the same kick; the sample point by one */
                 vi = vw[a];
-                oc_half_kick(vi, ai, A.half_dt);
-                const double vv = oc_speed2(vi);
-                vv_t = fmax(vv_t, vv);
-                if (!last) {
-                    oc_half_kick(vi, ai, A.half_dt);
-                    real4 ri = rc[i];
-                    oc_drift(ri, vi, A.dt);
+                if (oc_step_tail(i, f, vi, rc, last, sub == 0, A, vv_t, S, ri))
                     for (int q = sub; q < C; q += tp) *cluster.map_shared_rank(rnext + i, q) = ri;
-                } else if (sub == 0) {   /* the sample point: the state after the kick, and its sums */
-                    A.r[i] = rc[i];
-                    A.a[i] = ai;
-                    A.u[i] = (real)0.5 * f.u;
-                    A.v[i] = vi;
-                    ukin += vv;
-                    upot += (real)0.5 * f.u;
-                    vir += (real)0.5 * f.w;
-                }
             }
             __syncwarp();   /* the group's lanes have read vw[a] */
             if (act && sub == 0) vw[a] = vi;
@@ -159,35 +150,24 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
     }
 
     /* the chunk's sums: each block's into rank 0's slots, summed there in rank order */
-    const double s_ukin = block_reduce(ukin, SumOp(), 0.0), s_upot = block_reduce(upot, SumOp(), 0.0),
-                 s_vir = block_reduce(vir, SumOp(), 0.0), s_last = block_reduce(nb_last, SumOp(), 0.0),
-                 s_prod = block_reduce(nb_prod, SumOp(), 0.0);
-    const int s_max = block_reduce(nb_max, MaxOp(), 0);
+    const OcSums B = oc_block_sums(S);
     if (built) {   /* the own lists back to global memory for the next chunk */
         const unsigned *from = (const unsigned *)list;
         unsigned *to = (unsigned *)(A.list + (size_t)lo * cap);
         for (long k = tid; k < (long)nown * cap / 2; k += nthr) to[k] = from[k];
         for (int a = tid; a < nown; a += nthr) A.count[lo + a] = count[a];
     }
-    if (tid == 0) {
-        double *to = cluster.map_shared_rank(&slots.sums[me][0], 0);
-        to[0] = s_ukin; to[1] = s_upot; to[2] = s_vir; to[3] = s_last; to[4] = s_prod;
-        *cluster.map_shared_rank(&slots.nb_max[me], 0) = s_max;
-    }
+    if (tid == 0) *cluster.map_shared_rank(&slots.sums[me], 0) = B;
     cluster.sync();   /* the sums are in; and no block exits while another may still write to it */
     if (me == 0 && tid == 0) {
-        double t[5] = {0, 0, 0, 0, 0};
-        int t_max = 0;
+        OcSums T = {0, 0, 0, 0, 0, 0, 0};
         for (int q = 0; q < C; q++) {
-            for (int j = 0; j < 5; j++) t[j] += slots.sums[q][j];
-            t_max = max(t_max, slots.nb_max[q]);
+            const OcSums &b = slots.sums[q];
+            T.ukin += b.ukin; T.upot += b.upot; T.vir += b.vir; T.nb_last += b.nb_last; T.nb_prod += b.nb_prod;
+            T.nb_max = max(T.nb_max, b.nb_max);
+            T.cell_max = max(T.cell_max, b.cell_max);
         }
-        c.nbr_max_seen = max(c.nbr_max_seen, t_max);
-        if (built) c.nbr_last = (unsigned long long)t[3];
-        c.nbr_sum_prod += t[4];
-        c.ukin = t[0]; c.upot = t[1]; c.virial = t[2]; c.vvmax = vv_last;
-        *A.ctrl = c;
-        *A.ctrl_host = c;
+        oc_chunk_done(c, T, built, vv_last, A);
     }
 }
 

@@ -2,8 +2,8 @@
  * one launch per chunk (the loop's Variant.chunk_run), the host seeing only sample points.
  *
  * Never a truncated list: a build that finds more than the capacity stores what fits and
- * records the need; at the sample point the host grows the capacity (or stops at a hard
- * --max-nbr with one line), restores the snapshot the kernel wrote at the chunk's start
+ * records the need (so does a bin that finds a cell fuller than its slots); at the sample
+ * point the host grows the capacity (or stops at a hard --max-nbr with one line), restores the snapshot the kernel wrote at the chunk's start
  * (r, v, a and the control block) and replays the chunk with a rebuild forced first, as the
  * stage-by-stage device loop does (device_loop.cu; the control block and snapshot are
  * allocated and started as there, device_loop.cuh). A block or cluster tier that no longer
@@ -43,7 +43,7 @@ ChunkArgs onchip_chunk_args(Sim *s, OnchipState *oc, int nsteps)
     ChunkArgs A;
     A.r = g->r; A.v = g->v; A.a = g->a; A.u = g->u;
     A.snap_r = oc->snap_r; A.snap_v = oc->snap_v; A.snap_a = oc->snap_a;
-    A.list = oc->list; A.count = oc->count; A.rw0 = oc->rw0; A.rw1 = oc->rw1;
+    A.list = oc->list; A.count = oc->count; A.cells = onchip_cells(s, oc); A.rw0 = oc->rw0; A.rw1 = oc->rw1;
     A.ctrl = oc->ctrl; A.ctrl_snap = oc->ctrl_snap; A.ctrl_host = oc->ctrl_host_dev; A.scratch = oc->scratch;
     A.pot = s->pot;
     A.n = s->n; A.tp = oc->tp; A.cap = oc->cap; A.nsteps = nsteps; A.equil = s->p.equil;
@@ -59,8 +59,9 @@ int onchip_sample(Sim *s, OnchipState *oc)
     CUDA_CHECK(cudaEventSynchronize(oc->done));
     OnchipCtrl c;   /* mapped memory, written by the kernel before the event */
     memcpy(&c, (const void *)oc->ctrl_host, sizeof c);
-    if (c.nbr_max_seen > oc->cap) {   /* a build overflowed: grow, restore, replay */
+    if (c.nbr_max_seen > oc->cap || c.cell_max_seen > oc->ccap) {   /* a build overflowed: grow, restore, replay */
         onchip_fit_lists(s, oc, c.nbr_max_seen);
+        onchip_fit_cells(s, oc, c.cell_max_seen);
         onchip_choose_tier(s, oc);
         oc->grid_blocks = 0;
         const size_t b = sizeof(real4) * (size_t)s->n;
@@ -95,7 +96,7 @@ void onchip_free(Sim *s, OnchipState *oc)
     GpuSim *g = gpu_of(s);
     if (g) {
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        void *dev[] = {oc->list, oc->count, oc->ctrl, oc->ctrl_snap, oc->snap_r, oc->snap_v, oc->snap_a, oc->rw0, oc->rw1,
+        void *dev[] = {oc->list, oc->count, oc->cell_count, oc->cell_slot, oc->ctrl, oc->ctrl_snap, oc->snap_r, oc->snap_v, oc->snap_a, oc->rw0, oc->rw1,
                        oc->scratch};
         for (void *p : dev)
             gpu_release(p);

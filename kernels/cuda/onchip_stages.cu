@@ -1,20 +1,29 @@
 /* onchip_stages.cu - gpu-onchip's host path (onchip.cuh): with --decide host (and for --check,
- * --verify-lists, --stage-reps) the same n2 build and forces as the chunk kernels, as per-stage
- * kernels over global memory; the leapfrog, wrap, rescale and download are the shared GPU
- * stages (gpu_sim.cuh). The lists' capacity follows kernels/capacity.h: never a truncated list,
- * a build that overflows grows it and builds again (or a hard --max-nbr stops the run). */
+ * --verify-lists, --stage-reps) the same build (n2, or the cell bin and cell build) and forces
+ * as the chunk kernels, as per-stage kernels over global memory; the leapfrog, wrap, rescale and
+ * download are the shared GPU stages (gpu_sim.cuh). The lists' and the cells' capacities follow
+ * kernels/capacity.h: never truncated, a build that overflows grows them and builds again (or a
+ * hard --max-nbr stops the run). Also the cell grid of --list cells: its M and its slots. */
 #include "onchip.cuh"
 
 #include <stdlib.h>
 
 namespace {
 
-__global__ void build_kernel(const real4 *r, int n, int tp, real L, real rn2, onchip_idx *list, int *count, int cap,
-                             BuildStatus *status)
+/* The cells' occupancy: the largest into status->layers_needed (the largest cell occupancy). */
+__global__ void bin_kernel(const real4 *r, int n, real L, OnchipCells g, BuildStatus *status)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int most = block_reduce(i < n ? onchip_cells_bin(i, r[i], L, g) : 0, MaxOp(), 0);
+    if (threadIdx.x == 0) atomicMax(&status->layers_needed, most);
+}
+
+__global__ void build_kernel(const real4 *r, int n, int tp, real L, real rn2, OnchipCells g, onchip_idx *list,
+                             int *count, int cap, BuildStatus *status)
 {
     const int rank = blockIdx.x * blockDim.x + threadIdx.x, sub = rank & (tp - 1), i = rank / tp;
     const bool act = i < n;
-    const int m = onchip_build_atom(i, act, sub, tp, r, n, L, rn2, list + (size_t)(act ? i : 0) * cap, cap);
+    const int m = onchip_build_list(i, act, sub, tp, r, n, L, rn2, g, list + (size_t)(act ? i : 0) * cap, cap);
     if (act && sub == 0) count[i] = m;
     record_nbr_stats(act && sub == 0 ? m : 0, status);
 }
@@ -65,17 +74,81 @@ int onchip_fit_lists(Sim *s, OnchipState *oc, int need)
     return 1;
 }
 
+/* auto takes cells above this N where 4 cells fit per axis: below it the n2 build is a small
+ * part of a chunk (results/h200/onchip.md: the n2 build's cost shows above ~2000 atoms), and
+ * with 3 per axis the 27 cells are the whole box, every atom tested as by n2. */
+enum { CELLS_AUTO_MIN_N = 2048 };
+
+int onchip_list_kind(const Sim *s, int *cells_per_axis)
+{
+    /* the margin: the cell of (x + L/2) M / L, rounded, never two apart for atoms within r_n */
+    const int M = (int)floor(s->L / (s->rn * (1 + 1e-5)));
+    int kind = s->p.list_method;
+    if (kind == LIST_AUTO) kind = s->n > CELLS_AUTO_MIN_N && M >= 4 ? LIST_CELLS : LIST_N2;
+    if (kind != LIST_N2 && kind != LIST_CELLS)
+        nbr_fail(EXIT_INPUT, "%s: --list %s: gpu-onchip builds n2 or cells lists (or auto)", s->variant->name,
+                 list_names[kind]);
+    if (kind == LIST_CELLS && M < 3)
+        nbr_fail(EXIT_INPUT, "%s: --list cells needs 3 cells of edge >= r_n = %.4g per axis, but L = %.4g < 3 r_n: use "
+                 "--list n2 or raise --ne", s->variant->name, s->rn, s->L);
+    *cells_per_axis = M;
+    return kind;
+}
+
+void onchip_init_cells(Sim *s, OnchipState *oc)
+{
+    int M;
+    const int kind = onchip_list_kind(s, &M);
+    oc->list_kind = s->p.list_method = kind;   /* the CSV row's list_method: what ran */
+    oc->cm = kind == LIST_CELLS ? M : 0;
+    if (!oc->cm) return;
+    GpuSim *g = gpu_of(s);
+    const size_t ncell = (size_t)M * M * M;
+    capacity_init(&oc->cell_capacity, s->variant->name, "cell grid", "atoms per cell", "grow-from", 0,
+                  nbr_start_estimate(s, poisson_max((double)s->n / ncell)), 1);
+    oc->ccap = (int)oc->cell_capacity.cap;
+    oc->cell_count = (int *)gpu_alloc(g, 2 * sizeof(int) * ncell, "the cells' counts");
+    oc->cell_slot = (onchip_idx *)gpu_alloc(g, sizeof(onchip_idx) * ncell * oc->ccap, "the cells' slots");
+    s->stats.cells_per_axis = M;
+    s->stats.bytes = g->bytes;
+}
+
+int onchip_fit_cells(Sim *s, OnchipState *oc, int need)
+{
+    GpuSim *g = gpu_of(s);
+    if (!oc->cm || !capacity_short(s, &oc->cell_capacity, (size_t)need)) return 0;
+    const size_t ncell = (size_t)oc->cm * oc->cm * oc->cm;
+    gpu_free(g, oc->cell_slot, sizeof(onchip_idx) * ncell * oc->ccap);
+    oc->ccap = (int)oc->cell_capacity.cap;
+    oc->cell_slot = (onchip_idx *)gpu_alloc(g, sizeof(onchip_idx) * ncell * oc->ccap, "the cells' slots");
+    s->stats.bytes = g->bytes;
+    return 1;
+}
+
+OnchipCells onchip_cells(const Sim *s, const OnchipState *oc)
+{
+    OnchipCells c = {oc->cm, oc->ccap, (real)(oc->cm / s->L), oc->cell_count, oc->cell_slot};
+    return c;
+}
+
 void onchip_build(Sim *s, OnchipState *oc)
 {
     GpuSim *g = gpu_of(s);
     const int tp = oc->tp, threads = s->p.threads;
     for (;;) {
+        const OnchipCells cells = onchip_cells(s, oc);
         CUDA_CHECK(cudaMemsetAsync(g->status, 0, sizeof(BuildStatus), g->stream));
+        if (cells.m) {
+            CUDA_CHECK(cudaMemsetAsync(cells.count, 0, sizeof(int) * cells.m * cells.m * cells.m, g->stream));
+            bin_kernel<<<blocks_for(s->n, threads), threads, 0, g->stream>>>(g->r, s->n, s->L, cells, g->status);
+            LAUNCH_CHECK("bin_kernel");
+        }
         build_kernel<<<blocks_for((long)s->n * tp, threads), threads, 0, g->stream>>>(
-            g->r, s->n, tp, s->L, s->rn * s->rn, oc->list, oc->count, oc->cap, g->status);
+            g->r, s->n, tp, s->L, s->rn * s->rn, cells, oc->list, oc->count, oc->cap, g->status);
         LAUNCH_CHECK("build_kernel");
         CUDA_CHECK(cudaMemcpyAsync(g->status_host, g->status, sizeof(BuildStatus), cudaMemcpyDeviceToHost, g->stream));
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        if (onchip_fit_cells(s, oc, g->status_host->layers_needed)) continue;   /* a truncated cell: bin again */
         if (!onchip_fit_lists(s, oc, g->status_host->nbr_max)) break;
     }
     if (oc->device_mode) onchip_choose_tier(s, oc);   /* a grown capacity may no longer fit one block */

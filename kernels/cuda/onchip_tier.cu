@@ -1,5 +1,5 @@
 /* onchip_tier.cu - where gpu-onchip's system lives during a chunk (onchip.cuh), and what is
- * refused: --tier auto = cluster up to 2048 atoms where it fits, else block where it fits, else
+ * refused: --tier auto = cluster where it fits (n2 lists: up to 2048 atoms), else block where it fits, else
  * grid; --tier block or cluster that does not fit (shared memory per block, or no such cluster
  * resident on the device) stops with one line naming the limit (EXIT_CAPACITY), which an
  * autotuner trial reports as failed and the search goes on. A grown capacity chooses again, so
@@ -32,14 +32,16 @@ static int cluster_fits_c(Sim *s, OnchipState *oc, int C, int hard)
     int threads = (own * tp + 31) / 32 * 32;
     threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
     oc->cluster_threads = threads;
-    const size_t need = onchip_cluster_smem(s->n, C, oc->cap);
+    const size_t cells = onchip_cells_bytes(oc->cm, oc->ccap);
+    const size_t need = onchip_cluster_smem(s->n, C, oc->cap, cells);
     if (need > (size_t)oc->cluster_limit) {
         if (hard) {
             const double per_atom = 2.0 * sizeof(real4) + (sizeof(real4) + sizeof(int) + 2.0 * oc->cap) / C;
             nbr_fail(EXIT_CAPACITY, "%s: --tier cluster: N = %d atoms (%d per block of a cluster of %d) with room for "
-                     "%d neighbours each need %zu bytes of shared memory per block, over the %d one block may have on "
-                     "this device (N <= %d at this capacity): use --tier grid or auto", s->variant->name, s->n, own, C,
-                     oc->cap, need, oc->cluster_limit, (int)((oc->cluster_limit - 2 * oc->cap - 64) / per_atom));
+                     "%d neighbours each (and %zu bytes of cells: %d^3 of %d slots) need %zu bytes of shared memory "
+                     "per block, over the %d one block may have on this device (N <= %d at this capacity): use --tier "
+                     "grid or auto", s->variant->name, s->n, own, C, oc->cap, cells, oc->cm, oc->ccap, need,
+                     oc->cluster_limit, (int)((oc->cluster_limit - (double)cells - 2 * oc->cap - 64) / per_atom));
         }
         return 0;
     }
@@ -66,15 +68,18 @@ static int cluster_fits(Sim *s, OnchipState *oc)
     return cluster_fits_c(s, oc, 16, 0) || cluster_fits_c(s, oc, 8, hard);
 }
 
-/* auto takes the cluster up to this N: its n2 build costs each SM N^2 / C pair tests, and on the
- * H200 the grid was faster at 4096 (LJ and SP), the cluster at 1728 and below (onchip.md). */
+/* auto takes the cluster with n2 lists up to this N: its n2 build costs each SM N^2 / C pair
+ * tests, and on the H200 the grid was faster at 4096 (LJ and SP), the cluster at 1728 and below
+ * (onchip.md). With cells the build costs each SM 27 cells' atoms per own atom, so auto takes
+ * the cluster wherever it fits (float up to ~4096 atoms of lammps-lj). */
 enum { CLUSTER_AUTO_MAX_N = 2048 };
 
 /* The tier for the current capacity: --tier block or cluster that does not fit stops with one
- * line; auto takes the cluster up to CLUSTER_AUTO_MAX_N, else the block, where they fit. */
+ * line; auto takes the cluster (n2: up to CLUSTER_AUTO_MAX_N), else the block, where they fit. */
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
-    if ((oc->tier_flag == TIER_CLUSTER || (oc->tier_flag == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) &&
+    if ((oc->tier_flag == TIER_CLUSTER ||
+         (oc->tier_flag == TIER_AUTO && (s->n <= CLUSTER_AUTO_MAX_N || oc->cm))) &&
         cluster_fits(s, oc)) {
         oc->tier = TIER_CLUSTER;
         oc->tp = lanes(s, oc, oc->tier);
@@ -112,7 +117,8 @@ void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A)
         onchip_block_launch(A, s->pot.kind, oc->block_threads, onchip_block_smem(s->n, oc->cap), g->stream);
     } else if (oc->tier == TIER_CLUSTER) {
         onchip_cluster_launch(A, s->pot.kind, oc->cluster, oc->cluster_threads,
-                              onchip_cluster_smem(s->n, oc->cluster, oc->cap), g->stream);
+                              onchip_cluster_smem(s->n, oc->cluster, oc->cap, onchip_cells_bytes(oc->cm, oc->ccap)),
+                              g->stream);
     } else {
         if (!oc->grid_blocks) {
             const int most = onchip_grid_per_sm(s->pot.kind, s->p.threads) * g->prop.multiProcessorCount;
