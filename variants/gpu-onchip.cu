@@ -107,6 +107,7 @@ int main(int argc, char **argv)
         "per atom, no Newton 3; n2 or cell lists built on chip",
         build, NBR_COMPILER);
     v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_LISTMETHOD | KNOB_AUTOTUNE;
+    v.lists = 1u << LIST_AUTO | 1u << LIST_N2 | 1u << LIST_CELLS;
     v.tune = &tune;
     v.max_atoms = ONCHIP_MAX_ATOMS;
     v.max_atoms_why = "16-bit list indices";

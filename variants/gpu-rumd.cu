@@ -84,9 +84,6 @@ static int rumd_init(Sim *s)
     Params *p = &s->p;
     const TuneParams d = autotune_defaults(s->n);
     const int sort_fits = s->L >= 2.5 * s->rn;   /* 5 cells of edge >= r_n / 2 per axis */
-    if (p->list_method == LIST_CELLS)   /* the shared --list table's gpu-onchip build */
-        nbr_fail(EXIT_INPUT, "%s: --list cells is gpu-onchip's build: gpu-rumd takes none, n2, sort or auto",
-                 s->variant->name);
     if (p->list_method == LIST_AUTO) p->list_method = d.list == LIST_N2 || !sort_fits ? LIST_N2 : LIST_SORT;
     if (p->list_method == LIST_SORT && !sort_fits)
         nbr_fail(EXIT_INPUT, "%s: --list sort needs 5 cells of edge >= r_n/2 = %.4g per axis, but L = %.4g < 2.5 r_n: "
@@ -142,8 +139,8 @@ int main(int argc, char **argv)
         rumd_build, NBR_COMPILER);
     variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH |
                     KNOB_DEVICE | KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE;
-    variant.init = rumd_init;
-    variant.finish = rumd_finish;
+    variant.lists = 1u << LIST_AUTO | 1u << LIST_NONE | 1u << LIST_N2 | 1u << LIST_SORT;
+    variant.init = rumd_init; variant.finish = rumd_finish;
     variant.forces = rumd_forces;
     variant.reorder = rumd_reorder;
     variant.device_rebuild = rumd_device_rebuild;

@@ -85,9 +85,6 @@ int onchip_list_kind(const Sim *s, int *cells_per_axis)
     const int M = (int)floor(s->L / (s->rn * (1 + 1e-5)));
     int kind = s->p.list_method;
     if (kind == LIST_AUTO) kind = s->n > CELLS_AUTO_MIN_N && M >= 4 ? LIST_CELLS : LIST_N2;
-    if (kind != LIST_N2 && kind != LIST_CELLS)
-        nbr_fail(EXIT_INPUT, "%s: --list %s: gpu-onchip builds n2 or cells lists (or auto)", s->variant->name,
-                 list_names[kind]);
     if (kind == LIST_CELLS && M < 3)
         nbr_fail(EXIT_INPUT, "%s: --list cells needs 3 cells of edge >= r_n = %.4g per axis, but L = %.4g < 3 r_n: use "
                  "--list n2 or raise --ne", s->variant->name, s->rn, s->L);
