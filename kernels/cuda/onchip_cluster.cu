@@ -138,12 +138,14 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             for (int q = lane; q < C; q += 32) *cluster.map_shared_rank(&slots.vv[k & 1][me], q) = b;
         }
         cluster.sync();
-        vv = 0;
+        /* the C partials read by C lanes and combined by a butterfly, the same maximum in every
+         * lane (a loop over C partials in every thread was ~12% of the step's instructions) */
 #ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): rank 0's largest v^2 */
-        vv = slots.vv[k & 1][0];
+        vv = lane == 0 ? slots.vv[k & 1][0] : 0.0;
 #else
-        for (int q = 0; q < C; q++) vv = fmax(vv, slots.vv[k & 1][q]);
+        vv = lane < C ? slots.vv[k & 1][lane] : 0.0;
 #endif
+        for (int o = 16; o > 0; o >>= 1) vv = fmax(vv, __shfl_xor_sync(0xffffffffu, vv, o));
         oc_decide(c, step, vv, A);
         if (last) vv_last = vv;
         cur ^= 1;
