@@ -1,5 +1,5 @@
 /* onchip_tier.cu - where gpu-onchip's system lives during a chunk (onchip.cuh), and what is
- * refused: --tier auto = cluster where it fits (n2 lists: up to 2048 atoms), else block where it fits, else
+ * refused: --tier auto = cluster where it fits up to 2048 atoms, else block where it fits, else
  * grid; --tier block or cluster that does not fit (shared memory per block, or no such cluster
  * resident on the device) stops with one line naming the limit (EXIT_CAPACITY), which an
  * autotuner trial reports as failed and the search goes on. A grown capacity chooses again, so
@@ -68,18 +68,17 @@ static int cluster_fits(Sim *s, OnchipState *oc)
     return cluster_fits_c(s, oc, 16, 0) || cluster_fits_c(s, oc, 8, hard);
 }
 
-/* auto takes the cluster with n2 lists up to this N: its n2 build costs each SM N^2 / C pair
- * tests, and on the H200 the grid was faster at 4096 (LJ and SP), the cluster at 1728 and below
- * (onchip.md). With cells the build costs each SM 27 cells' atoms per own atom, so auto takes
- * the cluster wherever it fits (float up to ~4096 atoms of lammps-lj). */
+/* auto takes the cluster up to this N: on the H200 the grid was faster at 4096 (LJ and SP), the
+ * cluster at 1728 and below (onchip.md); with cells too (lammps-lj 4096, float: grid 16.0 us a
+ * step, cluster 70.0: 256 own atoms' forces and 16 x 256 remote position stores on each SM). */
 enum { CLUSTER_AUTO_MAX_N = 2048 };
 
 /* The tier for the current capacity: --tier block or cluster that does not fit stops with one
- * line; auto takes the cluster (n2: up to CLUSTER_AUTO_MAX_N), else the block, where they fit. */
+ * line; auto takes the cluster (up to CLUSTER_AUTO_MAX_N), else the block, where they fit. */
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
     if ((oc->tier_flag == TIER_CLUSTER ||
-         (oc->tier_flag == TIER_AUTO && (s->n <= CLUSTER_AUTO_MAX_N || oc->cm))) &&
+         (oc->tier_flag == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) &&
         cluster_fits(s, oc)) {
         oc->tier = TIER_CLUSTER;
         oc->tp = lanes(s, oc, oc->tier);
