@@ -8,7 +8,7 @@
 #             where CASES50=1
 #   plant     the planted build's same-rebuilds cases of the cluster and block tiers (must FAIL)
 #   sanitize  compute-sanitizer memcheck (also with a grown capacity), racecheck, synccheck on
-#             --tier cluster
+#             --tier cluster; the three on --list cells in the cluster and the grid tier
 #   sweep     one run per point: --cluster and --tp at lammps-lj 512 / 1728 / 4096 and SP 4096,
 #             the block and grid tiers' defaults beside (float)
 set -u
@@ -67,6 +67,13 @@ if has sanitize; then
     run_san memcheck-c8-float memcheck ${a/double/float} --cluster 8
     run_san racecheck racecheck $a
     run_san synccheck synccheck $a
+    # the cell build on chip (SP ne 6: 3 cells per axis), in the cluster and the grid tier
+    for t in cluster grid; do
+        c="${a/cluster/$t} --list cells"
+        run_san memcheck-cells-$t memcheck $c
+        run_san racecheck-cells-$t racecheck $c
+        run_san synccheck-cells-$t synccheck $c
+    done
     grep -E "^###|ERROR SUMMARY" "$log"
 fi
 if has table; then
