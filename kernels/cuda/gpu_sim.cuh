@@ -84,6 +84,11 @@ struct WBuilder {
     int needs_layers;
 };
 
+/* The two W builds over the harness's cells and layers (H), components any program composes:
+ * Rapaport 2011's one thread per atom (list_layer.cu) and Anderson et al. 2008's thread block per
+ * cell (list_cell_block.cu). RUMD's n2 and sort builds are in rumd_lists.cuh. */
+extern const WBuilder W_LAYER, W_CELL_BLOCK;
+
 struct GpuSim {
     cudaStream_t stream;
     cudaEvent_t marks[TIMER_SLOTS];
