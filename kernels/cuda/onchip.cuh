@@ -293,7 +293,7 @@ __device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, real4 &vi,
     return 0;
 }
 
-/* The block's totals of S (every thread calls; the result in every thread). */
+/* The block's totals of S (every thread calls; the result in thread 0, as block_reduce's). */
 __device__ __forceinline__ OcSums oc_block_sums(const OcSums &S)
 {
     OcSums t;
