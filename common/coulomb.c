@@ -210,7 +210,7 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
         if (!prog->impl[i] && prog->missing[i])
             snprintf(note + strlen(note), sizeof note - strlen(note), "\nNot built in: --impl %s: %s.", cimpl_names[i],
                      prog->missing[i]);
-    OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary, note};
+    OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary, note, {NULL, 0}};
     refuse_missing_impl(&t, prog, argc, argv);
     opt_parse(&t, &p, argc, argv);
 

@@ -256,15 +256,9 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     if (!vp->timer_mark) { vp->timer_mark = host_timer_mark; vp->timer_seconds = host_timer_seconds; }
     const Variant v = *vp;
     s->variant = vp;
-    params_parse(&s->p, argc, argv, v.knobs, v.name, v.summary);
+    params_parse(&s->p, argc, argv, v.knobs, v.lists, v.name, v.summary);
     const Params *p = &s->p;
 
-    if ((v.knobs & KNOB_LISTMETHOD) && v.lists && !(v.lists >> p->list_method & 1u)) {
-        char ok[128] = "";
-        for (int m = 0; list_names[m]; m++)
-            if (v.lists >> m & 1u) snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", ok[0] ? " " : "", list_names[m]);
-        nbr_fail(EXIT_INPUT, "%s: --list %s: this program builds %s", v.name, list_names[p->list_method], ok);
-    }
     if (v.max_atoms > 0 && params_natoms(p) > v.max_atoms)
         nbr_fail(EXIT_INPUT, "%s: N = %ld atoms exceed this program's limit of %ld (%s): lower --ne", v.name,
                  params_natoms(p), v.max_atoms, v.max_atoms_why);

@@ -39,11 +39,18 @@ static int enum_index(const char *const *names, const char *text)
     return -1;
 }
 
-static void enum_choices(const char *const *names, char *out, size_t len)
+/* The values of enum option o this program takes (OptTable.narrow), as a bit mask. */
+static unsigned enum_mask(const OptTable *t, const Option *o)
+{
+    return t->narrow.flag && strcmp(t->narrow.flag, o->flag) == 0 ? t->narrow.mask : ~0u;
+}
+
+static void enum_choices(const char *const *names, unsigned mask, char *out, size_t len)
 {
     out[0] = '\0';
     for (int k = 0; names[k]; k++) {
-        strncat(out, k ? "|" : "", len - strlen(out) - 1);
+        if (!(mask >> k & 1u)) continue;
+        strncat(out, out[0] ? "|" : "", len - strlen(out) - 1);
         strncat(out, names[k], len - strlen(out) - 1);
     }
 }
@@ -53,10 +60,11 @@ void opt_set(const OptTable *t, void *p, const Option *o, const char *text)
     const char *program = t->program;
     char *base = (char *)p + o->offset, *end = NULL, msg[512];
     if (o->type == T_ENUM) {
+        const unsigned mask = enum_mask(t, o);
         int k = enum_index(o->names, text);
-        if (k < 0) {
+        if (k < 0 || !(mask >> k & 1u)) {
             char choices[256];
-            enum_choices(o->names, choices, sizeof choices);
+            enum_choices(o->names, mask, choices, sizeof choices);
             snprintf(msg, sizeof msg, " must be one of %s (got '%s')", choices, text);
             opt_die(program, msg, o->flag);
         }
@@ -101,7 +109,7 @@ static void print_help(const OptTable *t)
         const Option *o = &t->opt[k];
         if (!opt_applies(t, o)) continue;
         char arg[256] = "";
-        if (o->type == T_ENUM) enum_choices(o->names, arg, sizeof arg);
+        if (o->type == T_ENUM) enum_choices(o->names, enum_mask(t, o), arg, sizeof arg);
         else if (o->type == T_STR) strcpy(arg, "TEXT");
         else if (o->type != T_FLAG) snprintf(arg, sizeof arg, "%s [%g..%g]",
                                              o->type == T_REAL ? "X" : "N", o->min, o->max);
@@ -125,7 +133,7 @@ static void print_options(const OptTable *t, const void *p)
         const Option *o = &t->opt[k];
         if (!opt_applies(t, o)) continue;
         char domain[256] = "-", value[600];
-        if (o->type == T_ENUM) enum_choices(o->names, domain, sizeof domain);
+        if (o->type == T_ENUM) enum_choices(o->names, enum_mask(t, o), domain, sizeof domain);
         else if (o->type == T_STR) snprintf(domain, sizeof domain, "%.0f", o->max);
         else if (o->type != T_FLAG) snprintf(domain, sizeof domain, "%.15g..%.15g", o->min, o->max);
         opt_value_text(o, p, value, sizeof value);

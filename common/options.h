@@ -39,12 +39,20 @@ typedef struct {
      "append one result row to this CSV file (the program's schema; another header is refused)"},          \
     {"tag", T_STR, offsetof(T, tag), 0, sizeof(((T *)0)->tag) - 1, NULL, 0, NULL, "label written to the CSV row"}
 
+/* An enumerated option whose values a program narrows (bit k: names[k] taken), so that parsing,
+ * --help and --print-options all say the program's own domain. */
+typedef struct {
+    const char *flag;
+    unsigned mask;
+} OptNarrow;
+
 typedef struct {
     const Option *opt;
     int n;
     unsigned knobs;             /* the program's knobs: options of other knobs are refused */
     const char *program, *summary;
     const char *help_note;      /* last paragraph of --help (may be NULL) */
+    OptNarrow narrow;           /* flag NULL: no option narrowed */
 } OptTable;
 
 /* "program: --flag<msg>" on stderr, exit 2. */

@@ -222,16 +222,17 @@ static OptTable table_of(unsigned knobs, const char *program, const char *summar
 {
     OptTable t = {options, NOPTIONS, knobs, program, summary,
                   "Defaults are the paper's: --system sp, 6000 steps, 500 equilibration steps "
-                  "rescaled every 20, averages over 1000-step blocks."};
+                  "rescaled every 20, averages over 1000-step blocks.", {NULL, 0}};
     return t;
 }
 
 static void die(const char *program, const char *msg, const char *flag) { opt_die(program, msg, flag); }
 
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *program,
+void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, const char *program,
                   const char *summary)
 {
     OptTable t = table_of(knobs, program, summary);
+    if (lists) t.narrow = (OptNarrow){"list", lists};
     set_defaults(p);
     /* The preset comes first wherever --system stands, so later flags override it. */
     for (int k = 1; k + 1 < argc; k++)

@@ -146,8 +146,9 @@ typedef struct Params {
 
 /* Fills *p with defaults, applies the --system preset, then every flag in order.
  * On a bad flag or value prints one line naming the option and its limit and exits 2.
- * `knobs` is the variant's knob mask; `program` and `summary` are for --help. */
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, const char *program,
+ * `knobs` is the variant's knob mask; `lists` the --list values it builds (bits 1 << ListMethod,
+ * 0 = every one); `program` and `summary` are for --help. */
+void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, const char *program,
                   const char *summary);
 
 /* Derived quantities. */

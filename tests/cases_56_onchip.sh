@@ -56,15 +56,15 @@ for prec in double float; do
     b=$BUILD/$prec/gpu-onchip
     [ -x "$b" ] || { t_skip "onchip-list-$prec" "$b not built"; continue; }
     for m in none sort; do
-        t_error "onchip-list-$prec-$m" 2 "list $m: this program builds auto n2 cells" $b --list $m --steps 0 --equil 0
+        t_error "onchip-list-$prec-$m" 2 "list must be one of auto|n2|cells (got '$m')" $b --list $m --steps 0 --equil 0
     done
     t_error "onchip-list-$prec-cells-m2" 2 'list cells needs 3 cells of edge >= r_n = 1.722 per axis, but L = 4.309' \
         $b --ne 4 --list cells --steps 0 --equil 0
 done
-# the program's own --list values (Variant.lists), refused in md_loop.c before any device
+# the program's own --list values (Variant.lists): the option table narrows its domain
 rb=$BUILD/double/gpu-rumd
 if [ -x "$rb" ]; then
-    t_error "onchip-list-rumd-cells" 2 "list cells: this program builds auto none n2 sort" \
+    t_error "onchip-list-rumd-cells" 2 "list must be one of auto|none|n2|sort (got 'cells')" \
         $rb --ne 8 --list cells --steps 0 --equil 0
 else
     t_skip "onchip-list-rumd-cells" "$rb not built"
