@@ -88,10 +88,10 @@ static void no_leapfrog(Sim *s, int) { no_stage(s); }
  * --threads (the grid tier's and the host path's; the block tier is one block of 1024, the
  * cluster's blocks follow from N / C x t_p) and the list build. 0 and auto are each flag's "by
  * the tier / by N" default, so the search starts where an untuned run is; --list cells where
- * fewer than 3 cells fit per axis is refused (exit 2), that trial fails. A combination that does not fit (block or cluster tier
- * over shared memory, a cluster the device cannot make resident) is refused with one line
- * (EXIT_CAPACITY, onchip_tier.cu) in init or at a grown capacity's sample point: that trial
- * fails and the search goes on. The tiers run with --decide device only: tune with it. */
+ * fewer than 3 cells fit per axis is refused (exit 2), that trial fails. A combination that
+ * does not fit (block or cluster tier over shared memory, a cluster the device cannot make
+ * resident) is refused with one line (EXIT_CAPACITY, onchip_tier.cu) in init or at a grown
+ * capacity's sample point: that trial fails and the search goes on. The tiers run with --decide device only: tune with it. */
 static const TuneDecl tune = {6, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
                                   {"tier", "auto block cluster grid", 0, 0, 0, NULL},
                                   {"cluster", "0 2 4 8 16", 0, 0, 0, NULL},
@@ -103,8 +103,8 @@ int main(int argc, char **argv)
 {
     static Variant v = gpu_variant("gpu-onchip",
         "small systems on chip: with --decide device one launch runs every step between two sample points, the "
-        "system in one block's shared memory or a cooperative grid's L2; n2 lists of 16-bit indices, t_p lanes "
-        "per atom, no Newton 3; n2 or cell lists built on chip",
+        "system in one block's shared memory, a cluster's distributed shared memory or a cooperative grid's L2; "
+        "lists of 16-bit indices (n2 or cells) built on chip, t_p lanes per atom, no Newton 3",
         build, NBR_COMPILER);
     v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_LISTMETHOD | KNOB_AUTOTUNE;
     v.lists = 1u << LIST_AUTO | 1u << LIST_N2 | 1u << LIST_CELLS;

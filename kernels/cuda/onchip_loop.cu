@@ -3,9 +3,9 @@
  *
  * Never a truncated list: a build that finds more than the capacity stores what fits and
  * records the need (so does a bin that finds a cell fuller than its slots); at the sample
- * point the host grows the capacity (or stops at a hard --max-nbr with one line), restores the snapshot the kernel wrote at the chunk's start
- * (r, v, a and the control block) and replays the chunk with a rebuild forced first, as the
- * stage-by-stage device loop does (device_loop.cu; the control block and snapshot are
+ * point the host grows the capacity (or stops at a hard --max-nbr with one line), restores the
+ * snapshot the kernel wrote at the chunk's start (r, v, a and the control block) and replays
+ * the chunk with a rebuild forced first, as the stage-by-stage device loop does (device_loop.cu; the control block and snapshot are
  * allocated and started as there, device_loop.cuh). A block or cluster tier that no longer
  * fits moves on (auto: cluster, block, grid) or stops (--tier block, --tier cluster). */
 #include "device_loop.cuh"
@@ -96,8 +96,8 @@ void onchip_free(Sim *s, OnchipState *oc)
     GpuSim *g = gpu_of(s);
     if (g) {
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        void *dev[] = {oc->list, oc->count, oc->cell_count, oc->cell_slot, oc->ctrl, oc->ctrl_snap, oc->snap_r, oc->snap_v, oc->snap_a, oc->rw0, oc->rw1,
-                       oc->scratch};
+        void *dev[] = {oc->list,   oc->count,  oc->cell_count, oc->cell_slot, oc->ctrl, oc->ctrl_snap,
+                       oc->snap_r, oc->snap_v, oc->snap_a,     oc->rw0,       oc->rw1,  oc->scratch};
         for (void *p : dev)
             gpu_release(p);
         if (oc->ctrl_host) CUDA_CHECK(cudaFreeHost(oc->ctrl_host));
