@@ -5,8 +5,8 @@
  * records the need (so does a bin that finds a cell fuller than its slots); at the sample
  * point the host grows the capacity (or stops at a hard --max-nbr with one line), restores the
  * snapshot the kernel wrote at the chunk's start (r, v, a and the control block) and replays
- * the chunk with a rebuild forced first, as the stage-by-stage device loop does (device_loop.cu; the control block and snapshot are
- * allocated and started as there, device_loop.cuh). A block or cluster tier that no longer
+ * the chunk with a rebuild forced first, as the stage-by-stage device loop does (device_loop.cu;
+ * the control block and snapshot are allocated and started as there, device_loop.cuh). A block or cluster tier that no longer
  * fits moves on (auto: cluster, block, grid) or stops (--tier block, --tier cluster). */
 #include "device_loop.cuh"
 #include "onchip.cuh"
