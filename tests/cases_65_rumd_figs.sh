@@ -1,7 +1,7 @@
 # RUMD's figures and the gamdpy peer (issue 11, items 4 and 5), on a machine without a GPU:
 #  - runs/gamdpy_bench.py compiles; its sizes resolve to nbrlab's lattices (sc:NE, fcc:NE, and
 #    gamdpy's own fcc cells for a bare N); a bad size or plan is one line and exit 2;
-#  - runs/rumd_figs.sh end to end with stand-ins for gpu-rumd, gpu-layer, gpu-old and gpu-n2
+#  - runs/rumd_figs.sh end to end with stand-ins for gpu-rumd, gpu-layer, gpu-old, gpu-n2 and gpu-onchip
 #    (the real cpu-pairlist on the flags it knows; NOT a benchmark): every part writes its tagged rows
 #    and the tables print; a second run skips what is there;
 #  - plots/rumd.py draws its figures and Table 2 with no CSV at all, from the stand-in rows
