@@ -34,7 +34,14 @@ from nbrcsv import num, text  # noqa: E402
 REF = os.path.join(figdata.ROOT, "reference", "rumd")
 FIG6_CODES = [("rumd-auto", "gpu-rumd autotuned"), ("rumd-default", "gpu-rumd, RUMD's defaults"),
               ("layer", "gpu-layer (device settings)"), ("old", "gpu-old"),
-              ("n2", "gpu-n2: gpu-layer with RUMD's n2 W build")]
+              ("n2", "gpu-n2: gpu-layer with RUMD's n2 W build"),
+              ("onchip", "gpu-onchip (one launch per chunk, tier by N)"), ("onchip-auto", "gpu-onchip autotuned")]
+# gpu-onchip's codes: their rows name the tier that ran (block, cluster, grid: the tier column)
+ONCHIP = ("onchip-auto", "onchip")
+TIER_MARKS = {"block": "s", "cluster": "*", "grid": "X"}   # markers no other series uses
+TIER_PT = {"block": 4, "cluster": 8, "grid": 10}           # gnuplot's point types for the same
+# the other nbrlab codes of Fig. 6, the ones a tier has to beat to pay
+OTHERS = ("rumd-auto", "rumd-default", "layer", "old", "n2")
 FIG7_ROLES = [("full", "full (all on)"), ("tp1", "t_p = 1 forced"), ("plain", "no read-only cache (--read plain)"),
               ("nopf", "no prefetch")]
 FIGS = ["rumd_fig6", "rumd_fig7", "rumd_rapaport"]
@@ -55,7 +62,9 @@ def ours(name, prefix, roles):
         if df is None or df.empty:
             continue
         df = df[(text(df, "status") == "ok") & text(df, "tag").str.startswith(prefix)].copy()
-        df["role"] = text(df, "tag").str.extract("^" + prefix + "(" + "|".join(roles) + ")-", expand=False)
+        # the longest role first: r6-onchip-auto-... is onchip-auto, not onchip
+        alt = "|".join(sorted(roles, key=len, reverse=True))
+        df["role"] = text(df, "tag").str.extract("^" + prefix + "(" + alt + ")-", expand=False)
         df = df[df["role"].notna()]
         df["nn"] = num(df, "n")
         df["tps"] = 1e6 / num(df, "us_per_step")
@@ -147,7 +156,26 @@ def draw(outdir):
         label = dict(FIG6_CODES)[code] + f" ({m})"
         colors[label] = next(pal)
         for ax in axes:
-            ax.plot(df["nn"], df["tps"], "-o", ms=4, color=colors[label], label=label)
+            if code not in ONCHIP:
+                ax.plot(df["nn"], df["tps"], "-o", ms=4, color=colors[label], label=label)
+                continue
+            # gpu-onchip: a marker per point for the tier that ran
+            ax.plot(df["nn"], df["tps"], "-", color=colors[label], label=label + ": marker = tier")
+            tiers = text(df, "tier")
+            for t, mk in TIER_MARKS.items():
+                d = df[tiers == t]
+                ax.plot(d["nn"], d["tps"], mk, ms=8, color=colors[label], mfc="white" if code == "onchip" else None)
+            d = df[~tiers.isin(list(TIER_MARKS))]
+            ax.plot(d["nn"], d["tps"], "o", ms=4, color=colors[label])
+    for t, mk in TIER_MARKS.items():   # the tiers' legend, once
+        if any((text(df, "tier") == t).any() for (_, c), df in s6.items() if c in ONCHIP):
+            axes[0].plot([], [], mk, color="black", mfc="white", label=f"gpu-onchip tier: {t}")
+    for m in sorted({m for m, c in s6 if c in ONCHIP}):
+        for t, last in tier_pays(s6, m).items():
+            for ax in axes:   # the largest N at which the tier beat every other nbrlab code
+                ax.axvline(last, color="black", lw=0.6, ls=":")
+            axes[0].text(last, 0.98, f"{t} pays to N = {last}", rotation=90, fontsize=6.5, va="top", ha="right",
+                         transform=axes[0].get_xaxis_transform())
     for (m, plan), df in sorted(gd.items()):
         c = next(pal)
         for ax in axes:
@@ -300,6 +328,50 @@ def _search_note(machine, tag):
     return "from the cache" if re.search(r"^# autotune: from ", log, re.M) else "no search line"
 
 
+def onchip_points(s6, m):
+    """gpu-onchip against the other nbrlab codes of Fig. 6 on machine m, per N: a DataFrame of
+    nn, code (onchip or onchip-auto, the faster), tier, tps, other (the fastest other code),
+    other_tps and gain (tps / other_tps, NaN where no other code ran at that N)."""
+    import pandas as pd
+    on = [df.assign(code=c, tier=text(df, "tier")) for (mm, c), df in s6.items() if mm == m and c in ONCHIP]
+    if not on:
+        return pd.DataFrame(columns=["nn", "code", "tier", "tps", "other", "other_tps", "gain"])
+    best = (pd.concat(on)[["nn", "code", "tier", "tps"]].sort_values(["nn", "tps"])
+            .groupby("nn", as_index=False).last())
+    ot = [df[["nn", "tps"]].assign(other=c) for (mm, c), df in s6.items() if mm == m and c in OTHERS]
+    if ot:
+        o = (pd.concat(ot).sort_values(["nn", "tps"]).groupby("nn", as_index=False).last()
+             .rename(columns={"tps": "other_tps"}))
+        best = best.merge(o, on="nn", how="left")
+    else:
+        best = best.assign(other=None, other_tps=float("nan"))
+    best["gain"] = best["tps"] / best["other_tps"]
+    return best.sort_values("nn")
+
+
+def tier_pays(s6, m):
+    """{tier: the largest N at which gpu-onchip in that tier beat every other nbrlab code}, for
+    the tiers that won somewhere: past it the tier stops paying."""
+    p = onchip_points(s6, m)
+    won = p[(p["gain"] > 1) & ~p["tier"].isin(["", "-"])]
+    return {t: int(g["nn"].max()) for t, g in won.groupby("tier")}
+
+
+def _tier_at(series, key, n):
+    df = series.get(key)
+    if df is None:
+        return None
+    d = df[df["nn"] == n]
+    t = text(d, "tier")
+    return t.iloc[-1] if len(d) and t.iloc[-1] not in ("", "-") else None
+
+
+def _cell(series, key, n):
+    """TPS at N, with the tier that ran where the row names one: "412000 (cluster)"."""
+    v, t = _tps_at(series, key, n), _tier_at(series, key, n)
+    return _f(v) + (f" ({t})" if v and t else "")
+
+
 def _tps_at(series, key, n):
     df = series.get(key)
     if df is None:
@@ -387,24 +459,28 @@ def section(outmd):
     for m in ms:
         ns = sorted({int(n) for (mm, _), df in list(s6.items()) + list(gd.items()) if mm == m for n in df["nn"]})
         out += [f"Fig. 6 on {m} (lammps-lj, float; TPS, time steps per second), beside published RTX 4090 numbers:", "",
-                "| N | gpu-rumd autotuned | gpu-rumd defaults | gpu-layer | gpu-old | gamdpy default | gamdpy autotuned "
+                "| N | gpu-rumd autotuned | gpu-rumd defaults | gpu-layer | gpu-old | gpu-onchip (tier) "
+                "| gpu-onchip autotuned (tier) | gamdpy default | gamdpy autotuned "
                 "| ours / gamdpy (best of each) | gamdpy autotuned, RTX 4090 (published) | RUMD 3.6, RTX 4090 (issue 11) |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         rev_o, rev_g = set(), set()
+        codes = ("rumd-auto", "rumd-default", "layer", "old", "onchip", "onchip-auto")
         for n in ns:
-            o = [_tps_at(s6, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer", "old")]
+            o = [_tps_at(s6, (m, c), n) for c in codes]
             g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
-            q = _ratio(s6, ("rumd-auto", "rumd-default", "layer", "old"), gd, ("default", "autotuned"), m, n)
+            q = _ratio(s6, codes, gd, ("default", "autotuned"), m, n)
             ratio = f"{q:.2f}" if q else ("other call" if any(o) and any(g) else "-")
-            out.append(f"| {n} | " + " | ".join(_f(v) for v in o + g) +
+            out.append(f"| {n} | " + " | ".join(_cell(s6, (m, c), n) for c in codes) + " | " +
+                       " | ".join(_f(v) for v in g) +
                        f" | {ratio} | "
                        f"{_f(pub.get(('gamdpy', 'autotuned', 'gamdpy-readme'), {}).get(n))} | "
                        f"{_f(pub.get(('rumd-3.6', 'autotuned', 'issue11-quote'), {}).get(n))} |")
-            rev_o |= {r for c in ("rumd-auto", "rumd-default", "layer", "old") for r in [_rev_at(s6, (m, c), n)] if r}
+            rev_o |= {r for c in codes for r in [_rev_at(s6, (m, c), n)] if r}
             rev_g |= {r for p in ("default", "autotuned") for r in [_rev_at(gd, (m, p), n)] if r}
         out += ["", f"Revisions: ours {figdata.revs_text(rev_o)}; gamdpy's rows {figdata.revs_text(rev_g)}. "
                 "\"other call\": gamdpy's row and ours come from different device calls, so no ratio is taken; "
                 "gamdpy's own call, with our rows of that call, is the table below.", ""]
+        out += onchip_section(s6, m)
         unknown = [df for (mm, _), df in gd.items() if mm == m and (text(df, "git_rev") == "unknown").any()]
         if unknown:
             ts = sorted(str(t) for df in unknown for t in df["timestamp"])
@@ -417,19 +493,21 @@ def section(outmd):
         sc = {k: v for k, v in ours("rumd_gamdpy_ours.csv", "r6-", [c for c, _ in FIG6_CODES]).items() if k[0] == m}
         same = []
         for n in sorted({int(n) for (mm, _), df in gd.items() if mm == m for n in df["nn"]}):
-            o = [_tps_at(sc, (m, c), n) for c in ("rumd-auto", "rumd-default", "layer")]
+            oc = ("rumd-auto", "rumd-default", "layer", "onchip", "onchip-auto")
+            o = [_cell(sc, (m, c), n) for c in oc]
             g = [_tps_at(gd, (m, p), n) for p in ("default", "autotuned")]
-            revs = {r for c in ("rumd-auto", "rumd-default", "layer") for r in [_rev_at(sc, (m, c), n)] if r}
+            revs = {r for c in oc for r in [_rev_at(sc, (m, c), n)] if r}
             grev = {r for p in ("default", "autotuned") for r in [_rev_at(gd, (m, p), n)] if r}
-            q = _ratio(sc, ("rumd-auto", "rumd-default", "layer"), gd, ("default", "autotuned"), m, n)
+            q = _ratio(sc, oc, gd, ("default", "autotuned"), m, n)
             same.append((n, o, g, q, ", ".join(sorted(revs | grev))))
         if any(r[3] for r in same):
             out += [f"gamdpy 0.8.3 beside nbrlab in one device call on {m} (runs/device/gamdpy.sh; lammps-lj, float, "
                     "the same lattice start; TPS; ours / gamdpy is the best of each; gamdpy's autotuner, which "
                     "recompiles for every trial, was not run):", "",
-                    md_table(["N", "gpu-rumd autotuned", "gpu-rumd defaults", "gpu-layer", "gamdpy default",
-                              "gamdpy autotuned", "ours / gamdpy", "revision"],
-                             [[n] + [_f(v) for v in o + g] + [f"{q:.2f}" if q else "-", rv]
+                    md_table(["N", "gpu-rumd autotuned", "gpu-rumd defaults", "gpu-layer", "gpu-onchip (tier)",
+                              "gpu-onchip autotuned (tier)", "gamdpy default", "gamdpy autotuned", "ours / gamdpy",
+                              "revision"],
+                             [[n] + o + [_f(v) for v in g] + [f"{q:.2f}" if q else "-", rv]
                               for n, o, g, q, rv in same]), ""]
         # the issue's targets, from the best gpu-rumd row at the size
         tg = []
@@ -488,6 +566,25 @@ def section(outmd):
     out += rapaport_states()
     out += [table2(s6)]
     return "\n".join(out)
+
+
+def onchip_section(s6, m):
+    """Where each gpu-onchip tier stops paying on machine m: per N the faster gpu-onchip row, the
+    tier it ran, the fastest other nbrlab code and the ratio; then per tier the largest N it won."""
+    p = onchip_points(s6, m)
+    if p.empty:
+        return []
+    rows = [[int(r.nn), r.code, r.tier or "-", _f(r.tps), r.other if isinstance(r.other, str) else "-",
+             _f(r.other_tps), _f(r.gain, 2)] for r in p.itertuples()]
+    pays = tier_pays(s6, m)
+    ran = {t: (int(g["nn"].min()), int(g["nn"].max())) for t, g in p.groupby("tier") if t not in ("", "-")}
+    note = "; ".join(f"{t}: ran at N = {lo} ... {hi}, " + (f"fastest up to N = {pays[t]}" if t in pays else "never the fastest")
+                     for t, (lo, hi) in sorted(ran.items()))
+    return [f"gpu-onchip's tiers on {m} (Fig. 6's rows: the faster of gpu-onchip and gpu-onchip autotuned at each N, "
+            "the tier that ran from the row's tier column, against the fastest other nbrlab code at that N; "
+            "gain < 1: the tier no longer pays):", "",
+            md_table(["N", "gpu-onchip row", "tier", "TPS", "fastest other", "its TPS", "gain"], rows), "",
+            f"Per tier: {note or 'no tier named in the rows'}.", ""]
 
 
 def rapaport_states():
@@ -552,6 +649,14 @@ def gnuplot(datadir, outdir):
         p = dump(f"s6_{k}", zip(df["nn"], df["tps"]))
         for lst in (raw, scaled):
             lst.append(f"'{p}' w lp pt 7 ps 0.6 lw 2 t \"{dict(FIG6_CODES)[code]} ({m})\"")
+        if code in ONCHIP:   # a point per tier that ran over gpu-onchip's line
+            for t, pt in TIER_PT.items():
+                dt = df[text(df, "tier") == t]   # (d is the data folder)
+                if len(dt):
+                    k += 1
+                    p = dump(f"s6_{k}", zip(dt["nn"], dt["tps"]))
+                    for lst in (raw, scaled):
+                        lst.append(f"'{p}' w p pt {pt} ps 1.3 lc rgb 'black' t \"{code}: tier {t} ({m})\"")
     for (m, plan), df in sorted(gd.items()):
         k += 1
         p = dump(f"g_{k}", zip(df["nn"], df["tps"]))

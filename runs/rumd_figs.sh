@@ -8,7 +8,10 @@
 #             gpu-rumd autotuned (r6-rumd-auto), gpu-rumd with RUMD's defaults (r6-rumd-default:
 #             list auto, t_p / p_b by N, read-only cache), gpu-layer with the device settings
 #             (r6-layer), gpu-old (r6-old) and gpu-n2 (r6-n2: gpu-layer's settings and stages with
-#             RUMD's n2 W build, at N <= N2_MAX: over r6-layer, the W build's effect alone)
+#             RUMD's n2 W build, at N <= N2_MAX: over r6-layer, the W build's effect alone),
+#             gpu-onchip (r6-onchip: one launch per chunk, --tier auto --list auto, no graphs: it
+#             has no --graph; the row's tier column says which tier ran) and gpu-onchip autotuned
+#             (r6-onchip-auto, at AUTO_SIZES), both at N <= ONCHIP_MAX (16-bit list indices)
 #                                                          -> rumd_fig6.csv
 #   table2    the autotuned parameters (list method, skin, p_b, t_p, N x t_p) of fig6's
 #             autotuned rows (no run of its own; printed at the end)
@@ -38,9 +41,10 @@ settings_begin "runs/rumd_figs.sh [settings]" "RUMD 2017's Fig. 6, Fig. 7, Table
 setting PARTS "fig6 fig7 rapaport" "the parts to run"
 setting SIZES "sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102" \
     "lattice:NE sizes (QUICK: sc:8 sc:16 fcc:64)"
-setting FIG6 "rumd-auto rumd-default layer old n2" "fig6's codes"
-setting AUTO_SIZES "" "the sizes of fig6 at which rumd-auto runs (default SIZES; the search costs its budget per size)"
+setting FIG6 "rumd-auto rumd-default layer old n2 onchip" "fig6's codes (also onchip-auto: gpu-onchip autotuned, at AUTO_SIZES)"
+setting AUTO_SIZES "" "the sizes of fig6 at which rumd-auto and onchip-auto run (default SIZES; the search costs its budget per size)"
 setting N2_MAX 262144 "gpu-n2 only at N up to this (all N^2 pairs at every rebuild, ~N^2 / 10^12 s)"
+setting ONCHIP_MAX 65535 "gpu-onchip (onchip, onchip-auto) only at N up to this (its limit: 16-bit list indices)"
 setting FIG7_SIZES "" "fig7's sizes (default SIZES)"
 setting FIG7_BASE tuned "fig7's full code: tuned (fig6's autotuned row) or default (RUMD's defaults)"
 setting RAP_SIZES "sp:16 sp:48 sp:100 lj:16 lj:48 lj:100" "rapaport's SYSTEM:NE points"
@@ -63,6 +67,9 @@ csv6=$OUT_DIR/rumd_fig6.csv csv7=$OUT_DIR/rumd_fig7.csv csvr=$OUT_DIR/rumd_rapap
 run_opts=(--stage-reps 0 --decide device --graph on --sample-every 100 --avg-block 1000)
 common=(--equil "$EQUIL" --rescale-every 1000000000 "${run_opts[@]}")
 layer_dev=(--layers device --reorder-at device --reduce device --read ldg)
+# gpu-onchip: the same loop but its own (one launch per chunk: no --graph, no layers / reorder / reduce)
+onchip_common=(--equil "$EQUIL" --rescale-every 1000000000 --stage-reps 0 --decide device --sample-every 100
+               --avg-block 1000 --tier auto --list auto)
 autotune=(--autotune --autotune-budget "$AUTOTUNE_BUDGET")
 [ -n "$AUTOTUNE_CACHE" ] && mkdir -p "$(dirname "$AUTOTUNE_CACHE")"
 autotune+=(--autotune-cache "$AUTOTUNE_CACHE")
@@ -87,12 +94,15 @@ in_list() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && retu
 has() { in_list "$1" $PARTS; }
 for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
 has fig6 && in_list n2 $FIG6 && need_bin "$F/gpu-n2"
+has fig6 && { in_list onchip $FIG6 || in_list onchip-auto $FIG6; } && need_bin "$F/gpu-onchip"
 # the plan's size for the progress lines (runs/lib.sh): the points the loops below run
 n_points=0
 if has fig6; then
     for sz in $SIZES; do for code in $FIG6; do
-        [ "$code" = rumd-auto ] && ! in_list "$sz" $AUTO_SIZES && continue
-        [ "$code" = n2 ] && [ "$(natoms "${sz%%:*}" "${sz#*:}")" -gt "$N2_MAX" ] && continue
+        n=$(natoms "${sz%%:*}" "${sz#*:}")
+        case $code in rumd-auto|onchip-auto) in_list "$sz" $AUTO_SIZES || continue ;; esac
+        [ "$code" = n2 ] && [ "$n" -gt "$N2_MAX" ] && continue
+        case $code in onchip|onchip-auto) [ "$n" -le "$ONCHIP_MAX" ] || continue ;; esac
         n_points=$((n_points + 1))
     done; done
 fi
@@ -106,6 +116,7 @@ if has fig6; then
         lat=${sz%%:*} ne=${sz#*:} n=$(natoms "${sz%%:*}" "${sz#*:}")
         ts=$(timed_steps "$n") steps=$((EQUIL + ts))
         base=(--system lammps-lj --lattice "$lat" --ne "$ne" --steps "$steps" "${common[@]}")
+        onchip=("$F/gpu-onchip" --system lammps-lj --lattice "$lat" --ne "$ne" --steps "$steps" "${onchip_common[@]}")
         id=$lat$ne-s$ts
         for code in $FIG6; do
             case $code in
@@ -116,6 +127,10 @@ if has fig6; then
                 old)          point "$csv6" "r6-old-$id" -- "$F/gpu-old" "${base[@]}" --layers device --reorder-at device --reduce device ;;
                 n2)           [ "$n" -le "$N2_MAX" ] || continue
                               point "$csv6" "r6-n2-$id" -- "$F/gpu-n2" "${base[@]}" "${layer_dev[@]}" ;;
+                onchip)       [ "$n" -le "$ONCHIP_MAX" ] || continue
+                              point "$csv6" "r6-onchip-$id" -- "${onchip[@]}" ;;
+                onchip-auto)  in_list "$sz" $AUTO_SIZES && [ "$n" -le "$ONCHIP_MAX" ] || continue
+                              point "$csv6" "r6-onchip-auto-$id" -- "${onchip[@]}" "${autotune[@]}" ;;
                 *) echo "rumd_figs.sh: unknown FIG6 code '$code'" >&2; exit 2 ;;
             esac
         done
@@ -177,15 +192,21 @@ def tps(r):
 def table(rs, prefix, roles):
     by = {}
     for r in rs:
-        m = re.match(prefix + r"(" + "|".join(roles) + r")-", r["tag"])
+        # the longest role first: r6-onchip-auto- is onchip-auto, not onchip
+        m = re.match(prefix + r"(" + "|".join(sorted(roles, key=len, reverse=True)) + r")-", r["tag"])
         if m: by.setdefault(int(r["n"]), {})[m.group(1)] = r   # the last row of a role wins
     return by
-r6 = table(rows(sys.argv[1]), "r6-", ["rumd-auto", "rumd-default", "layer", "old", "n2"])
+c6 = ["rumd-auto", "rumd-default", "layer", "old", "n2", "onchip", "onchip-auto"]
+r6 = table(rows(sys.argv[1]), "r6-", c6)
+def cell(d, k):   # TPS; gpu-onchip's with the tier that ran (block, cluster, grid)
+    if k not in d: return f'{"-":>10}'
+    t = d[k].get("tier", "-")
+    return f'{tps(d[k]):>10.0f}' if t in ("-", "") else f'{f"{tps(d[k]):.0f} {t[0]}":>10}'
 if r6:
-    print("\nFig. 6 (lammps-lj, float): TPS")
-    print(f'{"N":>9} {"rumd-auto":>10} {"rumd-def":>10} {"layer":>10} {"old":>10} {"n2":>10}')
+    print("\nFig. 6 (lammps-lj, float): TPS (gpu-onchip's tier: b block, c cluster, g grid)")
+    print(f'{"N":>9} {"rumd-auto":>10} {"rumd-def":>10} {"layer":>10} {"old":>10} {"n2":>10} {"onchip":>10} {"onchip-at":>10}')
     for n in sorted(r6):
-        print(f"{n:>9} " + " ".join(f'{tps(r6[n][k]):>10.0f}' if k in r6[n] else f'{"-":>10}' for k in ["rumd-auto", "rumd-default", "layer", "old", "n2"]))
+        print(f"{n:>9} " + " ".join(cell(r6[n], k) for k in c6))
     print("\nTable 2: autotuned parameters (paper: N x t_p >= 16 000 except the two smallest sizes; n2 -> sort near N = 8 000)")
     print(f'{"N":>9} {"list":>5} {"skin":>6} {"p_b":>5} {"t_p":>4} {"N x t_p":>9}')
     for n in sorted(r6):
