@@ -77,6 +77,13 @@ __device__ __forceinline__ int onchip_build_atom(int i, bool active, int sub, in
 /* The cell grid of --list cells: M cells per side of edge L / M >= r_n (the program takes M with
  * a margin of 1e-5 so that the rounding of (x + L/2) M / L never puts two atoms within r_n two
  * cells apart), `cap` slots per cell. m = 0: the n2 build. */
+/* The 27 cells around an atom's; a test build (tests/cases_56_onchip.sh) plants one fewer. */
+#ifdef NBR_PLANT_ONCHIP_CELLS26
+constexpr int ONCHIP_CELLS_SEARCHED = 26;
+#else
+constexpr int ONCHIP_CELLS_SEARCHED = 27;
+#endif
+
 struct OnchipCells {
     int m, cap;
     real inv_h;         /* M / L */
@@ -127,11 +134,7 @@ __device__ __forceinline__ int onchip_build_atom_cells(int i, bool active, int s
     const real4 ri = r[i];
     const int M = g.m, cx = oc_cell_axis(ri.x, L, g), cy = oc_cell_axis(ri.y, L, g), cz = oc_cell_axis(ri.z, L, g);
     int m = 0;
-#ifdef NBR_PLANT_ONCHIP_CELLS26   /* test build only (tests/cases_56_onchip.sh): the last of the 27 cells skipped */
-    for (int d = 0; d < 26; d++) {
-#else
-    for (int d = 0; d < 27; d++) {
-#endif
+    for (int d = 0; d < ONCHIP_CELLS_SEARCHED; d++) {
         int x = cx + d % 3 - 1, y = cy + d / 3 % 3 - 1, z = cz + d / 9 - 1;
         x += x < 0 ? M : x >= M ? -M : 0;
         y += y < 0 ? M : y >= M ? -M : 0;
@@ -252,10 +255,6 @@ static inline size_t onchip_cluster_smem(int n, int C, int cap, size_t cells)
     return 2 * (size_t)n * sizeof(real4) + own * (sizeof(real4) + sizeof(int)) + own * cap * 2 + cells;
 }
 
-/* the other GPU programs' leapfrog arithmetic (leapfrog.cuh), so the same trajectory */
-__device__ __forceinline__ void oc_half_kick(real4 &vi, const real4 &ai, real h) { half_kick(vi, ai, h); }
-__device__ __forceinline__ void oc_drift(real4 &ri, const real4 &vi, real dt) { drift(ri, vi, dt); }
-__device__ __forceinline__ double oc_speed2(const real4 &vi) { return speed2(vi); }
 
 /* What a chunk kernel sums over its threads: the sample point's energies and virial, the lists'
  * entries (last build, production builds) and the largest list and cell occupancy. */
@@ -272,13 +271,13 @@ __device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, real4 &vi,
                                             const ChunkArgs &A, double &vv_t, OcSums &S, real4 &r_next)
 {
     const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
-    oc_half_kick(vi, ai, A.half_dt);
-    const double vv = oc_speed2(vi);
+    half_kick(vi, ai, A.half_dt);
+    const double vv = speed2(vi);
     vv_t = fmax(vv_t, vv);
     if (!last) {
-        oc_half_kick(vi, ai, A.half_dt);
+        half_kick(vi, ai, A.half_dt);
         r_next = rc[i];
-        oc_drift(r_next, vi, A.dt);
+        drift(r_next, vi, A.dt);
         return 1;
     }
     if (store) {

@@ -62,8 +62,8 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
         real4 ri = A.r[i], vi = A.v[i];
         const real4 ai = A.a[i];
         A.snap_r[i] = ri; A.snap_v[i] = vi; A.snap_a[i] = ai;
-        oc_half_kick(vi, ai, A.half_dt);
-        oc_drift(ri, vi, A.dt);
+        half_kick(vi, ai, A.half_dt);
+        drift(ri, vi, A.dt);
         rb[0][i] = ri;
         vw[i] = vi;
         if (!Tier::grid) count[i] = A.count[i];

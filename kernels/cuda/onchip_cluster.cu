@@ -69,8 +69,8 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             A.snap_r[i] = ri; A.snap_v[i] = vi; A.snap_a[i] = ai;
             count[i - lo] = A.count[i];
         }
-        oc_half_kick(vi, ai, A.half_dt);
-        oc_drift(ri, vi, A.dt);
+        half_kick(vi, ai, A.half_dt);
+        drift(ri, vi, A.dt);
         rb0[i] = ri;
         if (i >= lo && i < hi) vw[i - lo] = vi;
     }
