@@ -122,47 +122,47 @@ __device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const Onchip
     return g.m ? onchip_cells_bin(i, ri, L, g) : 0;
 }
 
-/* The cell build of atom i by its group of tp lanes (the ballots take the group only, so groups
- * of one warp may run different trip counts): each j != i of the 27 cells around i's within r_n.
- * Returns m_i in every lane of the group (0 for an inactive group); stores min(m_i, cap). */
+/* The cell build of atom i by its group of tp lanes: each j != i of the 27 cells around i's
+ * within r_n. Every lane of the warp calls (the warp's groups loop to the fullest of their cells,
+ * so the ballots take the whole warp and stay convergent: a group-masked ballot in diverged
+ * groups cost ~3 votes and a branch a round on the H200). walk_cells shifts i's position next to
+ * each periodic image of a cell, so a candidate costs three subtractions, not a minimum image
+ * (the build was ~45% of a 4096-atom step's instructions: results/h200/onchip.md). Returns m_i in every lane of the group (0 for an inactive group); stores
+ * min(m_i, cap). */
 __device__ __forceinline__ int onchip_build_atom_cells(int i, bool active, int sub, int tp, const real4 *r, real L,
                                                        real rn2, const OnchipCells &g, onchip_idx *list_i, int cap)
 {
-    if (!active) return 0;
     const unsigned gmask = onchip_group_mask(tp);
     const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
-    const real4 ri = r[i];
-    const int M = g.m, cx = oc_cell_axis(ri.x, L, g), cy = oc_cell_axis(ri.y, L, g), cz = oc_cell_axis(ri.z, L, g);
-    int m = 0;
-    for (int d = 0; d < ONCHIP_CELLS_SEARCHED; d++) {
-        int x = cx + d % 3 - 1, y = cy + d / 3 % 3 - 1, z = cz + d / 9 - 1;
-        x += x < 0 ? M : x >= M ? -M : 0;
-        y += y < 0 ? M : y >= M ? -M : 0;
-        z += z < 0 ? M : z >= M ? -M : 0;
-        const int c = (z * M + y) * M + x;
-        const int cnt = min(g.count[c], g.cap);
+    const real4 ri = active ? r[i] : make_real4(0, 0, 0, 0);
+    int m = 0, visited = 0;
+    walk_cells<1>(oc_cell_axis(ri.x, L, g), oc_cell_axis(ri.y, L, g), oc_cell_axis(ri.z, L, g), g.m, L, ri,
+                  [&](int c, const real4 &rs) {
+        if (++visited > ONCHIP_CELLS_SEARCHED) return;
+        const int cnt = active ? min(g.count[c], g.cap) : 0;
+        const int most = __reduce_max_sync(0xffffffffu, cnt);
         const onchip_idx *sl = g.slot + (size_t)c * g.cap;
-        for (int s0 = 0; s0 < cnt; s0 += tp) {
-            const int s = s0 + sub;
+        for (int s = sub; s - sub < most; s += tp) {
             int j = 0;
             bool hit = false;
             if (s < cnt && (j = sl[s]) != i) {
-                real dx, dy, dz;
-                hit = min_image_r2(ri, r[j], L, dx, dy, dz) < rn2;
+                const real4 rj = r[j];
+                const real dx = rs.x - rj.x, dy = rs.y - rj.y, dz = rs.z - rj.z;
+                hit = dx * dx + dy * dy + dz * dz < rn2;
             }
-            const unsigned b = __ballot_sync(gmask, hit) & gmask;
+            const unsigned b = __ballot_sync(0xffffffffu, hit) & gmask;
             if (hit) {
                 const int pos = m + __popc(b & below);
                 if (pos < cap) list_i[pos] = (onchip_idx)j;
             }
             m += __popc(b);
         }
-    }
+    });
     return m;
 }
 
-/* Atom i's list by the build `g` says (g.m = 0: n2, and then every lane of the warp calls the
- * same number of times; cells: the group's lanes). */
+/* Atom i's list by the build `g` says (g.m = 0: n2); every lane of the warp calls, the same
+ * number of times. */
 __device__ __forceinline__ int onchip_build_list(int i, bool active, int sub, int tp, const real4 *r, int n, real L,
                                                  real rn2, const OnchipCells &g, onchip_idx *list_i, int cap)
 {
@@ -231,6 +231,8 @@ struct ChunkArgs {
     OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host;
     GridScratch *scratch;
     PairPotential pot;
+    int stage;   /* grid tier: a rebuild copies the positions into each block's shared memory and bins
+                    them into its own cells there (where they fit) */
     int n, tp, cap, nsteps, equil;
     real L, rn2, dt, half_dt;
     double ddt, threshold;
@@ -243,6 +245,15 @@ enum { ONCHIP_BLOCK_THREADS = 1024, CLUSTER_MAX = 16 };
 /* Bytes of dynamic shared memory the block tier needs: two position buffers, velocities (real4),
  * counts (int) and the lists (16-bit, cap even so the list words copy as 32-bit words). */
 static inline size_t onchip_block_smem(int n, int cap) { return (size_t)n * (3 * sizeof(real4) + sizeof(int)) + (size_t)n * cap * 2; }
+
+/* Bytes of dynamic shared memory one block of the grid tier needs: its groups' lists and counts
+ * (slots: groups per block x atoms per group), and where the build is staged the positions and
+ * the cell grid (ncell counts and slots of ccap). */
+static inline size_t onchip_grid_smem(int n, int slots, int cap, int stage, int ncell, int ccap)
+{
+    const size_t lists = (size_t)slots * (sizeof(int) + 2 * (size_t)cap);
+    return lists + (stage ? (size_t)n * sizeof(real4) + (size_t)ncell * (sizeof(int) + 2 * (size_t)ccap) : 0);
+}
 
 /* Own atoms per block at most, and the dynamic shared memory of one block of the cluster tier:
  * two full position buffers, then the own atoms' velocities, counts and 16-bit lists. */
@@ -351,7 +362,10 @@ struct OnchipState {
     int tier;          /* TIER_BLOCK, TIER_GRID or TIER_CLUSTER: the one chunks run on now */
     int tp;            /* lanes per atom */
     int block_threads; /* the block tier's block */
-    int grid_blocks;   /* the grid tier's co-resident blocks */
+    int grid_blocks;   /* the grid tier's co-resident blocks (0: to be planned) */
+    int grid_stage;    /* and whether its builds are staged in shared memory (ChunkArgs.stage) */
+    size_t grid_smem;  /* its dynamic shared memory per block */
+    int grid_limit;    /* the most one block of the grid tier may have */
     int smem_limit;    /* dynamic shared memory one block may have (block tier) */
     int cluster;       /* the cluster tier's blocks per cluster C */
     int cluster_threads; /* and threads per block */
@@ -369,8 +383,9 @@ struct OnchipState {
  * have (the opt-in limit less the static), granted to the kernel of potential `kind`. */
 int onchip_block_prepare(int optin, int kind);
 void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem, cudaStream_t stream);
-int onchip_grid_per_sm(int kind, int threads);   /* co-resident blocks per SM */
-void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, cudaStream_t stream);
+int onchip_grid_prepare(int optin, int kind);
+int onchip_grid_per_sm(int kind, int threads, size_t smem);   /* co-resident blocks per SM */
+void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, cudaStream_t stream);
 
 /* onchip_cluster.cu: the cluster tier (prepare also asks for non-portable cluster sizes). */
 int onchip_cluster_prepare(int optin, int kind);

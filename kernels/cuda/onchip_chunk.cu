@@ -2,19 +2,25 @@
  * launch runs every step between two sample points.
  *   block  one thread block of 1024 threads; positions (two buffers: a step reads one, drifts
  *          into the other, so a step needs one __syncthreads), velocities, counts and the 16-bit
- *          lists in shared memory; the lists are loaded at the chunk's start and stored at its
- *          end (when it rebuilt). N is limited by shared memory (onchip_tier.cu refuses).
+ *          lists in shared memory. N is limited by shared memory (onchip_tier.cu refuses).
  *   grid   a cooperative grid (cg::this_grid().sync()), the same step over global memory (L2):
- *          positions in two buffers, velocities in place, lists in global memory.
+ *          positions in two buffers, velocities in place; each block's groups keep their atoms'
+ *          lists in its shared memory (so a pair waits on one L2 load, the position, not two).
+ * Both tiers load the lists at the chunk's start and store them at its end (when it rebuilt).
  * A step: forces of each atom from its list (t_p lanes per atom, no Newton 3, no atomics), the
  * second half-kick, v^2, the next step's half-kick and drift; one sync for the largest v^2;
  * then every thread takes the same rebuild decision (md_loop.c's rule, in double). A rebuild
- * step wraps (and with --list cells bins each atom into the cell grid in global memory, both
- * tiers: counts by atomicAdd into one of two count arrays while zeroing the other, the next
- * build's), syncs once more, and builds the lists (onchip_build_list): in the grid each atom's
- * list is built and read by its own lanes only, so no sync follows; the block builds n2 with
- * a warp per atom (cells with the force groups) and one block barrier. Energies, virial and
- * v^2 are summed at the chunk's last step only. */
+ * step wraps (and with --list cells bins each atom into the cell grid in global memory: counts
+ * by atomicAdd into one of two count arrays while zeroing the other, the next build's), syncs
+ * once more, and builds the lists (onchip_build_list): in the grid each atom's list is built
+ * and read by its own lanes only, so no sync follows; the block builds n2 with a warp per atom
+ * (cells with the force groups) and one block barrier. The grid's staged build (ChunkArgs.stage,
+ * where all N positions fit in each block's shared memory with every block resident): the wrap,
+ * a grid sync, then every block copies the positions and bins them into its own cell grid in
+ * shared memory and builds from there (the cluster tier's build, without the cluster): the
+ * 27-cell walk waits on shared memory instead of a chain of L2 loads per cell (profiled at
+ * lammps-lj 4096: ~40% of the step's samples in the unstaged build). Energies, virial and v^2 are
+ * summed at the chunk's last step only. */
 #include "onchip.cuh"
 
 #include <cooperative_groups.h>
@@ -44,16 +50,46 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
     const int n = A.n, tp = A.tp, cap = A.cap;
     const int rank = Tier::rank(), nthr = Tier::size();
     const int sub = rank & (tp - 1), group = rank / tp, ngroups = nthr / tp;
-    real4 *rb[2], *vw;
+    /* a group serves atoms i = k ngroups + group, k < nk; their lists and counts live in the block's
+     * shared memory at slot k gpb + lg (in the block tier that is i) */
+    const int gpb = blockDim.x / tp, lg = threadIdx.x / tp, nk = (n + ngroups - 1) / ngroups;
+    auto slot = [&](int k) { return k * gpb + lg; };
+    real4 *rb[2], *vw, *spos = nullptr;
     onchip_idx *list;
     int *count;
+    OnchipCells gs = A.cells;   /* the grid's staged build: the cells in shared memory */
+    const int ncell = A.cells.m * A.cells.m * A.cells.m;
+    const bool staged = Tier::grid && A.stage;
     if (Tier::grid) {
-        rb[0] = A.rw0; rb[1] = A.rw1; vw = A.v; list = A.list; count = A.count;
+        rb[0] = A.rw0; rb[1] = A.rw1; vw = A.v;
+        unsigned char *p = smem;
+        if (staged) {
+            spos = (real4 *)p; p += sizeof(real4) * (size_t)n;
+            gs.count = (int *)p; p += sizeof(int) * (size_t)ncell;
+        }
+        count = (int *)p; p += sizeof(int) * (size_t)nk * gpb;
+        list = (onchip_idx *)p; p += sizeof(onchip_idx) * (size_t)nk * gpb * cap;
+        gs.slot = (onchip_idx *)p;
     } else {
         rb[0] = (real4 *)smem; rb[1] = rb[0] + n; vw = rb[1] + n;
         count = (int *)(vw + n);
         list = (onchip_idx *)(count + n);
     }
+    /* this group's lists between global memory (the host path's and the next chunk's) and shared */
+    auto move_lists = [&](bool in) {
+        for (int k = 0; k < nk; k++) {
+            const int i = k * ngroups + group;
+            if (i >= n) break;
+            unsigned *sm = (unsigned *)(list + (size_t)slot(k) * cap), *gm = (unsigned *)(A.list + (size_t)i * cap);
+            for (int q = sub; q < cap / 2; q += tp)
+                if (in) sm[q] = gm[q];
+                else gm[q] = sm[q];
+            if (sub == 0) {
+                if (in) count[slot(k)] = A.count[i];
+                else A.count[i] = count[slot(k)];
+            }
+        }
+    };
     OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
     GridScratch *GS = A.scratch;
 
@@ -66,15 +102,11 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
         drift(ri, vi, A.dt);
         rb[0][i] = ri;
         vw[i] = vi;
-        if (!Tier::grid) count[i] = A.count[i];
     }
-    const int ncell = A.cells.m * A.cells.m * A.cells.m;   /* both count arrays zeroed (a replay may find them used) */
-    for (int k = rank; k < 2 * ncell; k += nthr) A.cells.count[k] = 0;
-    if (!Tier::grid && !c.due) {   /* the lists, unless the first step rebuilds anyway */
-        const unsigned *from = (const unsigned *)A.list;
-        unsigned *to = (unsigned *)list;
-        for (long k = rank; k < (long)n * cap / 2; k += nthr) to[k] = from[k];
-    }
+    for (int k = rank; k < 2 * ncell; k += nthr) A.cells.count[k] = 0;   /* both (a replay may find them used) */
+    if (staged)
+        for (int q = threadIdx.x; q < ncell; q += blockDim.x) gs.count[q] = 0;
+    if (!c.due) move_lists(true);   /* unless the first step rebuilds anyway */
     if (rank == 0) {
         *A.ctrl_snap = c;
         if (Tier::grid) {
@@ -96,37 +128,55 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             OnchipCells g = A.cells;   /* this build's count array; the other one zeroed for the next */
             const int par = (int)(c.builds_total & 1);
             g.count += par * ncell;
-            for (int q = rank; q < ncell; q += nthr) A.cells.count[(par ^ 1) * ncell + q] = 0;
-            for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
-            Tier::sync();
+            const real4 *bpos = rc;
+            if (staged) {
+                /* every block copies the wrapped positions and bins them into its own cells: the
+                 * build's loads then wait on shared memory, not on L2 (one chain per cell) */
+                for (int i = rank; i < n; i += nthr) oc_wrap_bin(i, rc, A.L, OnchipCells{});
+                Tier::sync();
+                for (int i = threadIdx.x; i < n; i += blockDim.x) {
+                    const real4 ri = rc[i];
+                    spos[i] = ri;
+                    if (gs.m) S.cell_max = max(S.cell_max, onchip_cells_bin(i, ri, A.L, gs));
+                }
+                __syncthreads();
+                bpos = spos;
+                g = gs;
+            } else {
+                for (int q = rank; q < ncell; q += nthr) A.cells.count[(par ^ 1) * ncell + q] = 0;
+                for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
+                Tier::sync();
+            }
             double tot = 0;
             /* n2 in the block: a warp per atom, then a barrier (39 ns) before the t_p-lane groups
              * read the lists; grid, and cells: each atom's own t_p lanes, so that in the grid no
              * grid sync (1 us) follows */
             const int btp = Tier::grid || g.m ? tp : 32, bsub = rank & (btp - 1), bgroup = rank / btp;
-            for (int i0 = 0; i0 < n; i0 += nthr / btp) {   /* the same trip count in every warp */
-                const int i = i0 + bgroup;
+            for (int i0 = 0, ka = 0; i0 < n; i0 += nthr / btp, ka++) {   /* the same trip count in every warp */
+                const int i = i0 + bgroup, sl = Tier::grid ? slot(ka) : i;
                 const bool act = i < n;
-                const int m = onchip_build_list(i, act, bsub, btp, rc, n, A.L, A.rn2, g,
-                                                list + (size_t)(act ? i : 0) * cap, cap);
+                const int m = onchip_build_list(i, act, bsub, btp, bpos, n, A.L, A.rn2, g,
+                                                list + (size_t)(act ? sl : 0) * cap, cap);
                 if (act && bsub == 0) {
-                    count[i] = m;
+                    count[sl] = m;
                     tot += m;
                     S.nb_max = max(S.nb_max, m);
                 }
             }
-            if (Tier::grid) __syncwarp();   /* an atom's list and count are read by its own lanes only */
-            else __syncthreads();
+            if (Tier::grid && !staged) __syncwarp();   /* an atom's list and count are read by its own lanes only */
+            else __syncthreads();   /* block: the lists; staged: the cells, read by every build */
+            if (staged)
+                for (int q = threadIdx.x; q < ncell; q += blockDim.x) gs.count[q] = 0;   /* a sync away from the next bin */
             S.nb_last = tot;
             if (step > A.equil) S.nb_prod += tot;
             built = 1;
         }
         double vv_t = 0;
-        for (int i0 = 0; i0 < n; i0 += ngroups) {
-            const int i = i0 + group;
+        for (int ka = 0; ka < nk; ka++) {
+            const int i = ka * ngroups + group, sl = slot(ka);
             const bool act = i < n;
-            const int cnt = act ? min(count[i], cap) : 0;
-            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? i : 0) * cap, cnt,
+            const int cnt = act ? min(count[sl], cap) : 0;
+            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? sl : 0) * cap, cnt,
                                                         A.L, A.pot);
             if (act && sub == 0) {
                 real4 vi = vw[i], rn = vi;
@@ -158,12 +208,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
 
     /* the chunk's sums and the lists' statistics */
     OcSums T = oc_block_sums(S);
-    if (!Tier::grid && built) {   /* the lists back to global memory for the next chunk */
-        const unsigned *from = (const unsigned *)list;
-        unsigned *to = (unsigned *)A.list;
-        for (long k = rank; k < (long)n * cap / 2; k += nthr) to[k] = from[k];
-        for (int i = rank; i < n; i += nthr) A.count[i] = count[i];
-    }
+    if (built) move_lists(false);   /* for the next chunk and the host path */
     if (Tier::grid) {
         if (threadIdx.x == 0) {
             atomicAdd(&GS->sums[0], T.ukin); atomicAdd(&GS->sums[1], T.upot); atomicAdd(&GS->sums[2], T.vir);
@@ -182,17 +227,22 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
 
 }  // namespace
 
-int onchip_block_prepare(int optin, int kind)
+/* The dynamic shared memory one block of tier Tier may have (the opt-in limit less the static),
+ * granted to its kernel of potential `kind`. */
+template <class Tier>
+static int prepare(int optin, int kind)
 {
     cudaFuncAttributes fa;
-    CUDA_CHECK(cudaFuncGetAttributes(&fa, chunk_kernel<BlockTier, POT_LJ>));
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, chunk_kernel<Tier, POT_LJ>));
     const int limit = optin - (int)fa.sharedSizeBytes;
     dispatch_potential(kind, [&](auto k) {
-        CUDA_CHECK(cudaFuncSetAttribute(chunk_kernel<BlockTier, decltype(k)::value>,
+        CUDA_CHECK(cudaFuncSetAttribute(chunk_kernel<Tier, decltype(k)::value>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
     });
     return limit;
 }
+int onchip_block_prepare(int optin, int kind) { return prepare<BlockTier>(optin, kind); }
+int onchip_grid_prepare(int optin, int kind) { return prepare<GridTier>(optin, kind); }
 
 void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem, cudaStream_t stream)
 {
@@ -201,21 +251,21 @@ void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem,
     });
 }
 
-int onchip_grid_per_sm(int kind, int threads)
+int onchip_grid_per_sm(int kind, int threads, size_t smem)
 {
     int per_sm = 0;
     dispatch_potential(kind, [&](auto k) {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, chunk_kernel<GridTier, decltype(k)::value>,
-                                                                 threads, 0));
+                                                                 threads, smem));
     });
     return per_sm;
 }
 
-void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, cudaStream_t stream)
+void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, cudaStream_t stream)
 {
     dispatch_potential(kind, [&](auto k) {
         void *args[] = {&A};
         CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)chunk_kernel<GridTier, decltype(k)::value>, blocks,
-                                               threads, args, 0, stream));
+                                               threads, args, smem, stream));
     });
 }

@@ -46,6 +46,7 @@ ChunkArgs onchip_chunk_args(Sim *s, OnchipState *oc, int nsteps)
     A.list = oc->list; A.count = oc->count; A.cells = onchip_cells(s, oc); A.rw0 = oc->rw0; A.rw1 = oc->rw1;
     A.ctrl = oc->ctrl; A.ctrl_snap = oc->ctrl_snap; A.ctrl_host = oc->ctrl_host_dev; A.scratch = oc->scratch;
     A.pot = s->pot;
+    A.stage = 0;   /* the grid's plan sets it at the launch */
     A.n = s->n; A.tp = oc->tp; A.cap = oc->cap; A.nsteps = nsteps; A.equil = s->p.equil;
     A.L = s->L; A.rn2 = s->rn * s->rn; A.dt = (real)s->p.dt; A.half_dt = (real)(0.5 * s->p.dt);
     A.ddt = s->p.dt; A.threshold = s->p.rebuild_frac * s->p.delta;
@@ -63,7 +64,6 @@ int onchip_sample(Sim *s, OnchipState *oc)
         onchip_fit_lists(s, oc, c.nbr_max_seen);
         onchip_fit_cells(s, oc, c.cell_max_seen);
         onchip_choose_tier(s, oc);
-        oc->grid_blocks = 0;
         const size_t b = sizeof(real4) * (size_t)s->n;
         CUDA_CHECK(cudaMemcpyAsync(g->r, oc->snap_r, b, cudaMemcpyDeviceToDevice, g->stream));
         CUDA_CHECK(cudaMemcpyAsync(g->v, oc->snap_v, b, cudaMemcpyDeviceToDevice, g->stream));

@@ -10,7 +10,11 @@
 static int lanes(const Sim *s, const OnchipState *oc, int tier)
 {
     if (s->p.tp > 0) return s->p.tp;
-    if (tier == TIER_GRID) return 8;   /* results/h200/onchip.md: t_p 8 beat 4 at 4096 (LJ and SP) */
+    if (tier == TIER_GRID) {   /* ~6 neighbours a lane, 8 to 32 lanes (onchip.md: at 4096 t_p 16 for LJ's 76, */
+        int tp = 8;            /* 8 for SP's 15) */
+        while (tp < 32 && tp * 6 < neighbours_within(s, s->rn)) tp *= 2;
+        return tp;
+    }
     if (tier == TIER_CLUSTER) {   /* up to 16 lanes, as many as 1024 threads give the own atoms */
         int tp = 16;           /* (onchip.md: 512 / 16 blocks best at 16, 1728 at 8, 4096 at 4) */
         while (tp > 1 && tp * onchip_cluster_own(s->n, oc->cluster) > 1024) tp /= 2;
@@ -77,6 +81,7 @@ enum { CLUSTER_AUTO_MAX_N = 2048 };
  * line; auto takes the cluster (up to CLUSTER_AUTO_MAX_N), else the block, where they fit. */
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
+    oc->grid_blocks = 0;   /* the grid's plan follows the capacities */
     if ((oc->tier_flag == TIER_CLUSTER ||
          (oc->tier_flag == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) &&
         cluster_fits(s, oc)) {
@@ -105,10 +110,42 @@ void onchip_limits(Sim *s, OnchipState *oc)
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->p.device));
     oc->smem_limit = onchip_block_prepare(optin, s->pot.kind);
     oc->cluster_limit = onchip_cluster_prepare(optin, s->pot.kind);
+    oc->grid_limit = onchip_grid_prepare(optin, s->pot.kind);
     oc->block_threads = ONCHIP_BLOCK_THREADS;
 }
 
-/* The chunk on the tier chosen; the grid's co-resident blocks found at its first chunk. */
+/* The grid tier's blocks, staging and shared memory for the current capacities: every group one
+ * atom where the blocks of --threads can all be resident with the lists in shared memory (each
+ * group its atom's list; staged, as well the positions and the cell grid, where that still keeps
+ * every block resident); else as many resident blocks as fit, each group serving several atoms.
+ * None fitting at all stops the run with one line. */
+static void grid_plan(Sim *s, OnchipState *oc)
+{
+    GpuSim *g = gpu_of(s);
+    const int threads = s->p.threads, gpb = threads / oc->tp, sms = g->prop.multiProcessorCount;
+    const int want = blocks_for((long)s->n * oc->tp, threads), ncell = oc->cm * oc->cm * oc->cm;
+    for (int stage = 1; stage >= 0; stage--) {
+        int blocks = want;
+        for (int tries = 0; tries < 8; tries++) {
+            const int nk = (s->n + blocks * gpb - 1) / (blocks * gpb);
+            const size_t smem = onchip_grid_smem(s->n, nk * gpb, oc->cap, stage, ncell, oc->ccap);
+            const int most = smem <= (size_t)oc->grid_limit ? onchip_grid_per_sm(s->pot.kind, threads, smem) * sms : 0;
+            if (most < 1 || (stage && most < want)) break;
+            if (blocks <= most) {
+                oc->grid_blocks = blocks;
+                oc->grid_stage = stage;
+                oc->grid_smem = smem;
+                return;
+            }
+            blocks = most;
+        }
+    }
+    nbr_fail(EXIT_CAPACITY, "%s: --tier grid: no block of --threads %d with --tp %d (%d atoms a block) and room for %d "
+             "neighbours each fits in the %d bytes of shared memory one block may have: lower --threads or raise --tp",
+             s->variant->name, threads, oc->tp, gpb, oc->cap, oc->grid_limit);
+}
+
+/* The chunk on the tier chosen; the grid's plan made at its first chunk and after a grown capacity. */
 void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A)
 {
     GpuSim *g = gpu_of(s);
@@ -119,15 +156,10 @@ void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A)
                               onchip_cluster_smem(s->n, oc->cluster, oc->cap, onchip_cells_bytes(oc->cm, oc->ccap)),
                               g->stream);
     } else {
-        if (!oc->grid_blocks) {
-            const int most = onchip_grid_per_sm(s->pot.kind, s->p.threads) * g->prop.multiProcessorCount;
-            const int want = blocks_for((long)s->n * oc->tp, s->p.threads);
-            if (most < 1)
-                nbr_fail(EXIT_INPUT, "%s: --tier grid: no block of --threads %d fits on an SM", s->variant->name,
-                         s->p.threads);
-            oc->grid_blocks = want < most ? want : most;
-        }
-        onchip_grid_launch(A, s->pot.kind, oc->grid_blocks, s->p.threads, g->stream);
+        if (!oc->grid_blocks) grid_plan(s, oc);
+        ChunkArgs B = A;
+        B.stage = oc->grid_stage;
+        onchip_grid_launch(B, s->pot.kind, oc->grid_blocks, s->p.threads, oc->grid_smem, g->stream);
     }
     LAUNCH_CHECK("chunk_kernel");
 }
