@@ -256,7 +256,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     if (!vp->timer_mark) { vp->timer_mark = host_timer_mark; vp->timer_seconds = host_timer_seconds; }
     const Variant v = *vp;
     s->variant = vp;
-    params_parse(&s->p, argc, argv, v.knobs, v.lists, v.name, v.summary);
+    params_parse(&s->p, argc, argv, v.knobs, v.lists, v.threads, v.name, v.summary);
     const Params *p = &s->p;
 
     if (v.max_atoms > 0 && params_natoms(p) > v.max_atoms)

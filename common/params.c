@@ -228,12 +228,13 @@ static OptTable table_of(unsigned knobs, const char *program, const char *summar
 
 static void die(const char *program, const char *msg, const char *flag) { opt_die(program, msg, flag); }
 
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, const char *program,
+void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, int threads, const char *program,
                   const char *summary)
 {
     OptTable t = table_of(knobs, program, summary);
     if (lists) t.narrow = (OptNarrow){"list", lists};
     set_defaults(p);
+    if (threads) p->threads = threads;
     /* The preset comes first wherever --system stands, so later flags override it. */
     for (int k = 1; k + 1 < argc; k++)
         if (strcmp(argv[k], "--system") == 0) opt_set(&t, p, opt_find(&t, "system"), argv[k + 1]);

@@ -147,8 +147,9 @@ typedef struct Params {
 /* Fills *p with defaults, applies the --system preset, then every flag in order.
  * On a bad flag or value prints one line naming the option and its limit and exits 2.
  * `knobs` is the variant's knob mask; `lists` the --list values it builds (bits 1 << ListMethod,
- * 0 = every one); `program` and `summary` are for --help. */
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, const char *program,
+ * 0 = every one); `threads` its --threads default (0: the common one); `program` and `summary`
+ * are for --help. */
+void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, int threads, const char *program,
                   const char *summary);
 
 /* Derived quantities. */

@@ -94,6 +94,7 @@ typedef struct Variant {
     unsigned knobs;        /* KNOB_* this variant honours */
     unsigned lists;        /* with KNOB_LISTMETHOD: the --list values it builds, bits 1 << ListMethod
                               (parsing, --help and --print-options narrow the domain to them) */
+    int threads;           /* with KNOB_THREADS: its --threads default (0: 128) */
     int has_u;             /* forces() fills per-atom u */
     int pair_multiplicity; /* each unordered pair stored once (Newton 3) or twice (full) */
     double pair_cutoff;    /* for_each_pair holds r < this: 0 = r_n, < 0 = r_c (cpu-cells) */

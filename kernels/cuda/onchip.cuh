@@ -277,8 +277,10 @@ struct OcSums {
 /* The step's tail of atom i after its forces f, in both chunk kernels: the second half-kick (its
  * v^2 into vv_t), then the next step's half-kick and drift into r_next (returns 1), or at the
  * chunk's last step the sample point: where `store`, the state after the kick into A's arrays
- * and its sums into S (returns 0). vi: the atom's velocity, kicked in place. */
-__device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, real4 &vi, const real4 *rc, bool last, bool store,
+ * and its sums into S (returns 0). ri, vi: the atom's position and velocity (loaded by the
+ * caller before the forces, so that in the grid their L2 latency hides behind the pair loop's),
+ * vi kicked in place. */
+__device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, const real4 &ri, real4 &vi, bool last, bool store,
                                             const ChunkArgs &A, double &vv_t, OcSums &S, real4 &r_next)
 {
     const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
@@ -287,12 +289,12 @@ __device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, real4 &vi,
     vv_t = fmax(vv_t, vv);
     if (!last) {
         half_kick(vi, ai, A.half_dt);
-        r_next = rc[i];
+        r_next = ri;
         drift(r_next, vi, A.dt);
         return 1;
     }
     if (store) {
-        A.r[i] = rc[i];
+        A.r[i] = ri;
         A.a[i] = ai;
         A.u[i] = (real)0.5 * f.u;
         A.v[i] = vi;

@@ -176,11 +176,13 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             const int i = ka * ngroups + group, sl = slot(ka);
             const bool act = i < n;
             const int cnt = act ? min(count[sl], cap) : 0;
+            const bool lead = act && sub == 0;
+            const real4 ri = lead ? rc[i] : make_real4(0, 0, 0, 0);
+            real4 vi = lead ? vw[i] : ri, rn = ri;
             const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? sl : 0) * cap, cnt,
                                                         A.L, A.pot);
-            if (act && sub == 0) {
-                real4 vi = vw[i], rn = vi;
-                if (oc_step_tail(i, f, vi, rc, last, true, A, vv_t, S, rn)) rnext[i] = rn;
+            if (lead) {
+                if (oc_step_tail(i, f, ri, vi, last, true, A, vv_t, S, rn)) rnext[i] = rn;
                 vw[i] = vi;
             }
         }

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             real4 vi = make_real4(0, 0, 0, 0), ri = vi;
             if (act) {   /* every lane of the group: the same sums, the same kick; the sample point by one */
                 vi = vw[a];
-                if (oc_step_tail(i, f, vi, rc, last, sub == 0, A, vv_t, S, ri))
+                if (oc_step_tail(i, f, rc[i], vi, last, sub == 0, A, vv_t, S, ri))
                     for (int q = sub; q < C; q += tp) *cluster.map_shared_rank(rnext + i, q) = ri;
             }
             __syncwarp();   /* the group's lanes have read vw[a] */
