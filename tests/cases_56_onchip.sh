@@ -25,6 +25,15 @@
 #   onchip-same-rebuilds-*  double, no rescaling, 500 steps from the same start: the chunk kernel
 #                       rebuilds at the steps gpu-layer's stage-by-stage device loop does (the
 #                       hash in the summary), in each tier
+#   onchip-vs-host-*    double, 300 steps from the same start: the chunk kernel (--decide device) ends
+#                       where the per-stage host path ends (E/N within 1e-7; that path is the one
+#                       --check compares with the reference), in each tier, n2 and cells, the grid
+#                       both with its staged build (SP ne 8) and without (lammps-lj 8000 atoms: the
+#                       positions do not fit every resident block).
+#                       Planted fault for the lead (a copy of the tree): sed -i 's/for (int i =
+#                       threadIdx.x; i < n; i += blockDim.x) {/for (int i = threadIdx.x; i < n - 1;
+#                       i += blockDim.x) {/' kernels/cuda/onchip_chunk.cu (the staged build never
+#                       bins the last atom): onchip-vs-host-grid-*-staged FAIL.
 #   onchip-replay-*     an overflow planted with --grow-from 15 (SP: the liquid needs more) is grown
 #                       and the chunk replayed from the kernel's snapshot; the run ends where a run
 #                       with room to spare ends (E/N within 1e-9, double), in each tier
@@ -49,7 +58,7 @@
 # tier's from rank 0's block alone: the rebuild hash differs from gpu-layer's
 # (onchip-same-rebuilds-block-* and -cluster-* FAIL).
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
-oc_groups="check same-rebuilds replay drift err autotune cells"
+oc_groups="check same-rebuilds vs-host replay drift err autotune cells"
 ocb=$BUILD/double/gpu-onchip
 # --list refused before any device is looked for: these run everywhere
 for prec in double float; do
@@ -98,6 +107,15 @@ oc_replay_vs() {   # "PROGRAM ARGS" "GROWN ARGS" "AMPLE ARGS": the grown run mus
     e2=$(grep 'energy E/N' <<<"$ample" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
     awk -v a="$e1" -v b="$e2" "$awk_rel"' BEGIN { d = rel(b, a, 0)
         printf "E/N at the end: replayed %s, ample %s, relative difference %.3g (bound 1e-9)\n", a, b, d; exit !(a != "" && d <= 1e-9) }'
+}
+oc_vs_host() {   # ARGS...: the device loop's chunks end where the host path ends
+    local h d e1 e2
+    h=$("$@" --decide host) || { echo "$h"; return 1; }
+    d=$("$@" --decide device) || { echo "$d"; return 1; }
+    e1=$(grep 'energy E/N' <<<"$h" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
+    e2=$(grep 'energy E/N' <<<"$d" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
+    awk -v a="$e1" -v b="$e2" "$awk_rel"' BEGIN { d = rel(b, a, 0)
+        printf "E/N at the end: host path %s, chunk kernel %s, relative difference %.3g (bound 1e-7)\n", a, b, d; exit !(a != "" && d <= 1e-7) }'
 }
 oc_drift() {
     local out
@@ -187,6 +205,13 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
     t_grep "onchip-check-$prec-grid-salt" "$oc_pass" $b --system salt --ne 16 $dev --tier grid --steps 200 \
         --equil 100 --stage-reps 0 --check --quiet
     if [ $prec = double ]; then
+        for c in "block sp 8 n2" "cluster lammps-lj 8 n2" "cluster sp 8 cells" "grid sp 8 n2 staged" \
+            "grid sp 8 cells staged" "grid lammps-lj 20 cells unstaged"; do
+            set -- $c
+            lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
+            t_ok "onchip-vs-host-$1-$2-$4${5:+-$5}" oc_vs_host $b --system $2 $lat --ne $3 --tier $1 --list $4 \
+                --steps 300 --equil 0 --sample-every 50 --stage-reps 0 --quiet
+        done
         layer=$BUILD/double/gpu-layer
         for c in "block sp 8 n2" "block lammps-lj 8 n2" "grid sp 16 n2" "grid lammps-lj 16 n2" "cluster sp 8 n2" \
             "cluster lammps-lj 8 n2" "cluster lammps-lj 12 n2" "grid sp 16 cells" "grid lammps-lj 16 cells" \

@@ -8,7 +8,8 @@
 #             where CASES50=1
 #   plant     the planted build's same-rebuilds cases of the cluster and block tiers (must FAIL)
 #   sanitize  compute-sanitizer memcheck (also with a grown capacity), racecheck, synccheck on
-#             --tier cluster; the three on --list cells in the cluster and the grid tier
+#             --tier cluster; the three on --list cells in the cluster and the grid tier (its
+#             staged build), memcheck and racecheck on the grid's unstaged build
 #   sweep     one run per point: --cluster and --tp at lammps-lj 512 / 1728 / 4096 and SP 4096,
 #             the block and grid tiers' defaults beside (float)
 set -u
@@ -74,6 +75,10 @@ if has sanitize; then
         run_san racecheck-cells-$t racecheck $c
         run_san synccheck-cells-$t synccheck $c
     done
+    # the grid without its staged build (8000 atoms: the positions do not fit every resident block)
+    u="build/double/gpu-onchip --system lammps-lj --lattice sc --ne 20 --decide device --tier grid --list cells --steps 20 --equil 10 --sample-every 10 --stage-reps 0 --quiet"
+    run_san memcheck-cells-grid-unstaged memcheck $u
+    run_san racecheck-cells-grid-unstaged racecheck $u
     grep -E "^###|ERROR SUMMARY" "$log"
 fi
 if has table; then
