@@ -74,6 +74,58 @@ static void test_coulsf(void)
     expect(fabs(frr) < 1e-3, "SF Coulomb force -> 0 at r_c in the working precision", frr, 0);
 }
 
+/* The same bits, +0 and -0 alike (a zero separation adds nothing whatever its sign). */
+static int same_real(real x, real y) { return (x == 0 && y == 0) || memcmp(&x, &y, sizeof x) == 0; }
+#define NBR_NEXTAFTER(x, y) _Generic((x), float: nextafterf, default: nextafter)(x, y)
+
+/* pbc_delta_rint (the GPU pair loops' minimum image) against pbc_delta over random boxes and
+ * pairs, wrapped or drifted a little past +-L/2 as between rebuilds, and pairs placed within a
+ * few ulp of |a - b| = L/2: the same bits everywhere, except within a few ulp of L/2 (rint's tie,
+ * the rounding of d / L), and there both results must be ~L/2 long (so beyond any r_n < L/2). */
+static void test_pbc_rint(void)
+{
+    Rng g;
+    rng_seed(&g, 2024);
+    long pairs = 0, across = 0, near = 0, differ = 0, bad = 0;
+    double first_a = 0, first_b = 0, first_L = 0;
+    for (int box = 0; box < 2000; box++) {
+        const real L = (real)(3 * pow(100.0, rng_uniform(&g))), h = (real)0.5 * L;
+        const PbcBox pb = pbc_box(L);
+        for (int k = 0; k < 2000; k++) {
+            const int kind = k % 4;
+            real a = (real)((rng_uniform(&g) - 0.5) * L), b = (real)((rng_uniform(&g) - 0.5) * L);
+            if (kind == 1) {   /* drifted up to 2% of L past the box since the last wrap */
+                a = (real)(a * (1 + 0.04 * rng_uniform(&g)));
+                b = (real)(b * (1 + 0.04 * rng_uniform(&g)));
+            } else if (kind >= 2) {   /* |a - b| within a few ulp of L/2, on either side */
+                const double side = kind == 2 ? 1 : -1;
+                a = (real)((rng_uniform(&g) - 0.5) * h);
+                b = (real)(a - side * h);
+                for (int step = (int)(rng_uniform(&g) * 9) - 4; step != 0; step += step > 0 ? -1 : 1)
+                    b = NBR_NEXTAFTER(b, step > 0 ? (real)INFINITY : (real)-INFINITY);
+            }
+            const real want = pbc_delta(a, b, L), got = pbc_delta_rint(a, b, pb);
+            const double d = fabs((double)a - (double)b), tol = 4 * REAL_EPS * h;
+            pairs++;
+            across += d >= h;
+            near += fabs(d - h) <= tol;
+            if (same_real(got, want)) continue;
+            differ++;
+            if (fabs(d - h) <= tol && fabs(fabs((double)got) - h) <= tol && fabs(fabs((double)want) - h) <= tol)
+                continue;
+            if (!bad++) first_a = a, first_b = b, first_L = L;
+        }
+    }
+    printf("# pbc_delta_rint: %ld pairs, %ld across L/2, %ld within 4 eps L/2 of it, %ld differ from pbc_delta\n",
+           pairs, across, near, differ);
+    expect(bad == 0, "pbc_delta_rint: pbc_delta's bits except within a few ulp of |a - b| = L/2", bad, 0);
+    if (bad)
+        printf("# first: a %.17g b %.17g L %.17g: pbc_delta %.17g, pbc_delta_rint %.17g\n", first_a, first_b,
+               first_L, (double)pbc_delta((real)first_a, (real)first_b, (real)first_L),
+               (double)pbc_delta_rint((real)first_a, (real)first_b, pbc_box((real)first_L)));
+    expect(across > pairs / 4 && near > pairs / 4, "pbc_delta_rint: the pairs cross and meet L/2", (double)near, 0);
+}
+
 static void test_pbc(void)
 {
     const real L = 10;
@@ -96,6 +148,7 @@ static void test_pbc(void)
         const double got = pbc_delta(a, b, Lb);
         expect(fabs(got - exact) <= 2 * REAL_EPS * fabs(exact), "image separation rounded once", got, exact);
     }
+    test_pbc_rint();
     int G = 5;
     real inv_w = G / L;
     expect(cell_coord((real)-5, L, inv_w, G) == 0, "cell of -L/2 is 0", cell_coord((real)-5, L, inv_w, G), 0);

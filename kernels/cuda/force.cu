@@ -87,7 +87,7 @@ PairForceArgs pair_force_args(Sim *s, GpuSim *g)
     A.nbr_count = g->nbr_count;
     A.n = s->n;
     A.nbr_cap = g->nbr_cap;
-    A.L = s->L;
+    A.box = pbc_box(s->L);
     A.pot = s->pot;
     A.a = g->a;
     A.u = g->u;

@@ -2,7 +2,7 @@
 #include "rumd_lists.cuh"
 
 template <int Mode, int Layout>
-__global__ void __launch_bounds__(1024) build_n2_kernel(TpLayout lay, PosSource pos, int n, real L, real rn2,
+__global__ void __launch_bounds__(1024) build_n2_kernel(TpLayout lay, PosSource pos, int n, PbcBox box, real rn2,
                                                         int *__restrict__ W, int *__restrict__ nbr_count, int nbr_cap,
                                                         BuildStatus *status, const int *gate)
 {
@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(1024) build_n2_kernel(TpLayout lay, PosSource 
             for (int k = sub; k < len; k += lay.tp) {
                 const int j = base + k;
                 real dx, dy, dz;
-                if (j != i && min_image_r2(ri, tile[k], L, dx, dy, dz) < rn2) {
+                if (j != i && min_image_r2(ri, tile[k], box, dx, dy, dz) < rn2) {
                     const int m = atomicAdd(&slots[local], 1);
                     if (m < nbr_cap) W[w_index<Layout>(m, i, n, nbr_cap)] = j;
                 }
@@ -45,7 +45,7 @@ void list_n2_launch(const TpLayout &lay, int read, int layout, PosSource pos, in
     const int blocks = blocks_for(n, lay.ppb);
     dispatch_read_layout(read, layout, [&](auto rd, auto lo) {
         build_n2_kernel<decltype(rd)::value, decltype(lo)::value><<<blocks, lay.threads, shared, stream>>>(
-            lay, pos, n, L, rn2, out.W, out.nbr_count, out.nbr_cap, out.status, gate);
+            lay, pos, n, pbc_box(L), rn2, out.W, out.nbr_count, out.nbr_cap, out.status, gate);
     });
     LAUNCH_CHECK("build_n2_kernel");
 }

@@ -51,7 +51,7 @@ __device__ __forceinline__ unsigned onchip_group_mask(int tp)
  * number of times: the ballots take the whole warp): each j != i within r_n, in index order.
  * Returns m_i (every lane of the group); stores min(m_i, cap) entries. */
 __device__ __forceinline__ int onchip_build_atom(int i, bool active, int sub, int tp, const real4 *r, int n,
-                                                 real L, real rn2, onchip_idx *list_i, int cap)
+                                                 const PbcBox &box, real rn2, onchip_idx *list_i, int cap)
 {
     const unsigned gmask = onchip_group_mask(tp);
     const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
@@ -62,7 +62,7 @@ __device__ __forceinline__ int onchip_build_atom(int i, bool active, int sub, in
         bool hit = false;
         if (active && j < n && j != i) {
             real dx, dy, dz;
-            hit = min_image_r2(ri, r[j], L, dx, dy, dz) < rn2;
+            hit = min_image_r2(ri, r[j], box, dx, dy, dz) < rn2;
         }
         const unsigned b = __ballot_sync(0xffffffffu, hit) & gmask;
         if (hit) {
@@ -129,15 +129,16 @@ __device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const Onchip
  * each periodic image of a cell, so a candidate costs three subtractions, not a minimum image
  * (the build was ~45% of a 4096-atom step's instructions: results/h200/onchip.md). Returns m_i in every lane of the group (0 for an inactive group); stores
  * min(m_i, cap). */
-__device__ __forceinline__ int onchip_build_atom_cells(int i, bool active, int sub, int tp, const real4 *r, real L,
-                                                       real rn2, const OnchipCells &g, onchip_idx *list_i, int cap)
+__device__ __forceinline__ int onchip_build_atom_cells(int i, bool active, int sub, int tp, const real4 *r,
+                                                       const PbcBox &box, real rn2, const OnchipCells &g,
+                                                       onchip_idx *list_i, int cap)
 {
     const unsigned gmask = onchip_group_mask(tp);
     const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
     const real4 ri = active ? r[i] : make_real4(0, 0, 0, 0);
     int m = 0, visited = 0;
-    walk_cells<1>(oc_cell_axis(ri.x, L, g), oc_cell_axis(ri.y, L, g), oc_cell_axis(ri.z, L, g), g.m, L, ri,
-                  [&](int c, const real4 &rs) {
+    walk_cells<1>(oc_cell_axis(ri.x, box.L, g), oc_cell_axis(ri.y, box.L, g), oc_cell_axis(ri.z, box.L, g), g.m,
+                  box.L, ri, [&](int c, const real4 &rs) {
         if (++visited > ONCHIP_CELLS_SEARCHED) return;
         const int cnt = active ? min(g.count[c], g.cap) : 0;
         const int most = __reduce_max_sync(0xffffffffu, cnt);
@@ -163,11 +164,12 @@ __device__ __forceinline__ int onchip_build_atom_cells(int i, bool active, int s
 
 /* Atom i's list by the build `g` says (g.m = 0: n2); every lane of the warp calls, the same
  * number of times. */
-__device__ __forceinline__ int onchip_build_list(int i, bool active, int sub, int tp, const real4 *r, int n, real L,
-                                                 real rn2, const OnchipCells &g, onchip_idx *list_i, int cap)
+__device__ __forceinline__ int onchip_build_list(int i, bool active, int sub, int tp, const real4 *r, int n,
+                                                 const PbcBox &box, real rn2, const OnchipCells &g,
+                                                 onchip_idx *list_i, int cap)
 {
-    return g.m ? onchip_build_atom_cells(i, active, sub, tp, r, L, rn2, g, list_i, cap)
-               : onchip_build_atom(i, active, sub, tp, r, n, L, rn2, list_i, cap);
+    return g.m ? onchip_build_atom_cells(i, active, sub, tp, r, box, rn2, g, list_i, cap)
+               : onchip_build_atom(i, active, sub, tp, r, n, box, rn2, list_i, cap);
 }
 
 /* Forces on atom i from its list (the per-pair function of the shared force family,
@@ -175,7 +177,7 @@ __device__ __forceinline__ int onchip_build_list(int i, bool active, int sub, in
  * u(r_ij) and r_ij . f_ij, in every lane of the group. Every lane of the warp calls. */
 template <int Kind>
 __device__ __forceinline__ ForceSum onchip_force_atom(int i, bool active, int sub, int tp, const real4 *r,
-                                                     const onchip_idx *list_i, int count, real L,
+                                                     const onchip_idx *list_i, int count, const PbcBox &box,
                                                      const PairPotential &pot)
 {
     ForceSum f = {0, 0, 0, 0, 0};
@@ -184,7 +186,7 @@ __device__ __forceinline__ ForceSum onchip_force_atom(int i, bool active, int su
 #pragma unroll 4
         for (int m = sub; m < count; m += tp) {
             const real4 rj = r[list_i[m]];   /* one vector load (a reference would let q_j load apart) */
-            pair_force_add<Kind>(ri, rj, L, pot, f);
+            pair_force_add<Kind>(ri, rj, box, pot, f);
         }
     }
     for (int o = tp >> 1; o > 0; o >>= 1) {
@@ -234,7 +236,8 @@ struct ChunkArgs {
     int stage;   /* grid tier: a rebuild copies the positions into each block's shared memory and bins
                     them into its own cells there (where they fit) */
     int n, tp, cap, nsteps, equil;
-    real L, rn2, dt, half_dt;
+    PbcBox box;          /* L, and 1/L formed once for the minimum image */
+    real rn2, dt, half_dt;
     double ddt, threshold;
 };
 

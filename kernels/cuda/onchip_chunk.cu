@@ -132,19 +132,19 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             if (staged) {
                 /* every block copies the wrapped positions and bins them into its own cells: the
                  * build's loads then wait on shared memory, not on L2 (one chain per cell) */
-                for (int i = rank; i < n; i += nthr) oc_wrap_bin(i, rc, A.L, OnchipCells{});
+                for (int i = rank; i < n; i += nthr) oc_wrap_bin(i, rc, A.box.L, OnchipCells{});
                 Tier::sync();
                 for (int i = threadIdx.x; i < n; i += blockDim.x) {
                     const real4 ri = rc[i];
                     spos[i] = ri;
-                    if (gs.m) S.cell_max = max(S.cell_max, onchip_cells_bin(i, ri, A.L, gs));
+                    if (gs.m) S.cell_max = max(S.cell_max, onchip_cells_bin(i, ri, A.box.L, gs));
                 }
                 __syncthreads();
                 bpos = spos;
                 g = gs;
             } else {
                 for (int q = rank; q < ncell; q += nthr) A.cells.count[(par ^ 1) * ncell + q] = 0;
-                for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
+                for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.box.L, g));
                 Tier::sync();
             }
             double tot = 0;
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             for (int i0 = 0, ka = 0; i0 < n; i0 += nthr / btp, ka++) {   /* the same trip count in every warp */
                 const int i = i0 + bgroup, sl = Tier::grid ? slot(ka) : i;
                 const bool act = i < n;
-                const int m = onchip_build_list(i, act, bsub, btp, bpos, n, A.L, A.rn2, g,
+                const int m = onchip_build_list(i, act, bsub, btp, bpos, n, A.box, A.rn2, g,
                                                 list + (size_t)(act ? sl : 0) * cap, cap);
                 if (act && bsub == 0) {
                     count[sl] = m;
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             const real4 ri = lead ? rc[i] : make_real4(0, 0, 0, 0);
             real4 vi = lead ? vw[i] : ri, rn = ri;
             const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? sl : 0) * cap, cnt,
-                                                        A.L, A.pot);
+                                                        A.box, A.pot);
             if (lead) {
                 if (oc_step_tail(i, f, ri, vi, last, true, A, vv_t, S, rn)) rnext[i] = rn;
                 vw[i] = vi;

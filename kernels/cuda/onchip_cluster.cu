@@ -91,14 +91,14 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
         const bool last = k == A.nsteps - 1;
         real4 *const rc = cur ? rb1 : rb0, *const rnext = cur ? rb0 : rb1;
         if (c.due) {   /* nobody else writes buffer cur this step: the wrap is local */
-            for (int i = tid; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.L, g));
+            for (int i = tid; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.box.L, g));
             __syncthreads();
             double tot = 0;
             const int btp = g.m ? tp : 32, bsub = tid & (btp - 1), bgroup = tid / btp;   /* n2: a warp per atom */
             for (int a0 = 0; a0 < nown; a0 += nthr / btp) {   /* the same trip count in every warp */
                 const int a = a0 + bgroup;
                 const bool act = a < nown;
-                const int m = onchip_build_list(lo + a, act, bsub, btp, rc, n, A.L, A.rn2, g,
+                const int m = onchip_build_list(lo + a, act, bsub, btp, rc, n, A.box, A.rn2, g,
                                                 list + (size_t)(act ? a : 0) * cap, cap);
                 if (act && bsub == 0) {
                     count[a] = m;
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             const bool act = a < nown;
             const int cnt = act ? min(count[a], cap) : 0;
             const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
-                                                        A.L, A.pot);
+                                                        A.box, A.pot);
             real4 vi = make_real4(0, 0, 0, 0), ri = vi;
             if (act) {   /* every lane of the group: the same sums, the same kick; the sample point by one */
                 vi = vw[a];

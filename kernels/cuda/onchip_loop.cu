@@ -48,7 +48,7 @@ ChunkArgs onchip_chunk_args(Sim *s, OnchipState *oc, int nsteps)
     A.pot = s->pot;
     A.stage = 0;   /* the grid's plan sets it at the launch */
     A.n = s->n; A.tp = oc->tp; A.cap = oc->cap; A.nsteps = nsteps; A.equil = s->p.equil;
-    A.L = s->L; A.rn2 = s->rn * s->rn; A.dt = (real)s->p.dt; A.half_dt = (real)(0.5 * s->p.dt);
+    A.box = pbc_box(s->L); A.rn2 = s->rn * s->rn; A.dt = (real)s->p.dt; A.half_dt = (real)(0.5 * s->p.dt);
     A.ddt = s->p.dt; A.threshold = s->p.rebuild_frac * s->p.delta;
     return A;
 }

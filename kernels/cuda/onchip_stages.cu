@@ -18,24 +18,24 @@ __global__ void bin_kernel(const real4 *r, int n, real L, OnchipCells g, BuildSt
     if (threadIdx.x == 0) atomicMax(&status->layers_needed, most);
 }
 
-__global__ void build_kernel(const real4 *r, int n, int tp, real L, real rn2, OnchipCells g, onchip_idx *list,
+__global__ void build_kernel(const real4 *r, int n, int tp, PbcBox box, real rn2, OnchipCells g, onchip_idx *list,
                              int *count, int cap, BuildStatus *status)
 {
     const int rank = blockIdx.x * blockDim.x + threadIdx.x, sub = rank & (tp - 1), i = rank / tp;
     const bool act = i < n;
-    const int m = onchip_build_list(i, act, sub, tp, r, n, L, rn2, g, list + (size_t)(act ? i : 0) * cap, cap);
+    const int m = onchip_build_list(i, act, sub, tp, r, n, box, rn2, g, list + (size_t)(act ? i : 0) * cap, cap);
     if (act && sub == 0) count[i] = m;
     record_nbr_stats(act && sub == 0 ? m : 0, status);
 }
 
 template <int Kind>
-__global__ void force_kernel(const real4 *r, int n, int tp, real L, PairPotential pot, const onchip_idx *list,
+__global__ void force_kernel(const real4 *r, int n, int tp, PbcBox box, PairPotential pot, const onchip_idx *list,
                              const int *count, int cap, real4 *a, real *u, double *upot, double *virial)
 {
     const int rank = blockIdx.x * blockDim.x + threadIdx.x, sub = rank & (tp - 1), i = rank / tp;
     const bool act = i < n;
     const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, r, list + (size_t)(act ? i : 0) * cap,
-                                                act ? min(count[i], cap) : 0, L, pot);
+                                                act ? min(count[i], cap) : 0, box, pot);
     real ui = 0, wi = 0;
     if (act && sub == 0) {
         ui = (real)0.5 * f.u;
@@ -141,7 +141,7 @@ void onchip_build(Sim *s, OnchipState *oc)
             LAUNCH_CHECK("bin_kernel");
         }
         build_kernel<<<blocks_for((long)s->n * tp, threads), threads, 0, g->stream>>>(
-            g->r, s->n, tp, s->L, s->rn * s->rn, cells, oc->list, oc->count, oc->cap, g->status);
+            g->r, s->n, tp, pbc_box(s->L), s->rn * s->rn, cells, oc->list, oc->count, oc->cap, g->status);
         LAUNCH_CHECK("build_kernel");
         CUDA_CHECK(cudaMemcpyAsync(g->status_host, g->status, sizeof(BuildStatus), cudaMemcpyDeviceToHost, g->stream));
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
@@ -162,7 +162,7 @@ void onchip_forces(Sim *s, OnchipState *oc)
     CUDA_CHECK(cudaMemsetAsync(virial, 0, sizeof(double), g->stream));
     dispatch_potential(s->pot.kind, [&](auto kind) {
         force_kernel<decltype(kind)::value><<<blocks_for((long)s->n * tp, threads), threads, 0, g->stream>>>(
-            g->r, s->n, tp, s->L, s->pot, oc->list, oc->count, oc->cap, g->a, g->u, upot, virial);
+            g->r, s->n, tp, pbc_box(s->L), s->pot, oc->list, oc->count, oc->cap, g->a, g->u, upot, virial);
     });
     LAUNCH_CHECK("force_kernel");
 }

@@ -129,11 +129,11 @@ __device__ __forceinline__ ForceSum group_sum(ForceSum x, const TpLayout &t, int
 /* Pair (i, j) into the running sums if within r_c (minimum image). SkipSelf: j may be i (the
  * all-pairs loop), whose r2 = 0 adds nothing; a list never holds i itself. */
 template <int Kind, bool SkipSelf = false>
-__device__ __forceinline__ void pair_force_add(const real4 &ri, const real4 &rj, real L, const PairPotential &pot,
-                                               ForceSum &acc)
+__device__ __forceinline__ void pair_force_add(const real4 &ri, const real4 &rj, const PbcBox &box,
+                                               const PairPotential &pot, ForceSum &acc)
 {
     real dx, dy, dz;
-    const real r2 = min_image_r2(ri, rj, L, dx, dy, dz);
+    const real r2 = min_image_r2(ri, rj, box, dx, dy, dz);
     if (r2 < pot.rc2 && (!SkipSelf || r2 > 0)) {
         real fr;
         acc.u += pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
@@ -147,7 +147,7 @@ struct PairForceArgs {
     PosSource pos;                    /* r_j through the --read path; charges in r.w */
     const int *W, *nbr_count;         /* the list (unused with all pairs) */
     int n, nbr_cap;
-    real L;
+    PbcBox box;                       /* the box, 1/L formed once (pbc_box) */
     PairPotential pot;
     real4 *a;                         /* f_i (unit mass) */
     real *u;                          /* u_i = (1/2) sum_j u(r_ij) */
@@ -177,13 +177,13 @@ __device__ __forceinline__ void neighbour_loop(const PairForceArgs &A, int i, in
         for (int m = first; m < end; m += stride) {
             const int next = m + stride < end ? nbr(m + stride) : j;
             const real4 rn = fetch_pos<Mode>(A.pos, next);
-            pair_force_add<Kind, AllPairs>(ri, rj, A.L, A.pot, acc);
+            pair_force_add<Kind, AllPairs>(ri, rj, A.box, A.pot, acc);
             rj = rn;
         }
     } else {
 #pragma unroll 4   /* several W reads, then several gathers, in flight per thread */
         for (int m = first; m < end; m += stride)
-            pair_force_add<Kind, AllPairs>(ri, fetch_pos<Mode>(A.pos, nbr(m)), A.L, A.pot, acc);
+            pair_force_add<Kind, AllPairs>(ri, fetch_pos<Mode>(A.pos, nbr(m)), A.box, A.pot, acc);
     }
 }
 
