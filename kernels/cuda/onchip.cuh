@@ -174,8 +174,9 @@ __device__ __forceinline__ int onchip_build_list(int i, bool active, int sub, in
 
 /* Forces on atom i from its list (the per-pair function of the shared force family,
  * pair_force.cuh, over a 16-bit list in shared or global memory): the group's sums of f,
- * u(r_ij) and r_ij . f_ij, in every lane of the group. Every lane of the warp calls. */
-template <int Kind>
+ * u(r_ij) and r_ij . f_ij, in every lane of the group. Every lane of the warp calls. !Energy:
+ * f only (u, w stay 0), for the steps before a sample point: 3 shuffles a level, not 5. */
+template <int Kind, bool Energy = true>
 __device__ __forceinline__ ForceSum onchip_force_atom(int i, bool active, int sub, int tp, const real4 *r,
                                                      const onchip_idx *list_i, int count, const PbcBox &box,
                                                      const PairPotential &pot)
@@ -186,19 +187,31 @@ __device__ __forceinline__ ForceSum onchip_force_atom(int i, bool active, int su
 #pragma unroll 4
         for (int m = sub; m < count; m += tp) {
             const real4 rj = r[list_i[m]];   /* one vector load (a reference would let q_j load apart) */
-            pair_force_add<Kind>(ri, rj, box, pot, f);
+            pair_force_add<Kind, false, Energy>(ri, rj, box, pot, f);
         }
     }
     for (int o = tp >> 1; o > 0; o >>= 1) {
         f.fx += __shfl_xor_sync(0xffffffffu, f.fx, o);
         f.fy += __shfl_xor_sync(0xffffffffu, f.fy, o);
         f.fz += __shfl_xor_sync(0xffffffffu, f.fz, o);
-        f.u += __shfl_xor_sync(0xffffffffu, f.u, o);
-        f.w += __shfl_xor_sync(0xffffffffu, f.w, o);
+        if (Energy) {
+            f.u += __shfl_xor_sync(0xffffffffu, f.u, o);
+            f.w += __shfl_xor_sync(0xffffffffu, f.w, o);
+        }
     }
     return f;
 }
 
+/* onchip_force_atom in a chunk kernel's step: u and the virial at the chunk's last step only
+ * (the sample point's sums); `last` is uniform, and both instances inline. */
+template <int Kind>
+__device__ __forceinline__ ForceSum oc_step_forces(bool last, int i, bool active, int sub, int tp, const real4 *r,
+                                                   const onchip_idx *list_i, int count, const PbcBox &box,
+                                                   const PairPotential &pot)
+{
+    return last ? onchip_force_atom<Kind, true>(i, active, sub, tp, r, list_i, count, box, pot)
+                : onchip_force_atom<Kind, false>(i, active, sub, tp, r, list_i, count, box, pot);
+}
 
 /* ---- a step's pieces and the chunk kernels' arguments ------------------------------------ */
 

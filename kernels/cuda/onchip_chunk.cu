@@ -19,8 +19,8 @@
  * a grid sync, then every block copies the positions and bins them into its own cell grid in
  * shared memory and builds from there (the cluster tier's build, without the cluster): the
  * 27-cell walk waits on shared memory instead of a chain of L2 loads per cell (profiled at
- * lammps-lj 4096: ~40% of the step's samples in the unstaged build). Energies, virial and v^2 are
- * summed at the chunk's last step only. */
+ * lammps-lj 4096: ~40% of the step's samples in the unstaged build). Energies and virial are
+ * computed at the chunk's last step only (oc_step_forces), and summed with v^2 there. */
 #include "onchip.cuh"
 
 #include <cooperative_groups.h>
@@ -179,8 +179,8 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             const bool lead = act && sub == 0;
             const real4 ri = lead ? rc[i] : make_real4(0, 0, 0, 0);
             real4 vi = lead ? vw[i] : ri, rn = ri;
-            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? sl : 0) * cap, cnt,
-                                                        A.box, A.pot);
+            const ForceSum f = oc_step_forces<Kind>(last, i, act, sub, tp, rc, list + (size_t)(act ? sl : 0) * cap, cnt,
+                                                     A.box, A.pot);
             if (lead) {
                 if (oc_step_tail(i, f, ri, vi, last, true, A, vv_t, S, rn)) rnext[i] = rn;
                 vw[i] = vi;

@@ -117,8 +117,8 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             const int a = a0 + group, i = lo + a;
             const bool act = a < nown;
             const int cnt = act ? min(count[a], cap) : 0;
-            const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
-                                                        A.box, A.pot);
+            const ForceSum f = oc_step_forces<Kind>(last, i, act, sub, tp, rc, list + (size_t)(act ? a : 0) * cap, cnt,
+                                                     A.box, A.pot);
             real4 vi = make_real4(0, 0, 0, 0), ri = vi;
             if (act) {   /* every lane of the group: the same sums, the same kick; the sample point by one */
                 vi = vw[a];

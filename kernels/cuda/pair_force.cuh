@@ -127,8 +127,9 @@ __device__ __forceinline__ ForceSum group_sum(ForceSum x, const TpLayout &t, int
 }
 
 /* Pair (i, j) into the running sums if within r_c (minimum image). SkipSelf: j may be i (the
- * all-pairs loop), whose r2 = 0 adds nothing; a list never holds i itself. */
-template <int Kind, bool SkipSelf = false>
+ * all-pairs loop), whose r2 = 0 adds nothing; a list never holds i itself. !Energy: f only, u and
+ * the virial left alone (so their arithmetic compiles away), for steps that sum no energies. */
+template <int Kind, bool SkipSelf = false, bool Energy = true>
 __device__ __forceinline__ void pair_force_add(const real4 &ri, const real4 &rj, const PbcBox &box,
                                                const PairPotential &pot, ForceSum &acc)
 {
@@ -136,9 +137,12 @@ __device__ __forceinline__ void pair_force_add(const real4 &ri, const real4 &rj,
     const real r2 = min_image_r2(ri, rj, box, dx, dy, dz);
     if (r2 < pot.rc2 && (!SkipSelf || r2 > 0)) {
         real fr;
-        acc.u += pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
+        const real u = pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
-        acc.w += fr * r2;
+        if (Energy) {
+            acc.u += u;
+            acc.w += fr * r2;
+        }
     }
 }
 
