@@ -40,6 +40,11 @@ typedef uint16_t onchip_idx;
 
 enum { ONCHIP_MAX_ATOMS = 65535 };
 
+/* log2 t_p (t_p a power of 2). Callers form t_p as 1 << it, so that the compiler knows t_p is
+ * a power of 2: the divisions by it in the inlined pieces (loop trip counts) compile to shifts,
+ * not to ~20 instructions each (the force loop's trip count was one per atom and step). */
+__device__ __forceinline__ int oc_log2(int tp) { return __ffs(tp) - 1; }
+
 /* The lanes of this thread's group within its warp, as a ballot mask. */
 __device__ __forceinline__ unsigned onchip_group_mask(int tp)
 {

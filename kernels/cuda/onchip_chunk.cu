@@ -47,12 +47,12 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
 {
     extern __shared__ __align__(32) unsigned char smem[];
     __shared__ double vv_part[2][32];
-    const int n = A.n, tp = A.tp, cap = A.cap;
+    const int n = A.n, ltp = oc_log2(A.tp), tp = 1 << ltp, cap = A.cap;
     const int rank = Tier::rank(), nthr = Tier::size();
-    const int sub = rank & (tp - 1), group = rank / tp, ngroups = nthr / tp;
+    const int sub = rank & (tp - 1), group = rank >> ltp, ngroups = nthr >> ltp;
     /* a group serves atoms i = k ngroups + group, k < nk; their lists and counts live in the block's
      * shared memory at slot k gpb + lg (in the block tier that is i) */
-    const int gpb = blockDim.x / tp, lg = threadIdx.x / tp, nk = (n + ngroups - 1) / ngroups;
+    const int gpb = blockDim.x >> ltp, lg = threadIdx.x >> ltp, nk = (n + ngroups - 1) / ngroups;
     auto slot = [&](int k) { return k * gpb + lg; };
     real4 *rb[2], *vw, *spos = nullptr;
     onchip_idx *list;
@@ -151,8 +151,8 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             /* n2 in the block: a warp per atom, then a barrier (39 ns) before the t_p-lane groups
              * read the lists; grid, and cells: each atom's own t_p lanes, so that in the grid no
              * grid sync (1 us) follows */
-            const int btp = Tier::grid || g.m ? tp : 32, bsub = rank & (btp - 1), bgroup = rank / btp;
-            for (int i0 = 0, ka = 0; i0 < n; i0 += nthr / btp, ka++) {   /* the same trip count in every warp */
+            const int lb = Tier::grid || g.m ? ltp : 5, btp = 1 << lb, bsub = rank & (btp - 1), bgroup = rank >> lb;
+            for (int i0 = 0, ka = 0; i0 < n; i0 += nthr >> lb, ka++) {   /* the same trip count in every warp */
                 const int i = i0 + bgroup, sl = Tier::grid ? slot(ka) : i;
                 const bool act = i < n;
                 const int m = onchip_build_list(i, act, bsub, btp, bpos, n, A.box, A.rn2, g,

@@ -42,13 +42,13 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
     __shared__ ClusterSlots slots;
     __shared__ double vv_warp[32];
     cg::cluster_group cluster = cg::this_cluster();
-    const int n = A.n, tp = A.tp, cap = A.cap;
+    const int n = A.n, ltp = oc_log2(A.tp), tp = 1 << ltp, cap = A.cap;
     const int C = (int)cluster.num_blocks(), me = (int)cluster.block_rank();
     const int lo = (int)((long)me * n / C), hi = (int)((long)(me + 1) * n / C), nown = hi - lo;
     const int own_max = (n + C - 1) / C;
     const int tid = threadIdx.x, nthr = blockDim.x;
     const int lane = tid & 31, warp = tid >> 5, nwarps = nthr >> 5;
-    const int sub = tid & (tp - 1), group = tid / tp, ngroups = nthr / tp;
+    const int sub = tid & (tp - 1), group = tid >> ltp, ngroups = nthr >> ltp;
     real4 *const rb0 = (real4 *)smem, *const rb1 = rb0 + n;
     real4 *const vw = rb1 + n;                   /* own atoms' velocities, by i - lo */
     int *const count = (int *)(vw + own_max);    /* own atoms' counts and lists, by i - lo */
@@ -94,8 +94,9 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             for (int i = tid; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.box.L, g));
             __syncthreads();
             double tot = 0;
-            const int btp = g.m ? tp : 32, bsub = tid & (btp - 1), bgroup = tid / btp;   /* n2: a warp per atom */
-            for (int a0 = 0; a0 < nown; a0 += nthr / btp) {   /* the same trip count in every warp */
+            /* n2: a warp per atom */
+            const int lb = g.m ? ltp : 5, btp = 1 << lb, bsub = tid & (btp - 1), bgroup = tid >> lb;
+            for (int a0 = 0; a0 < nown; a0 += nthr >> lb) {   /* the same trip count in every warp */
                 const int a = a0 + bgroup;
                 const bool act = a < nown;
                 const int m = onchip_build_list(lo + a, act, bsub, btp, rc, n, A.box, A.rn2, g,

@@ -18,10 +18,11 @@ __global__ void bin_kernel(const real4 *r, int n, real L, OnchipCells g, BuildSt
     if (threadIdx.x == 0) atomicMax(&status->layers_needed, most);
 }
 
-__global__ void build_kernel(const real4 *r, int n, int tp, PbcBox box, real rn2, OnchipCells g, onchip_idx *list,
+__global__ void build_kernel(const real4 *r, int n, int lanes, PbcBox box, real rn2, OnchipCells g, onchip_idx *list,
                              int *count, int cap, BuildStatus *status)
 {
-    const int rank = blockIdx.x * blockDim.x + threadIdx.x, sub = rank & (tp - 1), i = rank / tp;
+    const int ltp = oc_log2(lanes), tp = 1 << ltp, rank = blockIdx.x * blockDim.x + threadIdx.x,
+              sub = rank & (tp - 1), i = rank >> ltp;
     const bool act = i < n;
     const int m = onchip_build_list(i, act, sub, tp, r, n, box, rn2, g, list + (size_t)(act ? i : 0) * cap, cap);
     if (act && sub == 0) count[i] = m;
@@ -29,10 +30,11 @@ __global__ void build_kernel(const real4 *r, int n, int tp, PbcBox box, real rn2
 }
 
 template <int Kind>
-__global__ void force_kernel(const real4 *r, int n, int tp, PbcBox box, PairPotential pot, const onchip_idx *list,
+__global__ void force_kernel(const real4 *r, int n, int lanes, PbcBox box, PairPotential pot, const onchip_idx *list,
                              const int *count, int cap, real4 *a, real *u, double *upot, double *virial)
 {
-    const int rank = blockIdx.x * blockDim.x + threadIdx.x, sub = rank & (tp - 1), i = rank / tp;
+    const int ltp = oc_log2(lanes), tp = 1 << ltp, rank = blockIdx.x * blockDim.x + threadIdx.x,
+              sub = rank & (tp - 1), i = rank >> ltp;
     const bool act = i < n;
     const ForceSum f = onchip_force_atom<Kind>(i, act, sub, tp, r, list + (size_t)(act ? i : 0) * cap,
                                                 act ? min(count[i], cap) : 0, box, pot);
