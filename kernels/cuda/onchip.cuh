@@ -326,6 +326,15 @@ __device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, const real
     return 0;
 }
 
+/* The warp's largest v^2 (valid in lane 0) from lanes where only the first of each group of tp
+ * lanes holds its atom's, or every lane of a group the same: warp_reduce without the levels
+ * inside a group (one level of five at t_p 16). Every lane of the warp calls. */
+__device__ __forceinline__ double oc_warp_vvmax(double vv, int tp)
+{
+    for (int o = 16; o >= tp; o >>= 1) vv = MaxOp()(vv, __shfl_down_sync(0xffffffffu, vv, o));
+    return vv;
+}
+
 /* The block's totals of S (every thread calls; the result in thread 0, as block_reduce's). */
 __device__ __forceinline__ OcSums oc_block_sums(const OcSums &S)
 {

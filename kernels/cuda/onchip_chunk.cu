@@ -186,8 +186,8 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
                 vw[i] = vi;
             }
         }
-        /* the step's largest v^2 over the tier: one sync */
-        double vv = warp_reduce(vv_t, MaxOp());
+        /* the step's largest v^2 over the tier (lanes sub = 0 hold the atoms'): one sync */
+        double vv = oc_warp_vvmax(vv_t, tp);
         if (Tier::grid) {
             if ((threadIdx.x & 31) == 0) atomicMax(&GS->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
             Tier::sync();

@@ -129,8 +129,9 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             __syncwarp();   /* the group's lanes have read vw[a] */
             if (act && sub == 0) vw[a] = vi;
         }
-        /* the block's largest v^2 into every block's slot, then the one sync of the step */
-        double vv = warp_reduce(vv_t, MaxOp());
+        /* the block's largest v^2 into every block's slot (a group's lanes hold the same), then the
+         * one sync of the step */
+        double vv = oc_warp_vvmax(vv_t, tp);
         if (lane == 0) vv_warp[warp] = vv;
         __syncthreads();
         if (warp == 0) {
