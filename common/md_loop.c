@@ -274,6 +274,12 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     if (p->rc >= 0.5 * params_box(p))
         nbr_fail(EXIT_INPUT, "%s: --rc %.4g must be below half the box edge L/2 = %.4g (minimum image): raise --ne",
                  v.name, p->rc, 0.5 * params_box(p));
+    /* a list's pairs reach r_n, and beyond L/2 a pair would need more than its one minimum image */
+    if (params_rn(p) >= 0.5 * params_box(p))
+        nbr_fail(EXIT_INPUT,
+                 "%s: r_n = --rc + --delta = %.4g must be below half the box edge L/2 = %.4g (minimum image): lower "
+                 "--delta or raise --ne",
+                 v.name, params_rn(p), 0.5 * params_box(p));
     refuse_verify_without_structure(s);
     /* no device: one line before the configuration, no output file touched */
     if (v.preflight) v.preflight(s);

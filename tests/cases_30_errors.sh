@@ -15,6 +15,8 @@ t_error err-equil-gt-steps 2 '--equil must not exceed --steps' $b/cpu-allpairs -
 t_error err-knob-not-here 2 '--threads is not a knob of cpu-allpairs' $b/cpu-allpairs --threads 64
 t_error err-tp-not-honoured 2 '--tp is not a knob of cpu-grouped' $b/cpu-grouped --tp 4
 t_error err-rc-over-half-box 2 'below half the box edge' $b/cpu-allpairs --system lj --ne 4
+# r_c = 3 below L/2 = 3.45, r_n = 3.8 not
+t_error err-rn-over-half-box 2 'r_n = --rc \+ --delta = 3.8 must be below half the box edge' $b/cpu-allpairs --system lj --ne 5
 t_error err-salt-odd-edge 2 '--ne must be even with --potential lj-coulsf' $b/cpu-allpairs --system salt --ne 15
 # memory: an address-space limit stands in for a small machine, whatever this one has
 t_error err-memory 3 'cannot allocate .* not enough host memory' \

@@ -130,7 +130,9 @@ t_ok "dd-refuse-thin-domain" dd_refused 6 'domains along x are .* thinner than r
     "$dd" --ne 8 --steps 0 --equil 0 --quiet
 t_ok "dd-refuse-thin-domain-z" dd_refused 3 'domains along z are .* thinner than r_n' \
     "$dd" --system lj --ne 8 --dd-grid 1x1x3 --steps 0 --equil 0 --quiet
-t_error "dd-refuse-small-box" 2 'box edge L = .* not above 2 r_n' "$dd" --ne 3 --steps 0 --equil 0 --quiet
+# the harness refuses r_n >= L/2 for every program (md_loop.c), before gpu-dd's own L <= 2 r_n
+t_error "dd-refuse-small-box" 2 'r_n = --rc \+ --delta = 1.722 must be below half the box edge' "$dd" --ne 3 --steps 0 \
+    --equil 0 --quiet
 t_error "dd-refuse-grid-mismatch" 2 'dd-grid 2x1x1 has 2 domains, but 1 rank' "$dd" --dd-grid 2x1x1 --ne 8
 t_error "dd-refuse-bad-comm" 2 "comm must be one of mpi\|nccl\|p2p\|nvshmem \(got 'shmem'\)" "$dd" --comm shmem --ne 8
 t_error "dd-refuse-bad-overlap" 2 "dd-overlap must be one of off\|on \(got 'yes'\)" "$dd" --dd-overlap yes --ne 8
