@@ -90,8 +90,9 @@ static void no_leapfrog(Sim *s, int) { no_stage(s); }
  * the tier / by N" default, so the search starts where an untuned run is; --list cells where
  * fewer than 3 cells fit per axis is refused (exit 2), that trial fails. A combination that
  * does not fit (block or cluster tier over shared memory, a cluster the device cannot make
- * resident, a grid block whose lists do not fit) is refused with one line (EXIT_CAPACITY, onchip_tier.cu) in init or at a grown
- * capacity's sample point: that trial fails and the search goes on. The tiers run with --decide device only: tune with it. */
+ * resident, a grid block whose lists do not fit) is refused with one line (EXIT_CAPACITY,
+ * onchip_tier.cu) in init or at a grown capacity's sample point: that trial fails and the search
+ * goes on. The tiers run with --decide device only: tune with it. */
 static const TuneDecl tune = {6, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
                                   {"tier", "auto block cluster grid", 0, 0, 0, NULL},
                                   {"cluster", "0 2 4 8 16", 0, 0, 0, NULL},
