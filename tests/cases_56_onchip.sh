@@ -98,13 +98,16 @@ oc_replay_same() {   # AMPLE ARGS...: AMPLE a hard capacity with room to spare (
     local room=$1; shift
     oc_replay_vs "$*" "--grow-from 15" "--max-nbr $room"
 }
+oc_end_energy() {   # the summary's E/N at the end, from a run's output on stdin
+    awk '/energy E\/N/ { for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }'
+}
 oc_replay_vs() {   # "PROGRAM ARGS" "GROWN ARGS" "AMPLE ARGS": the grown run must grow and end as the ample one
     local grown ample e1 e2
     grown=$($1 $2) || { echo "$grown"; return 1; }
     ample=$($1 $3) || { echo "$ample"; return 1; }
     grep -Eq 'grows = [1-9]' <<<"$grown" || { echo "$grown"; echo "no capacity grew"; return 1; }
-    e1=$(grep 'energy E/N' <<<"$grown" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
-    e2=$(grep 'energy E/N' <<<"$ample" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
+    e1=$(oc_end_energy <<<"$grown")
+    e2=$(oc_end_energy <<<"$ample")
     awk -v a="$e1" -v b="$e2" "$awk_rel"' BEGIN { d = rel(b, a, 0)
         printf "E/N at the end: replayed %s, ample %s, relative difference %.3g (bound 1e-9)\n", a, b, d; exit !(a != "" && d <= 1e-9) }'
 }
@@ -112,8 +115,8 @@ oc_vs_host() {   # ARGS...: the device loop's chunks end where the host path end
     local h d e1 e2
     h=$("$@" --decide host) || { echo "$h"; return 1; }
     d=$("$@" --decide device) || { echo "$d"; return 1; }
-    e1=$(grep 'energy E/N' <<<"$h" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
-    e2=$(grep 'energy E/N' <<<"$d" | awk '{ for (k = 1; k < NF; k++) if ($k == "end") v = $(k + 1) } END { print v }')
+    e1=$(oc_end_energy <<<"$h")
+    e2=$(oc_end_energy <<<"$d")
     awk -v a="$e1" -v b="$e2" "$awk_rel"' BEGIN { d = rel(b, a, 0)
         printf "E/N at the end: host path %s, chunk kernel %s, relative difference %.3g (bound 1e-7)\n", a, b, d; exit !(a != "" && d <= 1e-7) }'
 }

@@ -132,8 +132,8 @@ __device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const Onchip
  * so the ballots take the whole warp and stay convergent: a group-masked ballot in diverged
  * groups cost ~3 votes and a branch a round on the H200). walk_cells shifts i's position next to
  * each periodic image of a cell, so a candidate costs three subtractions, not a minimum image
- * (the build was ~45% of a 4096-atom step's instructions: results/h200/onchip.md). Returns m_i in every lane of the group (0 for an inactive group); stores
- * min(m_i, cap). */
+ * (the build was ~45% of a 4096-atom step's instructions: results/h200/onchip.md). Returns m_i
+ * in every lane of the group (0 for an inactive group); stores min(m_i, cap). */
 __device__ __forceinline__ int onchip_build_atom_cells(int i, bool active, int sub, int tp, const real4 *r,
                                                        const PbcBox &box, real rn2, const OnchipCells &g,
                                                        onchip_idx *list_i, int cap)
