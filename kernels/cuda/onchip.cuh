@@ -96,22 +96,27 @@ struct OnchipCells {
     onchip_idx *slot;   /* cell c's atoms at slot[c * cap + k], k < min(count[c], cap) */
 };
 
-/* The cell of a position on one axis (wrapped here: the host path builds from unwrapped ones). */
+/* The cell of a position on one axis (wrapped here: the host path builds from unwrapped ones;
+ * Wrapped: x is already in [-L/2, L/2), where the wrap would change nothing). */
+template <bool Wrapped = false>
 __device__ __forceinline__ int oc_cell_axis(real x, real L, const OnchipCells &g)
 {
-    const int c = (int)((pbc_wrap(x, L) + (real)0.5 * L) * g.inv_h);
+    const int c = (int)(((Wrapped ? x : pbc_wrap(x, L)) + (real)0.5 * L) * g.inv_h);
     return min(max(c, 0), g.m - 1);
 }
+template <bool Wrapped = false>
 __device__ __forceinline__ int oc_cell_of(const real4 &r, real L, const OnchipCells &g)
 {
-    return (oc_cell_axis(r.z, L, g) * g.m + oc_cell_axis(r.y, L, g)) * g.m + oc_cell_axis(r.x, L, g);
+    return (oc_cell_axis<Wrapped>(r.z, L, g) * g.m + oc_cell_axis<Wrapped>(r.y, L, g)) * g.m +
+           oc_cell_axis<Wrapped>(r.x, L, g);
 }
 
 /* Atom i into its cell (one thread per atom, counts zeroed before): returns the cell's occupancy
  * with it, over g.cap when the cell overflowed (that slot is not stored). */
+template <bool Wrapped = false>
 __device__ __forceinline__ int onchip_cells_bin(int i, const real4 &ri, real L, const OnchipCells &g)
 {
-    const int c = oc_cell_of(ri, L, g);
+    const int c = oc_cell_of<Wrapped>(ri, L, g);
     const int k = atomicAdd(&g.count[c], 1);
     if (k < g.cap) g.slot[(size_t)c * g.cap + k] = (onchip_idx)i;
     return k + 1;
@@ -124,7 +129,7 @@ __device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const Onchip
     real4 ri = r[i];
     ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
     r[i] = ri;
-    return g.m ? onchip_cells_bin(i, ri, L, g) : 0;
+    return g.m ? onchip_cells_bin<true>(i, ri, L, g) : 0;
 }
 
 /* The cell build of atom i by its group of tp lanes: each j != i of the 27 cells around i's
@@ -259,6 +264,15 @@ struct ChunkArgs {
     double ddt, threshold;
 };
 
+/* The chunk kernels' instance for blocks of `threads` (its __launch_bounds__): 512 up to 512
+ * threads, so that a thread may hold 128 registers (at 1024, 64 spilled the control block). */
+template <class F>
+static inline void oc_by_bound(int threads, F &&f)
+{
+    if (threads <= 512) f(std::integral_constant<int, 512>{});
+    else f(std::integral_constant<int, 1024>{});
+}
+
 /* Threads of the block tier's one block; blocks per cluster at most (16: the non-portable size of
  * sm_90). */
 enum { ONCHIP_BLOCK_THREADS = 1024, CLUSTER_MAX = 16 };
@@ -326,13 +340,16 @@ __device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, const real
     return 0;
 }
 
-/* The warp's largest v^2 (valid in lane 0) from lanes where only the first of each group of tp
- * lanes holds its atom's, or every lane of a group the same: warp_reduce without the levels
- * inside a group (one level of five at t_p 16). Every lane of the warp calls. */
-__device__ __forceinline__ double oc_warp_vvmax(double vv, int tp)
+/* The warp's largest v^2, in every lane: non-negative doubles order as their bits, so two
+ * integer warp reductions (REDUX: the high words, then the low words where the high word is the
+ * largest) give the same maximum as a shuffle tree, in ~6 instructions instead of ~13 a level.
+ * Every lane of the warp calls. */
+__device__ __forceinline__ double oc_warp_max_vv(double vv)
 {
-    for (int o = 16; o >= tp; o >>= 1) vv = MaxOp()(vv, __shfl_down_sync(0xffffffffu, vv, o));
-    return vv;
+    const unsigned long long b = (unsigned long long)__double_as_longlong(vv);
+    const unsigned hi = (unsigned)(b >> 32), top = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned lo = __reduce_max_sync(0xffffffffu, hi == top ? (unsigned)b : 0u);
+    return __longlong_as_double((long long)((unsigned long long)top << 32 | lo));
 }
 
 /* The block's totals of S (every thread calls; the result in thread 0, as block_reduce's). */

@@ -42,8 +42,10 @@ struct GridTier {
     __device__ static void sync() { cg::this_grid().sync(); }
 };
 
-template <class Tier, int Kind>
-__global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
+/* MaxThr: the most threads a block of this instance has (oc_by_bound: 512 where the
+ * block has no more, so that a thread may hold 128 registers, not 64, without spilling). */
+template <class Tier, int Kind, int MaxThr>
+__global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
 {
     extern __shared__ __align__(32) unsigned char smem[];
     __shared__ double vv_part[2][32];
@@ -54,24 +56,24 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
      * shared memory at slot k gpb + lg (in the block tier that is i) */
     const int gpb = blockDim.x >> ltp, lg = threadIdx.x >> ltp, nk = (n + ngroups - 1) / ngroups;
     auto slot = [&](int k) { return k * gpb + lg; };
-    real4 *rb[2], *vw, *spos = nullptr;
+    real4 *rb0, *rb1, *vw, *spos = nullptr;
     onchip_idx *list;
     int *count;
     OnchipCells gs = A.cells;   /* the grid's staged build: the cells in shared memory */
     const int ncell = A.cells.m * A.cells.m * A.cells.m;
     const bool staged = Tier::grid && A.stage;
     if (Tier::grid) {
-        rb[0] = A.rw0; rb[1] = A.rw1; vw = A.v;
-        unsigned char *p = smem;
-        if (staged) {
-            spos = (real4 *)p; p += sizeof(real4) * (size_t)n;
-            gs.count = (int *)p; p += sizeof(int) * (size_t)ncell;
-        }
+        rb0 = A.rw0; rb1 = A.rw1; vw = A.v;
+        /* global memory: LDG, not the generic loads a kernel argument gets */
+        __builtin_assume(__isGlobal(A.rw0) && __isGlobal(A.rw1) && __isGlobal(A.v));
+        unsigned char *p = smem;   /* every pointer from smem, so that the loads are LDS, not generic */
+        spos = (real4 *)p; p += staged ? sizeof(real4) * (size_t)n : 0;
+        gs.count = (int *)p; p += staged ? sizeof(int) * (size_t)ncell : 0;
         count = (int *)p; p += sizeof(int) * (size_t)nk * gpb;
         list = (onchip_idx *)p; p += sizeof(onchip_idx) * (size_t)nk * gpb * cap;
         gs.slot = (onchip_idx *)p;
     } else {
-        rb[0] = (real4 *)smem; rb[1] = rb[0] + n; vw = rb[1] + n;
+        rb0 = (real4 *)smem; rb1 = rb0 + n; vw = rb1 + n;
         count = (int *)(vw + n);
         list = (onchip_idx *)(count + n);
     }
@@ -100,7 +102,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
         A.snap_r[i] = ri; A.snap_v[i] = vi; A.snap_a[i] = ai;
         half_kick(vi, ai, A.half_dt);
         drift(ri, vi, A.dt);
-        rb[0][i] = ri;
+        rb0[i] = ri;
         vw[i] = vi;
     }
     for (int k = rank; k < 2 * ncell; k += nthr) A.cells.count[k] = 0;   /* both (a replay may find them used) */
@@ -123,12 +125,11 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
     for (int k = 0; k < A.nsteps; k++) {
         const int step = c.step + 1;
         const bool last = k == A.nsteps - 1;
-        real4 *rc = rb[cur], *rnext = rb[cur ^ 1];
+        real4 *const rc = cur ? rb1 : rb0, *const rnext = cur ? rb0 : rb1;   /* selects, not an array: LDG, not LD */
         if (c.due) {
             OnchipCells g = A.cells;   /* this build's count array; the other one zeroed for the next */
             const int par = (int)(c.builds_total & 1);
             g.count += par * ncell;
-            const real4 *bpos = rc;
             if (staged) {
                 /* every block copies the wrapped positions and bins them into its own cells: the
                  * build's loads then wait on shared memory, not on L2 (one chain per cell) */
@@ -137,11 +138,9 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
                 for (int i = threadIdx.x; i < n; i += blockDim.x) {
                     const real4 ri = rc[i];
                     spos[i] = ri;
-                    if (gs.m) S.cell_max = max(S.cell_max, onchip_cells_bin(i, ri, A.box.L, gs));
+                    if (gs.m) S.cell_max = max(S.cell_max, onchip_cells_bin<true>(i, ri, A.box.L, gs));
                 }
                 __syncthreads();
-                bpos = spos;
-                g = gs;
             } else {
                 for (int q = rank; q < ncell; q += nthr) A.cells.count[(par ^ 1) * ncell + q] = 0;
                 for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.box.L, g));
@@ -155,8 +154,10 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             for (int i0 = 0, ka = 0; i0 < n; i0 += nthr >> lb, ka++) {   /* the same trip count in every warp */
                 const int i = i0 + bgroup, sl = Tier::grid ? slot(ka) : i;
                 const bool act = i < n;
-                const int m = onchip_build_list(i, act, bsub, btp, bpos, n, A.box, A.rn2, g,
-                                                list + (size_t)(act ? sl : 0) * cap, cap);
+                onchip_idx *const li = list + (size_t)(act ? sl : 0) * cap;
+                /* two calls, so that each knows where its positions and cells are */
+                const int m = staged ? onchip_build_list(i, act, bsub, btp, spos, n, A.box, A.rn2, gs, li, cap)
+                                     : onchip_build_list(i, act, bsub, btp, rc, n, A.box, A.rn2, g, li, cap);
                 if (act && bsub == 0) {
                     count[sl] = m;
                     tot += m;
@@ -187,7 +188,7 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
             }
         }
         /* the step's largest v^2 over the tier (lanes sub = 0 hold the atoms'): one sync */
-        double vv = oc_warp_vvmax(vv_t, tp);
+        double vv = oc_warp_max_vv(vv_t);
         if (Tier::grid) {
             if ((threadIdx.x & 31) == 0) atomicMax(&GS->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
             Tier::sync();
@@ -196,12 +197,13 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
         } else {
             if ((threadIdx.x & 31) == 0) vv_part[k & 1][threadIdx.x >> 5] = vv;
             __syncthreads();
-            vv = 0;
+            const int lane = threadIdx.x & 31;
 #ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): warp 0's largest v^2 */
-            vv = vv_part[k & 1][0];
+            vv = lane == 0 ? vv_part[k & 1][0] : 0.0;
 #else
-            for (int w = 0; w < (int)(blockDim.x >> 5); w++) vv = fmax(vv, vv_part[k & 1][w]);
+            vv = lane < (int)(blockDim.x >> 5) ? vv_part[k & 1][lane] : 0.0;
 #endif
+            vv = oc_warp_max_vv(vv);
         }
         oc_decide(c, step, vv, A);
         if (last) vv_last = vv;
@@ -230,16 +232,20 @@ __global__ void __launch_bounds__(1024) chunk_kernel(ChunkArgs A)
 }  // namespace
 
 /* The dynamic shared memory one block of tier Tier may have (the opt-in limit less the static),
- * granted to its kernel of potential `kind`. */
+ * granted to its kernels of potential `kind`. */
 template <class Tier>
 static int prepare(int optin, int kind)
 {
     cudaFuncAttributes fa;
-    CUDA_CHECK(cudaFuncGetAttributes(&fa, chunk_kernel<Tier, POT_LJ>));
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, chunk_kernel<Tier, POT_LJ, 1024>));
     const int limit = optin - (int)fa.sharedSizeBytes;
     dispatch_potential(kind, [&](auto k) {
-        CUDA_CHECK(cudaFuncSetAttribute(chunk_kernel<Tier, decltype(k)::value>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+        constexpr int K = decltype(k)::value;
+        auto grant = [&](const void *f) {
+            CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+        };
+        if constexpr (Tier::grid) grant((const void *)chunk_kernel<Tier, K, 512>);   /* the block tier: 1024 only */
+        grant((const void *)chunk_kernel<Tier, K, 1024>);
     });
     return limit;
 }
@@ -248,17 +254,17 @@ int onchip_grid_prepare(int optin, int kind) { return prepare<GridTier>(optin, k
 
 void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem, cudaStream_t stream)
 {
-    dispatch_potential(kind, [&](auto k) {
-        chunk_kernel<BlockTier, decltype(k)::value><<<1, threads, smem, stream>>>(A);
-    });
+    dispatch_potential(kind, [&](auto k) { chunk_kernel<BlockTier, decltype(k)::value, 1024><<<1, threads, smem, stream>>>(A); });
 }
 
 int onchip_grid_per_sm(int kind, int threads, size_t smem)
 {
     int per_sm = 0;
     dispatch_potential(kind, [&](auto k) {
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, chunk_kernel<GridTier, decltype(k)::value>,
-                                                                 threads, smem));
+        oc_by_bound(threads, [&](auto b) {
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, chunk_kernel<GridTier, decltype(k)::value, decltype(b)::value>, threads, smem));
+        });
     });
     return per_sm;
 }
@@ -266,8 +272,11 @@ int onchip_grid_per_sm(int kind, int threads, size_t smem)
 void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, cudaStream_t stream)
 {
     dispatch_potential(kind, [&](auto k) {
-        void *args[] = {&A};
-        CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)chunk_kernel<GridTier, decltype(k)::value>, blocks,
-                                               threads, args, smem, stream));
+        oc_by_bound(threads, [&](auto b) {
+            void *args[] = {&A};
+            CUDA_CHECK(cudaLaunchCooperativeKernel(
+                (const void *)chunk_kernel<GridTier, decltype(k)::value, decltype(b)::value>, blocks, threads, args,
+                smem, stream));
+        });
     });
 }

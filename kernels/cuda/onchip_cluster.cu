@@ -1,46 +1,67 @@
 /* onchip_cluster.cu - the chunk kernel of gpu-onchip's cluster tier (onchip.cuh): a
  * thread-block cluster of C blocks (--cluster; default 16), block b owning N/C atoms: every block
  * a full copy of the positions (two buffers) in its shared memory, its own atoms' velocities and
- * lists; each step's new positions and largest v^2 written into every block through distributed
- * shared memory, one cluster.sync per step; with --list cells every block also bins its full
+ * lists; each step's new positions and largest v^2 stored into every block through distributed
+ * shared memory (st.async, each block waiting on its own mbarrier); with --list cells every block also bins its full
  * copy into a cell grid in its own shared memory at a rebuild. N is limited by one block's
  * shared memory (onchip_tier.cu refuses). */
 #include "onchip.cuh"
 
 #include <cooperative_groups.h>
+#include <cuda/ptx>
 
 namespace cg = cooperative_groups;
+namespace ptx = cuda::ptx;
 
 namespace {
 
+/* An asynchronous store into a block of the cluster that completes its bytes on that block's
+ * mbarrier `bar` (st.async: the receiver waits on its own barrier; no cluster barrier, whose
+ * release waits for every remote store's acknowledgement: ~0.6 us a step at 512, onchip.md). */
+__device__ __forceinline__ void oc_st_async(real4 *to, const real4 &v, uint64_t *bar)
+{
+    const uint32_t *w = (const uint32_t *)&v;
+    for (int q = 0; q < (int)(sizeof(real4) / 16); q++) {
+        const uint32_t words[4] = {w[4 * q], w[4 * q + 1], w[4 * q + 2], w[4 * q + 3]};
+        ptx::st_async((uint32_t *)to + 4 * q, words, bar);
+    }
+}
+
 /* Slots in every block's shared memory that the other blocks of the cluster write. */
 struct ClusterSlots {
-    double vv[2][CLUSTER_MAX];       /* each rank's largest v^2 of the step; steps k & 1 in rotation */
+    unsigned long long vv[2][CLUSTER_MAX];   /* each rank's largest v^2 of the step (bits); steps k & 1 */
     OcSums sums[CLUSTER_MAX];        /* the chunk's sums by rank (rank 0's copy is read) */
 };
 
 /* One cluster of C blocks, block b owning atoms [b N / C, (b + 1) N / C). Every block holds all
  * N positions in its shared memory, in two buffers: a step reads buffer cur (forces of the own
- * atoms, t_p lanes each) and each block writes its own atoms' drifted positions into buffer
- * cur ^ 1 of every block (distributed shared memory), and its largest v^2 into slot vv[k & 1][b]
- * of every block. Then one cluster.sync per step, which does two things:
- *  - it orders (release/acquire) every remote write of step k before any read of step k + 1, so
- *    each block's buffer cur ^ 1 is complete when it becomes cur;
- *  - no block writes buffer X at step k + 1 (X = cur of step k, the next step's cur ^ 1) before
- *    every block has arrived, i.e. finished its step-k reads of X; and slot vv[k & 1] is written
- *    again at step k + 2 only, after a sync that every block reaches after it read the slot.
- * So two buffers and one sync suffice. Every block reads the same C partials and takes the same
- * rebuild decision; a rebuild wraps the full local copy (the same arithmetic on the same values in
- * every block, so the copies stay bitwise equal), and builds the own atoms' lists over it: n2
- * with one warp per atom; cells with the force groups, after binning all N atoms into the
- * block's own cell grid (no cross-block traffic: the copies are equal, so every block bins the
- * same atoms into the same cells, in its own slot order; the counts zeroed after the build). */
-template <int Kind>
-__global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
+ * atoms, t_p lanes each) and each block stores its own atoms' drifted positions into buffer
+ * cur ^ 1 of every block, itself included, and its largest v^2 into slot vv[k & 1][b] of every
+ * block, as asynchronous stores (st.async) that complete on the receiver's mbarrier bar[k & 1].
+ * Each block's thread 0 expects the step's bytes there (N positions and C slots; the slots only
+ * at the chunk's last step, which drifts nothing), and the block waits for that phase: then its
+ * buffer cur ^ 1 and the slots are complete. No cluster barrier per step, because the data say
+ * what a barrier would:
+ *  - a block sends an atom's position after its group's forces, so when block q has every
+ *    position of block b's step k, b has finished reading its buffer cur of step k (the rebuild
+ *    before the forces ends in a __syncthreads); q writes that buffer, as cur ^ 1 of step k + 1,
+ *    only after that;
+ *  - slot vv[k & 1] and bar[k & 1] are next used at step k + 2, which a sender reaches only
+ *    with every position of step k + 1 from the receiver, sent after the receiver's wait and
+ *    read of step k.
+ * Every block reads the same C partials and takes the same rebuild decision; a rebuild wraps
+ * the full local copy (the same arithmetic on the same values in every block, so the copies
+ * stay bitwise equal), and builds the own atoms' lists over it: n2 with one warp per atom; cells
+ * with the force groups, after binning all N atoms into the block's own cell grid (no
+ * cross-block traffic: the copies are equal, so every block bins the same atoms into the same
+ * cells, in its own slot order; the counts zeroed after the build). */
+template <int Kind, int MaxThr>   /* MaxThr: onchip.cuh's oc_by_bound */
+__global__ void __launch_bounds__(MaxThr, 1) cluster_kernel(ChunkArgs A)
 {
     extern __shared__ __align__(32) unsigned char smem[];
     __shared__ ClusterSlots slots;
     __shared__ double vv_warp[32];
+    __shared__ uint64_t bar[2];   /* the step's arrivals, steps k & 1 */
     cg::cluster_group cluster = cg::this_cluster();
     const int n = A.n, ltp = oc_log2(A.tp), tp = 1 << ltp, cap = A.cap;
     const int C = (int)cluster.num_blocks(), me = (int)cluster.block_rank();
@@ -81,7 +102,12 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
         for (long k = tid; k < (long)nown * cap / 2; k += nthr) to[k] = from[k];
     }
     if (me == 0 && tid == 0) *A.ctrl_snap = c;
-    cluster.sync();   /* also: every block of the cluster runs before any remote access */
+    if (tid == 0) {
+        ptx::mbarrier_init(&bar[0], 1);
+        ptx::mbarrier_init(&bar[1], 1);
+        ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    }
+    cluster.sync();   /* also: every block of the cluster runs, its barriers ready, before any remote access */
 
     OcSums S = {0, 0, 0, 0, 0, 0, 0};
     double vv_last = 0;
@@ -113,6 +139,10 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             if (step > A.equil) S.nb_prod += tot;
             built = 1;
         }
+        uint64_t *const b = &bar[k & 1];
+        if (tid == 0)   /* this step's bytes: the N positions (not at the last step) and C slots */
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, b,
+                                           (last ? 0u : (uint32_t)(n * sizeof(real4))) + C * (uint32_t)sizeof(double));
         double vv_t = 0;
         for (int a0 = 0; a0 < nown; a0 += ngroups) {
             const int a = a0 + group, i = lo + a;
@@ -124,30 +154,32 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
             if (act) {   /* every lane of the group: the same sums, the same kick; the sample point by one */
                 vi = vw[a];
                 if (oc_step_tail(i, f, rc[i], vi, last, sub == 0, A, vv_t, S, ri))
-                    for (int q = sub; q < C; q += tp) *cluster.map_shared_rank(rnext + i, q) = ri;
+                    for (int q = sub; q < C; q += tp)
+                        oc_st_async(cluster.map_shared_rank(rnext + i, q), ri, cluster.map_shared_rank(b, q));
             }
             __syncwarp();   /* the group's lanes have read vw[a] */
             if (act && sub == 0) vw[a] = vi;
         }
-        /* the block's largest v^2 into every block's slot (a group's lanes hold the same), then the
-         * one sync of the step */
-        double vv = oc_warp_vvmax(vv_t, tp);
+        /* the block's largest v^2 into every block's slot, then the wait for the step's arrivals */
+        double vv = oc_warp_max_vv(vv_t);
         if (lane == 0) vv_warp[warp] = vv;
         __syncthreads();
         if (warp == 0) {
-            double b = lane < nwarps ? vv_warp[lane] : 0.0;
-            b = __shfl_sync(0xffffffffu, warp_reduce(b, MaxOp()), 0);
-            for (int q = lane; q < C; q += 32) *cluster.map_shared_rank(&slots.vv[k & 1][me], q) = b;
+            const unsigned long long bits = (unsigned long long)__double_as_longlong(
+                oc_warp_max_vv(lane < nwarps ? vv_warp[lane] : 0.0));
+            for (int q = lane; q < C; q += 32)
+                ptx::st_async((uint64_t *)cluster.map_shared_rank(&slots.vv[k & 1][me], q), (uint64_t)bits,
+                              cluster.map_shared_rank(b, q));
         }
-        cluster.sync();
-        /* the C partials read by C lanes and combined by a butterfly, the same maximum in every
-         * lane (a loop over C partials in every thread was ~12% of the step's instructions) */
+        while (!ptx::mbarrier_try_wait_parity(ptx::sem_acquire, ptx::scope_cluster, b, (uint32_t)((k >> 1) & 1))) {
+        }
+        /* the C partials read by C lanes, the same maximum in every lane */
 #ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): rank 0's largest v^2 */
-        vv = lane == 0 ? slots.vv[k & 1][0] : 0.0;
+        vv = lane == 0 ? __longlong_as_double((long long)slots.vv[k & 1][0]) : 0.0;
 #else
-        vv = lane < C ? slots.vv[k & 1][lane] : 0.0;
+        vv = lane < C ? __longlong_as_double((long long)slots.vv[k & 1][lane]) : 0.0;
 #endif
-        for (int o = 16; o > 0; o >>= 1) vv = fmax(vv, __shfl_xor_sync(0xffffffffu, vv, o));
+        vv = oc_warp_max_vv(vv);
         oc_decide(c, step, vv, A);
         if (last) vv_last = vv;
         cur ^= 1;
@@ -180,14 +212,16 @@ __global__ void __launch_bounds__(1024) cluster_kernel(ChunkArgs A)
 int onchip_cluster_prepare(int optin, int kind)
 {
     cudaFuncAttributes fa;
-    CUDA_CHECK(cudaFuncGetAttributes(&fa, cluster_kernel<POT_LJ>));
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, cluster_kernel<POT_LJ, 1024>));
     const int limit = optin - (int)fa.sharedSizeBytes;
     dispatch_potential(kind, [&](auto k) {
         constexpr int K = decltype(k)::value;
-        CUDA_CHECK(cudaFuncSetAttribute(cluster_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
-        /* 16 blocks per cluster where the device allows it (sm_90 does); refused later otherwise */
-        if (cudaFuncSetAttribute(cluster_kernel<K>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-            (void)cudaGetLastError();
+        for (const void *f : {(const void *)cluster_kernel<K, 512>, (const void *)cluster_kernel<K, 1024>}) {
+            CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+            /* 16 blocks per cluster where the device allows it (sm_90 does); refused later otherwise */
+            if (cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+                (void)cudaGetLastError();
+        }
     });
     return limit;
 }
@@ -210,7 +244,9 @@ cudaError_t onchip_cluster_occupancy(int kind, int C, int threads, size_t smem, 
     const cudaLaunchConfig_t cfg = cluster_config(at, C, threads, smem, 0);
     cudaError_t e = cudaSuccess;
     dispatch_potential(kind, [&](auto k) {
-        e = cudaOccupancyMaxActiveClusters(nclusters, cluster_kernel<decltype(k)::value>, &cfg);
+        oc_by_bound(threads, [&](auto b) {
+            e = cudaOccupancyMaxActiveClusters(nclusters, cluster_kernel<decltype(k)::value, decltype(b)::value>, &cfg);
+        });
     });
     return e;
 }
@@ -219,5 +255,9 @@ void onchip_cluster_launch(const ChunkArgs &A, int kind, int C, int threads, siz
 {
     cudaLaunchAttribute at[1];
     const cudaLaunchConfig_t cfg = cluster_config(at, C, threads, smem, stream);
-    dispatch_potential(kind, [&](auto k) { CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_kernel<decltype(k)::value>, A)); });
+    dispatch_potential(kind, [&](auto k) {
+        oc_by_bound(threads, [&](auto b) {
+            CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_kernel<decltype(k)::value, decltype(b)::value>, A));
+        });
+    });
 }

@@ -9,7 +9,7 @@
 #   fig6     runs/rumd_figs.sh part fig6 on the new tree (FIG6_SIZES "sc:8 fcc:8 sc:16 fcc:16 sc:32", FIG6_CODES
 #            "rumd-default layer n2"): a program composed from the parts beside the ones it
 #            differs from by one stage (issue 26, item 7);
-#   speed    runs/compare.sh's suite seam (every GPU program at SP 4096 and 1M, LJ 1M, lammps-lj
+#   speed    runs/compare.sh's suite SEAM_SUITE, by default seam (every GPU program at SP 4096 and 1M, LJ 1M, lammps-lj
 #            512, 4096 and 1M; float), interleaved pairs, medians and intervals.
 # Here: runs/device/snap.sh (HEAD -> .snap.tar) and `git archive BASE >.snap-base.tar` (the base);
 # the call carries [".snap.tar", ".git-rev", ".snap-base.tar", ".git-rev-base"] and runs
@@ -28,6 +28,7 @@ setting SEAM_PAIRS 5 "compare.sh's --min-pairs (5 at least: its interval)"
 setting SEAM_MAX 8 "compare.sh's --max-pairs"
 setting SEAM_BUDGET 240 "compare.sh's --budget, seconds of compare runs"
 setting SEAM_ONLY "" "compare.sh's --only globs (empty: every case of the suite)"
+setting SEAM_SUITE seam "compare.sh's suite (runs/suites.txt: seam, onchip, ...)"
 setting JOBS 16 "make -j, compare.sh's --jobs"
 setting PHYS_PROGRAMS "" "same_physics.sh's --programs (empty: its default)"
 setting PHYS_PRECISIONS double "same_physics.sh's --precision, one run each (double float)"
@@ -45,9 +46,9 @@ pack() {
     tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
 }
 want=$PARTS suite_s=$SUITE_S pairs=$SEAM_PAIRS max_pairs=$SEAM_MAX
-budget=$SEAM_BUDGET only=$SEAM_ONLY fig6_sizes=$FIG6_SIZES fig6_codes=$FIG6_CODES phys_programs=$PHYS_PROGRAMS phys_precs=$PHYS_PRECISIONS
+budget=$SEAM_BUDGET only=$SEAM_ONLY suite=$SEAM_SUITE fig6_sizes=$FIG6_SIZES fig6_codes=$FIG6_CODES phys_programs=$PHYS_PROGRAMS phys_precs=$PHYS_PRECISIONS
 # this script's own settings go no further: the suite and the drivers it runs read PARTS etc. too
-unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY FIG6_SIZES FIG6_CODES PHYS_PROGRAMS PHYS_PRECISIONS
+unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY SEAM_SUITE FIG6_SIZES FIG6_CODES PHYS_PROGRAMS PHYS_PRECISIONS
 [ "$pairs" -ge 5 ] || { echo "seam.sh: SEAM_PAIRS=$pairs: compare.sh needs at least 5 pairs for its interval" >&2; exit 2; }
 [ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
 # the new tree is this one (snap.sh unpacked it); the base goes beside it
@@ -88,7 +89,7 @@ fi
 if [[ " $want " == *" speed "* ]]; then
     runs/compare.sh --jobs "$JOBS" --min-pairs "$pairs" --max-pairs "$max_pairs" \
         --budget "$budget" ${only:+--only "$only"} --no-plot --out "$OUT/compare" \
-        "build:$base/build" build:build seam >"$OUT/logs/compare.txt" 2>&1
+        "build:$base/build" build:build "$suite" >"$OUT/logs/compare.txt" 2>&1
     say "speed: exit $? (0: no case slower beyond 5%)"
     pack
 fi
