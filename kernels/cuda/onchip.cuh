@@ -413,6 +413,7 @@ struct OnchipState {
     int block_threads; /* the block tier's block */
     int grid_blocks;   /* the grid tier's co-resident blocks (0: to be planned) */
     int grid_stage;    /* and whether its builds are staged in shared memory (ChunkArgs.stage) */
+    int grid_bound;    /* and its kernel's instance (oc_by_bound: 512 or 1024) */
     size_t grid_smem;  /* its dynamic shared memory per block */
     int grid_limit;    /* the most one block of the grid tier may have */
     int smem_limit;    /* dynamic shared memory one block may have (block tier) */
@@ -433,8 +434,9 @@ struct OnchipState {
 int onchip_block_prepare(int optin, int kind);
 void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem, cudaStream_t stream);
 int onchip_grid_prepare(int optin, int kind);
-int onchip_grid_per_sm(int kind, int threads, size_t smem);   /* co-resident blocks per SM */
-void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, cudaStream_t stream);
+/* co-resident blocks per SM of the instance for blocks of up to `bound` threads (oc_by_bound) */
+int onchip_grid_per_sm(int kind, int threads, size_t smem, int bound);
+void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, int bound, cudaStream_t stream);
 
 /* onchip_cluster.cu: the cluster tier (prepare also asks for non-portable cluster sizes). */
 int onchip_cluster_prepare(int optin, int kind);

@@ -257,11 +257,11 @@ void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem,
     dispatch_potential(kind, [&](auto k) { chunk_kernel<BlockTier, decltype(k)::value, 1024><<<1, threads, smem, stream>>>(A); });
 }
 
-int onchip_grid_per_sm(int kind, int threads, size_t smem)
+int onchip_grid_per_sm(int kind, int threads, size_t smem, int bound)
 {
     int per_sm = 0;
     dispatch_potential(kind, [&](auto k) {
-        oc_by_bound(threads, [&](auto b) {
+        oc_by_bound(bound, [&](auto b) {
             CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &per_sm, chunk_kernel<GridTier, decltype(k)::value, decltype(b)::value>, threads, smem));
         });
@@ -269,10 +269,10 @@ int onchip_grid_per_sm(int kind, int threads, size_t smem)
     return per_sm;
 }
 
-void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, cudaStream_t stream)
+void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, int bound, cudaStream_t stream)
 {
     dispatch_potential(kind, [&](auto k) {
-        oc_by_bound(threads, [&](auto b) {
+        oc_by_bound(bound, [&](auto b) {
             void *args[] = {&A};
             CUDA_CHECK(cudaLaunchCooperativeKernel(
                 (const void *)chunk_kernel<GridTier, decltype(k)::value, decltype(b)::value>, blocks, threads, args,

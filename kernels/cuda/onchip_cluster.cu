@@ -29,27 +29,28 @@ __device__ __forceinline__ void oc_st_async(real4 *to, const real4 &v, uint64_t 
 
 /* Slots in every block's shared memory that the other blocks of the cluster write. */
 struct ClusterSlots {
-    unsigned long long vv[2][CLUSTER_MAX];   /* each rank's largest v^2 of the step (bits); steps k & 1 */
+    unsigned long long vv[2][CLUSTER_MAX * 32];   /* each warp's largest v^2 of the step (bits), rank r's
+                                                     warp w at r x warps + w; steps k & 1 */
     OcSums sums[CLUSTER_MAX];        /* the chunk's sums by rank (rank 0's copy is read) */
 };
 
 /* One cluster of C blocks, block b owning atoms [b N / C, (b + 1) N / C). Every block holds all
  * N positions in its shared memory, in two buffers: a step reads buffer cur (forces of the own
  * atoms, t_p lanes each) and each block stores its own atoms' drifted positions into buffer
- * cur ^ 1 of every block, itself included, and its largest v^2 into slot vv[k & 1][b] of every
- * block, as asynchronous stores (st.async) that complete on the receiver's mbarrier bar[k & 1].
- * Each block's thread 0 expects the step's bytes there (N positions and C slots; the slots only
- * at the chunk's last step, which drifts nothing), and the block waits for that phase: then its
- * buffer cur ^ 1 and the slots are complete. No cluster barrier per step, because the data say
- * what a barrier would:
+ * cur ^ 1 of every block, itself included, and each warp its largest v^2 into its slot of
+ * vv[k & 1] in every block, as asynchronous stores (st.async) that complete on the receiver's
+ * mbarrier bar[k & 1]. Each block's thread 0 expects the step's bytes there (N positions and the
+ * slots; the slots only at the chunk's last step, which drifts nothing), and the block waits for
+ * that phase: then its buffer cur ^ 1 and the slots are complete. No barrier per step, cluster
+ * or block, because the data say what a barrier would:
  *  - a block sends an atom's position after its group's forces, so when block q has every
- *    position of block b's step k, b has finished reading its buffer cur of step k (the rebuild
- *    before the forces ends in a __syncthreads); q writes that buffer, as cur ^ 1 of step k + 1,
- *    only after that;
+ *    position of block b's step k, b has finished reading its buffer cur of step k (and its
+ *    lists: the rebuild before the forces ends in a __syncthreads); q writes that buffer, as
+ *    cur ^ 1 of step k + 1, only after that, and so does b's own next rebuild;
  *  - slot vv[k & 1] and bar[k & 1] are next used at step k + 2, which a sender reaches only
- *    with every position of step k + 1 from the receiver, sent after the receiver's wait and
- *    read of step k.
- * Every block reads the same C partials and takes the same rebuild decision; a rebuild wraps
+ *    with the slots of step k + 1 from every warp of the receiver, sent after that warp's
+ *    wait and read of step k.
+ * Every block reads the same partials and takes the same rebuild decision; a rebuild wraps
  * the full local copy (the same arithmetic on the same values in every block, so the copies
  * stay bitwise equal), and builds the own atoms' lists over it: n2 with one warp per atom; cells
  * with the force groups, after binning all N atoms into the block's own cell grid (no
@@ -60,7 +61,6 @@ __global__ void __launch_bounds__(MaxThr, 1) cluster_kernel(ChunkArgs A)
 {
     extern __shared__ __align__(32) unsigned char smem[];
     __shared__ ClusterSlots slots;
-    __shared__ double vv_warp[32];
     __shared__ uint64_t bar[2];   /* the step's arrivals, steps k & 1 */
     cg::cluster_group cluster = cg::this_cluster();
     const int n = A.n, ltp = oc_log2(A.tp), tp = 1 << ltp, cap = A.cap;
@@ -140,9 +140,10 @@ __global__ void __launch_bounds__(MaxThr, 1) cluster_kernel(ChunkArgs A)
             built = 1;
         }
         uint64_t *const b = &bar[k & 1];
-        if (tid == 0)   /* this step's bytes: the N positions (not at the last step) and C slots */
+        if (tid == 0)   /* this step's bytes: the N positions (not at the last step) and C x warps slots */
             ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, b,
-                                           (last ? 0u : (uint32_t)(n * sizeof(real4))) + C * (uint32_t)sizeof(double));
+                                           (last ? 0u : (uint32_t)(n * sizeof(real4))) +
+                                               (uint32_t)(C * nwarps * sizeof(uint64_t)));
         double vv_t = 0;
         for (int a0 = 0; a0 < nown; a0 += ngroups) {
             const int a = a0 + group, i = lo + a;
@@ -160,26 +161,22 @@ __global__ void __launch_bounds__(MaxThr, 1) cluster_kernel(ChunkArgs A)
             __syncwarp();   /* the group's lanes have read vw[a] */
             if (act && sub == 0) vw[a] = vi;
         }
-        /* the block's largest v^2 into every block's slot, then the wait for the step's arrivals */
-        double vv = oc_warp_max_vv(vv_t);
-        if (lane == 0) vv_warp[warp] = vv;
-        __syncthreads();
-        if (warp == 0) {
-            const unsigned long long bits = (unsigned long long)__double_as_longlong(
-                oc_warp_max_vv(lane < nwarps ? vv_warp[lane] : 0.0));
-            for (int q = lane; q < C; q += 32)
-                ptx::st_async((uint64_t *)cluster.map_shared_rank(&slots.vv[k & 1][me], q), (uint64_t)bits,
-                              cluster.map_shared_rank(b, q));
-        }
+        /* each warp's largest v^2 into its slot in every block (no block barrier before the
+         * sends), then the wait for the step's arrivals */
+        const uint64_t bits = (uint64_t)__double_as_longlong(oc_warp_max_vv(vv_t));
+        for (int q = lane; q < C; q += 32)
+            ptx::st_async((uint64_t *)cluster.map_shared_rank(&slots.vv[k & 1][me * nwarps + warp], q), bits,
+                          cluster.map_shared_rank(b, q));
         while (!ptx::mbarrier_try_wait_parity(ptx::sem_acquire, ptx::scope_cluster, b, (uint32_t)((k >> 1) & 1))) {
         }
-        /* the C partials read by C lanes, the same maximum in every lane */
+        /* the C x warps partials, the same maximum in every lane (as integers: the bits order) */
+        unsigned long long most = 0;
 #ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): rank 0's largest v^2 */
-        vv = lane == 0 ? __longlong_as_double((long long)slots.vv[k & 1][0]) : 0.0;
+        for (int q = lane; q < nwarps; q += 32) most = max(most, slots.vv[k & 1][q]);
 #else
-        vv = lane < C ? __longlong_as_double((long long)slots.vv[k & 1][lane]) : 0.0;
+        for (int q = lane; q < C * nwarps; q += 32) most = max(most, slots.vv[k & 1][q]);
 #endif
-        vv = oc_warp_max_vv(vv);
+        double vv = oc_warp_max_vv(__longlong_as_double((long long)most));
         oc_decide(c, step, vv, A);
         if (last) vv_last = vv;
         cur ^= 1;

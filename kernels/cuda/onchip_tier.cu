@@ -114,30 +114,38 @@ void onchip_limits(Sim *s, OnchipState *oc)
     oc->block_threads = ONCHIP_BLOCK_THREADS;
 }
 
-/* The grid tier's blocks, staging and shared memory for the current capacities: every group one
- * atom where the blocks of --threads can all be resident with the lists in shared memory (each
- * group its atom's list; staged, as well the positions and the cell grid, where that still keeps
- * every block resident); else as many resident blocks as fit, each group serving several atoms.
- * None fitting at all stops the run with one line. */
+/* The grid tier's blocks, staging, shared memory and kernel instance for the current capacities:
+ * every group one atom where the blocks of --threads can all be resident with the lists in shared
+ * memory (each group its atom's list; staged, as well the positions and the cell grid, where that
+ * still keeps every block resident); else as many resident blocks as fit, each group serving
+ * several atoms. The instance of 128 registers a thread (oc_by_bound 512) where it keeps every
+ * block resident, else the one of 64, which keeps more blocks resident (lammps-lj 32768: 39.6 us
+ * a step with 64 registers, 55.7 with 128 and half the blocks). None fitting at all stops the run
+ * with one line. */
 static void grid_plan(Sim *s, OnchipState *oc)
 {
     GpuSim *g = gpu_of(s);
     const int threads = s->p.threads, gpb = threads / oc->tp, sms = g->prop.multiProcessorCount;
     const int want = blocks_for((long)s->n * oc->tp, threads), ncell = oc->cm * oc->cm * oc->cm;
-    for (int stage = 1; stage >= 0; stage--) {
-        int blocks = want;
-        for (int tries = 0; tries < 8; tries++) {
-            const int nk = (s->n + blocks * gpb - 1) / (blocks * gpb);
-            const size_t smem = onchip_grid_smem(s->n, nk * gpb, oc->cap, stage, ncell, oc->ccap);
-            const int most = smem <= (size_t)oc->grid_limit ? onchip_grid_per_sm(s->pot.kind, threads, smem) * sms : 0;
-            if (most < 1 || (stage && most < want)) break;
-            if (blocks <= most) {
-                oc->grid_blocks = blocks;
-                oc->grid_stage = stage;
-                oc->grid_smem = smem;
-                return;
+    for (int bound : {512, 1024}) {
+        if (threads > bound) continue;
+        for (int stage = 1; stage >= 0; stage--) {
+            int blocks = want;
+            for (int tries = 0; tries < 8; tries++) {
+                const int nk = (s->n + blocks * gpb - 1) / (blocks * gpb);
+                const size_t smem = onchip_grid_smem(s->n, nk * gpb, oc->cap, stage, ncell, oc->ccap);
+                const int most =
+                    smem <= (size_t)oc->grid_limit ? onchip_grid_per_sm(s->pot.kind, threads, smem, bound) * sms : 0;
+                if (most < 1 || ((stage || bound == 512) && most < want)) break;
+                if (blocks <= most) {
+                    oc->grid_blocks = blocks;
+                    oc->grid_stage = stage;
+                    oc->grid_smem = smem;
+                    oc->grid_bound = bound;
+                    return;
+                }
+                blocks = most;
             }
-            blocks = most;
         }
     }
     nbr_fail(EXIT_CAPACITY, "%s: --tier grid: no block of --threads %d with --tp %d (%d atoms a block) and room for %d "
@@ -159,7 +167,7 @@ void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A)
         if (!oc->grid_blocks) grid_plan(s, oc);
         ChunkArgs B = A;
         B.stage = oc->grid_stage;
-        onchip_grid_launch(B, s->pot.kind, oc->grid_blocks, s->p.threads, oc->grid_smem, g->stream);
+        onchip_grid_launch(B, s->pot.kind, oc->grid_blocks, s->p.threads, oc->grid_smem, oc->grid_bound, g->stream);
     }
     LAUNCH_CHECK("chunk_kernel");
 }
