@@ -84,8 +84,8 @@ static const Option options[] = {
      "gpu-onchip, with --decide device: where the system lives while one launch runs the steps between two "
      "sample points: block (one thread block, everything in shared memory; small N), grid (a cooperative grid, "
      "state in global memory / L2, grid-wide syncs), cluster (a thread-block cluster, every block a full copy of the "
-     "positions in its shared memory, one cluster-wide sync per step) or auto (cluster up to N = 2048 where it fits, "
-     "else block where it fits, else grid)"},
+     "positions in its shared memory, new positions stored into every block through distributed shared memory) or "
+     "auto (grid: the fastest tier on the H200 at every N, results/h200/onchip.md)"},
     {"cluster", T_INT, F(cluster), 0, 16, NULL, KNOB_TIER, "cluster",
      "gpu-onchip, --tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = 16, or 8 where 16 do "
      "not fit; above 8 needs a device that allows non-portable cluster sizes)"},

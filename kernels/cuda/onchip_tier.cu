@@ -1,18 +1,23 @@
 /* onchip_tier.cu - where gpu-onchip's system lives during a chunk (onchip.cuh), and what is
- * refused: --tier auto = cluster where it fits up to 2048 atoms, else block where it fits, else
- * grid; --tier block or cluster that does not fit (shared memory per block, or no such cluster
- * resident on the device) stops with one line naming the limit (EXIT_CAPACITY), which an
- * autotuner trial reports as failed and the search goes on. A grown capacity chooses again, so
- * a block or cluster tier that no longer fits moves on (auto) or stops. The lanes per atom t_p
- * (--tp 0: by tier) and the cluster's threads per block follow the tier. */
+ * refused: --tier auto = grid (the fastest on the H200 at every N: onchip_choose_tier); --tier
+ * block or cluster that does not fit (shared memory per block, or no such cluster resident on
+ * the device) stops with one line naming the limit (EXIT_CAPACITY), which an autotuner trial
+ * reports as failed and the search goes on. A grown capacity chooses again, so a block or
+ * cluster tier that no longer fits stops. The lanes per atom t_p (--tp 0: by tier and N) and the
+ * cluster's threads per block follow the tier. */
 #include "onchip.cuh"
 
-static int lanes(const Sim *s, const OnchipState *oc, int tier)
+static int lanes(Sim *s, const OnchipState *oc, int tier)
 {
     if (s->p.tp > 0) return s->p.tp;
-    if (tier == TIER_GRID) {   /* ~6 neighbours a lane, 8 to 32 lanes (onchip.md: at 4096 t_p 16 for LJ's 76, */
-        int tp = 8;            /* 8 for SP's 15) */
-        while (tp < 32 && tp * 6 < neighbours_within(s, s->rn)) tp *= 2;
+    if (tier == TIER_GRID) {
+        /* doubled while N t_p stays within 1024 threads an SM and either a lane keeps 4 or more of
+         * the expected neighbours or the grid has fewer than 7 warps an SM (the sweep of onchip.md,
+         * lammps-lj float: 32 at 512 and 1728, 16 at 4096, 4 at 32768, 2 at 64000; SP 4096: 8) */
+        const long most = 1024L * gpu_of(s)->prop.multiProcessorCount, few = most * 7 / 32;
+        const double nb = neighbours_within(s, s->rn);
+        int tp = 1;
+        while (tp < 32 && (long)s->n * 2 * tp <= most && (8 * tp <= nb || (long)s->n * tp < few)) tp *= 2;
         return tp;
     }
     if (tier == TIER_CLUSTER) {   /* up to 16 lanes, as many as 1024 threads give the own atoms */
@@ -72,33 +77,30 @@ static int cluster_fits(Sim *s, OnchipState *oc)
     return cluster_fits_c(s, oc, 16, 0) || cluster_fits_c(s, oc, 8, hard);
 }
 
-/* auto takes the cluster up to this N: on the H200 the grid was faster at 4096 (LJ and SP), the
- * cluster at 1728 and below (onchip.md); with cells too (lammps-lj 4096, float: grid 16.0 us a
- * step, cluster 70.0: 256 own atoms' forces and 16 x 256 remote position stores on each SM). */
-enum { CLUSTER_AUTO_MAX_N = 2048 };
-
-/* The tier for the current capacity: --tier block or cluster that does not fit stops with one
- * line; auto takes the cluster (up to CLUSTER_AUTO_MAX_N), else the block, where they fit. */
+/* The tier for the current capacity: auto takes the grid, at every N: on the H200 it is the
+ * fastest tier from 512 atoms up since its step exchange (oc_grid_max) and t_p by N (lanes):
+ * lammps-lj 512, float, 3.8 us a step against 4.0 for the cluster of 16 and 28 for the block;
+ * 1728: 5.9 against 13.4 (onchip.md). --tier block or cluster runs there where it fits and
+ * stops with one line where it does not. */
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
     oc->grid_blocks = 0;   /* the grid's plan follows the capacities */
-    if ((oc->tier_flag == TIER_CLUSTER ||
-         (oc->tier_flag == TIER_AUTO && s->n <= CLUSTER_AUTO_MAX_N)) &&
-        cluster_fits(s, oc)) {
+    if (oc->tier_flag == TIER_CLUSTER && cluster_fits(s, oc)) {
         oc->tier = TIER_CLUSTER;
         oc->tp = lanes(s, oc, oc->tier);
         s->p.tier = oc->tier;   /* the CSV row's tier and cluster columns: what ran */
         s->p.cluster = oc->cluster;
         return;
     }
-    const size_t need = onchip_block_smem(s->n, oc->cap);
-    const int fits = need <= (size_t)oc->smem_limit;
-    if (oc->tier_flag == TIER_BLOCK && !fits)
-        nbr_fail(EXIT_CAPACITY, "%s: --tier block: N = %d atoms with room for %d neighbours each need %zu bytes of "
-                 "shared memory, over the %d one block may have on this device (N <= %d at this capacity): use --tier "
-                 "grid or auto", s->variant->name, s->n, oc->cap, need, oc->smem_limit,
-                 (int)(oc->smem_limit / (3 * sizeof(real4) + sizeof(int) + 2 * (size_t)oc->cap)));
-    oc->tier = oc->tier_flag == TIER_GRID || !fits ? TIER_GRID : TIER_BLOCK;
+    if (oc->tier_flag == TIER_BLOCK) {
+        const size_t need = onchip_block_smem(s->n, oc->cap);
+        if (need > (size_t)oc->smem_limit)
+            nbr_fail(EXIT_CAPACITY, "%s: --tier block: N = %d atoms with room for %d neighbours each need %zu bytes of "
+                     "shared memory, over the %d one block may have on this device (N <= %d at this capacity): use "
+                     "--tier grid or auto", s->variant->name, s->n, oc->cap, need, oc->smem_limit,
+                     (int)(oc->smem_limit / (3 * sizeof(real4) + sizeof(int) + 2 * (size_t)oc->cap)));
+    }
+    oc->tier = oc->tier_flag == TIER_BLOCK ? TIER_BLOCK : TIER_GRID;
     oc->tp = lanes(s, oc, oc->tier);
     s->p.tier = oc->tier;
     s->p.cluster = 0;
