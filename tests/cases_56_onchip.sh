@@ -49,14 +49,13 @@
 #                       t_p, threads); the harness's device bytes after the search equal to those
 #                       before it; a second run takes the cache and runs no trial.
 #                       Planted fault for the lead (a copy of the tree, not a build flag):
-#                       sed -i -e 's/if (oc->tier_flag == TIER_BLOCK \&\& !fits)/if (0)/'
-#                       -e 's/oc->tier_flag == TIER_GRID || !fits ? TIER_GRID/oc->tier_flag ==
-#                       TIER_GRID ? TIER_GRID/' kernels/cuda/onchip_tier.cu: a block that does not
+#                       sed -i 's/if (need > (size_t)oc->smem_limit)/if (0)/'
+#                       kernels/cuda/onchip_tier.cu: a block that does not
 #                       fit is launched, the launch fails (exit 1) and ends the search: FAIL.
 # Planted fault for the lead (a test build, make BUILD=build-plant NVOPT="-O3
 # -DNBR_PLANT_ONCHIP_VMAX"): the block tier's largest v^2 from warp 0 alone, the cluster
-# tier's from rank 0's block alone: the rebuild hash differs from gpu-layer's
-# (onchip-same-rebuilds-block-* and -cluster-* FAIL).
+# tier's from rank 0's block alone, the grid's from block 0 alone: the rebuild hash differs
+# from gpu-layer's (onchip-same-rebuilds-* FAIL in every tier).
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
 oc_groups="check same-rebuilds vs-host replay drift err autotune cells"
 ocb=$BUILD/double/gpu-onchip
