@@ -2,11 +2,16 @@
  * back-to-back syncs, timed with CUDA events (median of 7 launches, after a warm-up), minus the
  * same kernel with K = 0, divided by K. Kinds: __syncthreads in one block of 1024 threads;
  * cluster.sync in a cluster of C blocks (256 threads each; C = 2, 4, 8, 16 non-portable);
- * cg grid sync of a cooperative grid of B blocks x 256 threads (B = 8, 33, 66, 132, 264).
+ * cg grid sync of a cooperative grid of B blocks x 256 threads (B = 8, 33, 66, 132, 264); and
+ * gpu-onchip's two ways to end a grid step with the largest v^2 everywhere: grid-max (each
+ * warp's atomicMax, a grid sync, a load of the result: the grid tier before 8f6ffb7) and slots
+ * (a block barrier, one release store of a tagged slot per block, every block acquiring all the
+ * slots, a second barrier: onchip_chunk.cu's oc_grid_max, the same steps written out here).
  * Each iteration also writes a word so the loop is not folded away. Build: nvcc -O3 -arch=sm_90
  * runs/device/sync_probe.cu -o sync_probe; prints kind,blocks,threads,ns_per_sync lines (CSV). */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
+#include <cuda/atomic>
 #include <algorithm>
 #include <stdio.h>
 #include <vector>
@@ -33,6 +38,52 @@ __global__ void k_grid(int K, int *out)
     if (x == -1) out[0] = x;
 }
 
+__device__ double probe_block_max(double v, double *part)
+{
+    const unsigned lane = threadIdx.x & 31;
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if (lane == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = lane < (blockDim.x >> 5) ? part[lane] : 0.0;
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__global__ void k_gridmax(int K, unsigned long long *slots, int *out)
+{
+    cg::grid_group g = cg::this_grid();
+    double v = threadIdx.x + blockIdx.x;
+    for (int k = 0; k < K; k++) {
+        if ((threadIdx.x & 31) == 0) atomicMax(&slots[k % 3], (unsigned long long)__double_as_longlong(v));
+        g.sync();
+        v = __longlong_as_double((long long)__ldcg(&slots[k % 3])) * 0.5;
+        if (blockIdx.x == 0 && threadIdx.x == 0) slots[(k + 2) % 3] = 0;
+    }
+    if (v == -1) out[0] = 1;
+}
+__global__ void k_slots(int K, unsigned long long *slots, int *out)
+{
+    using ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+    __shared__ double part[2][2][32];
+    const unsigned long long TOP = 1ull << 63;
+    double v = threadIdx.x + blockIdx.x;
+    for (int k = 0; k < K; k++) {
+        v = probe_block_max(v, part[k & 1][0]);
+        const unsigned long long tag = ((k >> 1) & 1) ? 0 : TOP;
+        unsigned long long *row = slots + (size_t)(k & 1) * gridDim.x, most = 0;
+        if (threadIdx.x == 0) ref(row[blockIdx.x]).store(tag | (unsigned long long)__double_as_longlong(v), cuda::memory_order_release);
+        for (int q = threadIdx.x; q < (int)gridDim.x; q += blockDim.x) {
+            unsigned long long w;
+            while (((w = ref(row[q]).load(cuda::memory_order_acquire)) & TOP) != tag) {
+            }
+            most = max(most, w & ~TOP);
+        }
+        v = probe_block_max(__longlong_as_double((long long)most), part[k & 1][1]) * 0.5;
+    }
+    if (v == -1) out[0] = 1;
+}
+
+static unsigned long long *slots_dev;
+
 static float time_launch(int kind, int blocks, int threads, int cl, int K, int *out)
 {
     cudaEvent_t a, b;
@@ -49,9 +100,13 @@ static float time_launch(int kind, int blocks, int threads, int cl, int K, int *
             at[0].val.clusterDim.x = cl; at[0].val.clusterDim.y = 1; at[0].val.clusterDim.z = 1;
             cfg.attrs = at; cfg.numAttrs = 1;
             cudaLaunchKernelEx(&cfg, k_cluster, K, out);
-        } else {
+        } else if (kind == 2) {
             void *args[] = {&K, &out};
             cudaLaunchCooperativeKernel((void *)k_grid, blocks, threads, args);
+        } else {
+            void *args[] = {&K, &slots_dev, &out};
+            cudaMemsetAsync(slots_dev, 0, 2 * sizeof(unsigned long long) * blocks);
+            cudaLaunchCooperativeKernel(kind == 3 ? (void *)k_gridmax : (void *)k_slots, blocks, threads, args);
         }
         cudaEventRecord(b);
         cudaEventSynchronize(b);
@@ -84,5 +139,12 @@ int main()
     for (int c : {8, 16}) { char n[32]; snprintf(n, sizeof n, "cluster%d-x8", c); probe(n, 1, 8 * c, 256, c, out); }
     for (int b : {8, 33, 66, 132, 264}) probe("grid", 2, b, 256, 0, out);
     probe("grid", 2, 132, 1024, 0, out);
+    cudaMalloc(&slots_dev, 2 * sizeof(unsigned long long) * 264);
+    for (int b : {64, 128, 132, 264}) {
+        probe("grid-max", 3, b, 256, 0, out);
+        probe("slots", 4, b, 256, 0, out);
+    }
+    probe("grid-max", 3, 128, 512, 0, out);
+    probe("slots", 4, 128, 512, 0, out);
     return 0;
 }
