@@ -236,9 +236,10 @@ struct OnchipCtrl {
     double ukin, upot, virial, vvmax;
 };
 
-/* The grid tier's cross-block sums at the chunk's end (each step's largest v^2 goes through
- * ChunkArgs.vv_slot instead: onchip_chunk.cu's oc_grid_max). */
+/* The grid tier's cross-block reductions. vv_bits: the step's largest v^2 (bits of a
+ * non-negative double), three slots in rotation so that one grid sync per step suffices. */
 struct GridScratch {
+    unsigned long long vv_bits[3];
     double sums[5];   /* ukin, upot, virial, last build's entries, production builds' entries */
     int nbr_max, cell_max;
 };
@@ -254,7 +255,6 @@ struct ChunkArgs {
     real4 *rw0, *rw1;
     OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host;
     GridScratch *scratch;
-    unsigned long long *vv_slot;   /* the grid tier's step slots: 2 x its blocks */
     PairPotential pot;
     int stage;   /* grid tier: a rebuild copies the positions into each block's shared memory and bins
                     them into its own cells there (where they fit) */
@@ -425,7 +425,6 @@ struct OnchipState {
     OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host, *ctrl_host_dev, *ctrl_stage;
     real4 *snap_r, *snap_v, *snap_a, *rw0, *rw1;
     GridScratch *scratch;
-    unsigned long long *vv_slot; /* ChunkArgs.vv_slot, for as many blocks as the device holds */
     int snap_step;
     cudaEvent_t done;
 };

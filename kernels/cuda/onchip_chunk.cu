@@ -8,10 +8,8 @@
  *          lists in its shared memory (so a pair waits on one L2 load, the position, not two).
  * Both tiers load the lists at the chunk's start and store them at its end (when it rebuilt).
  * A step: forces of each atom from its list (t_p lanes per atom, no Newton 3, no atomics), the
- * second half-kick, v^2, the next step's half-kick and drift; one exchange of the largest v^2 (a
- * block barrier; in the grid, then each block's slot, oc_grid_max, the step's only grid-wide
- * synchronisation); then every thread takes the same rebuild decision (md_loop.c's rule, in
- * double). A rebuild
+ * second half-kick, v^2, the next step's half-kick and drift; one sync for the largest v^2;
+ * then every thread takes the same rebuild decision (md_loop.c's rule, in double). A rebuild
  * step wraps (and with --list cells bins each atom into the cell grid in global memory: counts
  * by atomicAdd into one of two count arrays while zeroing the other, the next build's), syncs
  * once more, and builds the lists (onchip_build_list): in the grid each atom's list is built
@@ -26,7 +24,6 @@
 #include "onchip.cuh"
 
 #include <cooperative_groups.h>
-#include <cuda/atomic>
 
 namespace cg = cooperative_groups;
 
@@ -45,50 +42,13 @@ struct GridTier {
     __device__ static void sync() { cg::this_grid().sync(); }
 };
 
-/* The grid's step exchange after the block's largest v^2 vv (in every thread, after a block barrier
- * that follows the block's position stores): block b's thread 0 stores vv into slot b of row
- * k & 1 of `slots` (2 x gridDim.x words, zeroed at the chunk's start) with a release, which also
- * publishes the block's drifted positions; every block acquires the row's gridDim.x slots, one
- * thread a slot, and takes their maximum. The high bit, free in a non-negative double's bits,
- * says which step wrote a slot: 1 at steps 0, 1 (mod 4), 0 at 2, 3, so a slot still holding step
- * k - 2's value is told apart; a block writes row k & 1 again at step k + 2 only after every
- * block's step k + 1 slot, written after its read of step k. This replaces a grid.sync (an
- * arrival atomic, a poll, a barrier) plus an atomicMax and a load of its result after it: the
- * maximum arrives with the synchronisation, one L2 round trip after the last block's store.
- * Every thread of the block calls; part: 32 doubles of shared memory by the step's parity. */
-__device__ __forceinline__ double oc_grid_max(double vv, unsigned long long *slots, int k, double *part)
-{
-    using slot_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-    constexpr unsigned long long TOP = 1ull << 63;
-    const unsigned long long tag = ((k >> 1) & 1) ? 0 : TOP;
-    unsigned long long *const row = slots + (size_t)(k & 1) * gridDim.x;
-    if (threadIdx.x == 0)
-        slot_ref(row[blockIdx.x]).store(tag | (unsigned long long)__double_as_longlong(vv), cuda::memory_order_release);
-    unsigned long long most = 0;
-    for (int q = threadIdx.x; q < (int)gridDim.x; q += blockDim.x) {
-        unsigned long long w;
-        while (((w = slot_ref(row[q]).load(cuda::memory_order_acquire)) & TOP) != tag) {
-        }
-#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): block 0's largest v^2 alone */
-        if (q == 0) most = w & ~TOP;
-#else
-        most = max(most, w & ~TOP);
-#endif
-    }
-    const int lane = threadIdx.x & 31;
-    const double wmax = oc_warp_max_vv(__longlong_as_double((long long)most));
-    if (lane == 0) part[threadIdx.x >> 5] = wmax;
-    __syncthreads();   /* and every thread of the block after the acquires: the step's positions are visible */
-    return oc_warp_max_vv(lane < (int)(blockDim.x >> 5) ? part[lane] : 0.0);
-}
-
 /* MaxThr: the most threads a block of this instance has (oc_by_bound: 512 where the
  * block has no more, so that a thread may hold 128 registers, not 64, without spilling). */
 template <class Tier, int Kind, int MaxThr>
 __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
 {
     extern __shared__ __align__(32) unsigned char smem[];
-    __shared__ double vv_part[2][32], slot_part[2][32];   /* per warp, by the step's parity */
+    __shared__ double vv_part[2][32];
     const int n = A.n, ltp = oc_log2(A.tp), tp = 1 << ltp, cap = A.cap;
     const int rank = Tier::rank(), nthr = Tier::size();
     const int sub = rank & (tp - 1), group = rank >> ltp, ngroups = nthr >> ltp;
@@ -146,14 +106,13 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
         vw[i] = vi;
     }
     for (int k = rank; k < 2 * ncell; k += nthr) A.cells.count[k] = 0;   /* both (a replay may find them used) */
-    if (Tier::grid)   /* the step slots (oc_grid_max): no tag of this chunk's first steps, a grid sync away */
-        for (int q = rank; q < 2 * (int)gridDim.x; q += nthr) A.vv_slot[q] = 0;
     if (staged)
         for (int q = threadIdx.x; q < ncell; q += blockDim.x) gs.count[q] = 0;
     if (!c.due) move_lists(true);   /* unless the first step rebuilds anyway */
     if (rank == 0) {
         *A.ctrl_snap = c;
         if (Tier::grid) {
+            for (int k = 0; k < 3; k++) GS->vv_bits[k] = 0;
             for (int k = 0; k < 5; k++) GS->sums[k] = 0;
             GS->nbr_max = GS->cell_max = 0;
         }
@@ -228,20 +187,24 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
                 vw[i] = vi;
             }
         }
-        /* the step's largest v^2 (lanes sub = 0 hold the atoms'): the block's, one barrier; in the
-         * grid then every block's, through the slots (oc_grid_max) */
-        const int lane = threadIdx.x & 31;
-        const double wmax = oc_warp_max_vv(vv_t);
-        if (lane == 0) vv_part[k & 1][threadIdx.x >> 5] = wmax;
-        __syncthreads();   /* also: the block's drifted positions are stored before thread 0's release */
-        const int nwarps = (int)(blockDim.x >> 5);
-#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): the block tier's from warp 0 alone */
-        const bool read = Tier::grid ? lane < nwarps : lane == 0;
+        /* the step's largest v^2 over the tier (lanes sub = 0 hold the atoms'): one sync */
+        double vv = oc_warp_max_vv(vv_t);
+        if (Tier::grid) {
+            if ((threadIdx.x & 31) == 0) atomicMax(&GS->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
+            Tier::sync();
+            vv = __longlong_as_double((long long)__ldcg(&GS->vv_bits[k % 3]));
+            if (rank == 0) GS->vv_bits[(k + 2) % 3] = 0;   /* last read at k - 1, next written at k + 2 */
+        } else {
+            if ((threadIdx.x & 31) == 0) vv_part[k & 1][threadIdx.x >> 5] = vv;
+            __syncthreads();
+            const int lane = threadIdx.x & 31;
+#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): warp 0's largest v^2 */
+            vv = lane == 0 ? vv_part[k & 1][0] : 0.0;
 #else
-        const bool read = lane < nwarps;
+            vv = lane < (int)(blockDim.x >> 5) ? vv_part[k & 1][lane] : 0.0;
 #endif
-        double vv = oc_warp_max_vv(read ? vv_part[k & 1][lane] : 0.0);
-        if (Tier::grid) vv = oc_grid_max(vv, A.vv_slot, k, slot_part[k & 1]);
+            vv = oc_warp_max_vv(vv);
+        }
         oc_decide(c, step, vv, A);
         if (last) vv_last = vv;
         cur ^= 1;

@@ -22,10 +22,6 @@ void onchip_device_begin(Sim *s, OnchipState *oc)
         oc->rw0 = (real4 *)gpu_alloc(g, b, "the grid tier's positions");
         oc->rw1 = (real4 *)gpu_alloc(g, b, "the grid tier's positions");
         oc->scratch = (GridScratch *)gpu_alloc(g, sizeof(GridScratch), "the grid tier's reductions");
-        int per_sm = 0;   /* the most blocks a cooperative grid can have on this device */
-        CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, s->p.device));
-        oc->vv_slot = (unsigned long long *)gpu_alloc(
-            g, 2 * sizeof(unsigned long long) * (size_t)per_sm * g->prop.multiProcessorCount, "the grid tier's step slots");
         CUDA_CHECK(cudaHostAlloc((void **)&oc->ctrl_host, sizeof(OnchipCtrl), cudaHostAllocMapped));
         CUDA_CHECK(cudaHostGetDevicePointer((void **)&oc->ctrl_host_dev, (void *)oc->ctrl_host, 0));
         oc->ctrl_stage = (OnchipCtrl *)gpu_pinned(sizeof(OnchipCtrl), "the control block");
@@ -49,7 +45,6 @@ ChunkArgs onchip_chunk_args(Sim *s, OnchipState *oc, int nsteps)
     A.snap_r = oc->snap_r; A.snap_v = oc->snap_v; A.snap_a = oc->snap_a;
     A.list = oc->list; A.count = oc->count; A.cells = onchip_cells(s, oc); A.rw0 = oc->rw0; A.rw1 = oc->rw1;
     A.ctrl = oc->ctrl; A.ctrl_snap = oc->ctrl_snap; A.ctrl_host = oc->ctrl_host_dev; A.scratch = oc->scratch;
-    A.vv_slot = oc->vv_slot;
     A.pot = s->pot;
     A.stage = 0;   /* the grid's plan sets it at the launch */
     A.n = s->n; A.tp = oc->tp; A.cap = oc->cap; A.nsteps = nsteps; A.equil = s->p.equil;
@@ -102,7 +97,7 @@ void onchip_free(Sim *s, OnchipState *oc)
     if (g) {
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
         void *dev[] = {oc->list,   oc->count,  oc->cell_count, oc->cell_slot, oc->ctrl, oc->ctrl_snap,
-                       oc->snap_r, oc->snap_v, oc->snap_a,     oc->rw0,       oc->rw1,  oc->scratch, oc->vv_slot};
+                       oc->snap_r, oc->snap_v, oc->snap_a,     oc->rw0,       oc->rw1,  oc->scratch};
         for (void *p : dev)
             gpu_release(p);
         if (oc->ctrl_host) CUDA_CHECK(cudaFreeHost(oc->ctrl_host));

@@ -77,10 +77,9 @@ static int cluster_fits(Sim *s, OnchipState *oc)
     return cluster_fits_c(s, oc, 16, 0) || cluster_fits_c(s, oc, 8, hard);
 }
 
-/* The tier for the current capacity: auto takes the grid, at every N: on the H200 it is the
- * fastest tier from 512 atoms up since its step exchange (oc_grid_max) and t_p by N (lanes):
- * lammps-lj 512, float, 3.8 us a step against 4.0 for the cluster of 16 and 28 for the block;
- * 1728: 5.9 against 13.4 (onchip.md). --tier block or cluster runs there where it fits and
+/* The tier for the current capacity: auto takes the grid, at every N: on the H200, with t_p by
+ * N (lanes), it is as fast as the cluster of 16 at 512 atoms (lammps-lj float: 3.8-4.0 us a step
+ * against 4.0; the block 28) and faster above (1728: 5.9 against 13.4; onchip.md). --tier block or cluster runs there where it fits and
  * stops with one line where it does not. */
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {

@@ -3,10 +3,10 @@
  * same kernel with K = 0, divided by K. Kinds: __syncthreads in one block of 1024 threads;
  * cluster.sync in a cluster of C blocks (256 threads each; C = 2, 4, 8, 16 non-portable);
  * cg grid sync of a cooperative grid of B blocks x 256 threads (B = 8, 33, 66, 132, 264); and
- * gpu-onchip's two ways to end a grid step with the largest v^2 everywhere: grid-max (each
- * warp's atomicMax, a grid sync, a load of the result: the grid tier before 8f6ffb7) and slots
- * (a block barrier, one release store of a tagged slot per block, every block acquiring all the
- * slots, a second barrier: onchip_chunk.cu's oc_grid_max, the same steps written out here).
+ * two ways to end a grid step with the largest v^2 everywhere: grid-max (each warp's atomicMax,
+ * a grid sync, a load of the result: gpu-onchip's grid tier) and slots (a block barrier, one
+ * release store of a tagged slot per block, every block acquiring all the slots, a second
+ * barrier: tried in the grid tier at 8f6ffb7 and taken out, 9-12% slower a step at 64 blocks).
  * Each iteration also writes a word so the loop is not folded away. Build: nvcc -O3 -arch=sm_90
  * runs/device/sync_probe.cu -o sync_probe; prints kind,blocks,threads,ns_per_sync lines (CSV). */
 #include <cooperative_groups.h>
