@@ -53,9 +53,9 @@
 #                       kernels/cuda/onchip_tier.cu: a block that does not
 #                       fit is launched, the launch fails (exit 1) and ends the search: FAIL.
 # Planted fault for the lead (a test build, make BUILD=build-plant NVOPT="-O3
-# -DNBR_PLANT_ONCHIP_VMAX"): a block's largest v^2 from its warp 0 alone (block and grid
-# tiers), the cluster tier's from rank 0's block alone: the rebuild hash differs from
-# gpu-layer's (onchip-same-rebuilds-* FAIL in every tier).
+# -DNBR_PLANT_ONCHIP_VMAX"): the block tier's largest v^2 from warp 0 alone, the cluster
+# tier's from rank 0's block alone: the rebuild hash differs from gpu-layer's
+# (onchip-same-rebuilds-block-* and -cluster-* FAIL).
 # Without a GPU nothing runs: one SKIP line per group, never a pass.
 oc_groups="check same-rebuilds vs-host replay drift err autotune cells"
 ocb=$BUILD/double/gpu-onchip

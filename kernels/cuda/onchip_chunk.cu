@@ -187,24 +187,23 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
                 vw[i] = vi;
             }
         }
-        /* the step's largest v^2 (lanes sub = 0 hold the atoms'): the block's through shared memory
-         * (one barrier), then in the grid one atomicMax per block and a grid sync. Not one atomic per
-         * warp: same-address atomics serialise at the L2 (onchip_sync_probe: 2.63 us for 128 x 16
-         * warps' against ~1 for the grid sync alone) */
-        const int lane = threadIdx.x & 31;
-        const double wmax = oc_warp_max_vv(vv_t);
-        if (lane == 0) vv_part[k & 1][threadIdx.x >> 5] = wmax;
-        __syncthreads();
-#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): warp 0's largest v^2 */
-        double vv = oc_warp_max_vv(lane == 0 ? vv_part[k & 1][0] : 0.0);
-#else
-        double vv = oc_warp_max_vv(lane < (int)(blockDim.x >> 5) ? vv_part[k & 1][lane] : 0.0);
-#endif
+        /* the step's largest v^2 over the tier (lanes sub = 0 hold the atoms'): one sync */
+        double vv = oc_warp_max_vv(vv_t);
         if (Tier::grid) {
-            if (threadIdx.x == 0) atomicMax(&GS->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
+            if ((threadIdx.x & 31) == 0) atomicMax(&GS->vv_bits[k % 3], (unsigned long long)__double_as_longlong(vv));
             Tier::sync();
             vv = __longlong_as_double((long long)__ldcg(&GS->vv_bits[k % 3]));
             if (rank == 0) GS->vv_bits[(k + 2) % 3] = 0;   /* last read at k - 1, next written at k + 2 */
+        } else {
+            if ((threadIdx.x & 31) == 0) vv_part[k & 1][threadIdx.x >> 5] = vv;
+            __syncthreads();
+            const int lane = threadIdx.x & 31;
+#ifdef NBR_PLANT_ONCHIP_VMAX   /* test build only (tests/cases_56_onchip.sh): warp 0's largest v^2 */
+            vv = lane == 0 ? vv_part[k & 1][0] : 0.0;
+#else
+            vv = lane < (int)(blockDim.x >> 5) ? vv_part[k & 1][lane] : 0.0;
+#endif
+            vv = oc_warp_max_vv(vv);
         }
         oc_decide(c, step, vv, A);
         if (last) vv_last = vv;

@@ -6,7 +6,7 @@
 #             planted-fault build (build-plant: -DNBR_PLANT_ONCHIP_VMAX)
 #   tests     tests/run.sh 56_onchip (TEST_ONLY passes through), then cases_50 for gpu-onchip
 #             where CASES50=1
-#   plant     the planted build's same-rebuilds cases of every tier (must FAIL)
+#   plant     the planted build's same-rebuilds cases of the cluster and block tiers (must FAIL)
 #   sanitize  compute-sanitizer memcheck (also with a grown capacity), racecheck, synccheck on
 #             --tier cluster; the three on --list cells in the cluster and the grid tier (its
 #             staged build), memcheck and racecheck on the grid's unstaged build
@@ -49,7 +49,7 @@ if has tests; then
 fi
 if has plant; then
     log=$OUT/onchip-plant-$rev.log
-    echo "# the planted fault (-DNBR_PLANT_ONCHIP_VMAX: a block's max v^2 from its warp 0, the cluster's from rank 0) at $rev" >"$log"
+    echo "# the planted fault (-DNBR_PLANT_ONCHIP_VMAX: block tier warp 0's max v^2, cluster tier rank 0's) at $rev" >"$log"
     BUILD=build-plant TEST_LOG_DIR=/tmp/plant-logs TEST_ONLY='same-rebuilds' tests/run.sh 56_onchip >>"$log" 2>&1
     grep -E "^(PASS|FAIL)|passed," "$log"
 fi
