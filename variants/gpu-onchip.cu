@@ -7,8 +7,8 @@
  * rescale and download of the host path), the pair potential of the shared force family
  * (pair_force.cuh's pair_force_add):
  *   tiers    --tier block (one block, the system in shared memory), cluster (--cluster C blocks,
- *            distributed shared memory), grid (a cooperative grid over L2); auto by N and what
- *            fits (onchip_tier.cu), a tier that does not fit refused with one line
+ *            distributed shared memory), grid (a cooperative grid over L2); auto: the grid
+ *            (onchip_tier.cu), a tier that does not fit refused with one line
  *   lists    16-bit indices built inside the chunk, t_p lanes per atom (--tp): --list n2 (every atom
  *            tested, onchip_build_atom) or cells (binned on chip into cells of edge >= r_n, 27
  *            searched, onchip_build_atom_cells); auto: cells above 2048 atoms where 4 fit per

@@ -6,8 +6,8 @@
  * point the host grows the capacity (or stops at a hard --max-nbr with one line), restores the
  * snapshot the kernel wrote at the chunk's start (r, v, a and the control block) and replays
  * the chunk with a rebuild forced first, as the stage-by-stage device loop does (device_loop.cu;
- * the control block and snapshot are allocated and started as there, device_loop.cuh). A block or cluster tier that no longer
- * fits moves on (auto: cluster, block, grid) or stops (--tier block, --tier cluster). */
+ * the control block and snapshot are allocated and started as there, device_loop.cuh). A block
+ * or cluster tier that no longer fits stops (--tier block, --tier cluster; auto is the grid). */
 #include "device_loop.cuh"
 #include "onchip.cuh"
 

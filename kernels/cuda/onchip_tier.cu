@@ -78,9 +78,9 @@ static int cluster_fits(Sim *s, OnchipState *oc)
 }
 
 /* The tier for the current capacity: auto takes the grid, at every N: on the H200, with t_p by
- * N (lanes), it is as fast as the cluster of 16 at 512 atoms (lammps-lj float: 3.8-4.0 us a step
- * against 4.0; the block 28) and faster above (1728: 5.9 against 13.4; onchip.md). --tier block or cluster runs there where it fits and
- * stops with one line where it does not. */
+ * N (lanes), it is as fast as the cluster of 16 at 512 atoms (lammps-lj float: 3.8-4.0 us a
+ * step against 4.0; the block 28) and faster above (1728: 5.9 against 13.4; onchip.md).
+ * --tier block or cluster runs there where it fits and stops with one line where it does not. */
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
     oc->grid_blocks = 0;   /* the grid's plan follows the capacities */
