@@ -109,7 +109,8 @@ int main(int argc, char **argv)
         build, NBR_COMPILER);
     v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_LISTMETHOD | KNOB_AUTOTUNE;
     v.lists = 1u << LIST_AUTO | 1u << LIST_N2 | 1u << LIST_CELLS;
-    v.threads = 512;   /* the grid tier's blocks: within 8% of the best of 256, 512 and 1024 from 512 to 64000 atoms (onchip.md) */
+    v.threads = 512;   /* the grid tier's blocks: within 8% of the best of 256, 512 and 1024 from 512 to 64000 atoms
+                          (results/h200/onchip-sweep-3fbd6ae3bf3d.csv) */
     v.tune = &tune;
     v.max_atoms = ONCHIP_MAX_ATOMS;
     v.max_atoms_why = "16-bit list indices";

@@ -68,13 +68,13 @@ static int cluster_fits_c(Sim *s, OnchipState *oc, int C, int hard)
     return 1;
 }
 
-/* The cluster tier with --cluster C, else 16 blocks (faster than 8 at 512 and 1728 on the H200:
- * results/h200/onchip.md), else 8 (the portable size) where 16 do not fit. */
-static int cluster_fits(Sim *s, OnchipState *oc)
+/* --tier cluster: with --cluster C, else 16 blocks (faster than 8 at 512 and 1728 on the H200:
+ * results/h200/onchip.md), else 8 (the portable size) where 16 do not fit; where none fits, one
+ * line naming the limit. */
+static void fit_cluster(Sim *s, OnchipState *oc)
 {
-    const int hard = oc->tier_flag == TIER_CLUSTER;
-    if (oc->cluster_flag > 0) return cluster_fits_c(s, oc, oc->cluster_flag, hard);
-    return cluster_fits_c(s, oc, 16, 0) || cluster_fits_c(s, oc, 8, hard);
+    if (oc->cluster_flag > 0) (void)cluster_fits_c(s, oc, oc->cluster_flag, 1);
+    else if (!cluster_fits_c(s, oc, 16, 0)) (void)cluster_fits_c(s, oc, 8, 1);
 }
 
 /* The tier for the current capacity: auto takes the grid, at every N: on the H200, with t_p by
@@ -84,7 +84,8 @@ static int cluster_fits(Sim *s, OnchipState *oc)
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
     oc->grid_blocks = 0;   /* the grid's plan follows the capacities */
-    if (oc->tier_flag == TIER_CLUSTER && cluster_fits(s, oc)) {
+    if (oc->tier_flag == TIER_CLUSTER) {
+        fit_cluster(s, oc);
         oc->tier = TIER_CLUSTER;
         oc->tp = lanes(s, oc, oc->tier);
         s->p.tier = oc->tier;   /* the CSV row's tier and cluster columns: what ran */

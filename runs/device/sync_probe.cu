@@ -6,7 +6,7 @@
  * two ways to end a grid step with the largest v^2 everywhere: grid-max (each warp's atomicMax,
  * a grid sync, a load of the result: gpu-onchip's grid tier) and slots (a block barrier, one
  * release store of a tagged slot per block, every block acquiring all the slots, a second
- * barrier: tried in the grid tier at 8f6ffb7 and taken out, 9-12% slower a step at 64 blocks).
+ * barrier: tried in the grid tier at 8f6ffb7 and taken out, 10-12% slower a step at 64 blocks).
  * Each iteration also writes a word so the loop is not folded away. Build: nvcc -O3 -arch=sm_90
  * runs/device/sync_probe.cu -o sync_probe; prints kind,blocks,threads,ns_per_sync lines (CSV). */
 #include <cooperative_groups.h>
