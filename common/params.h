@@ -36,6 +36,7 @@ enum {
     KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
     KNOB_TIER     = 1u << 20, /* gpu-onchip: where the system lives during a chunk (block / grid) */
+    KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -111,6 +112,8 @@ typedef struct Params {
     int leapfrog;        /* LEAPFROG_*: with --decide device, the step's integration as split or fused kernels */
     int tier;            /* TIER_* (gpu-onchip) */
     int cluster;         /* blocks per cluster of --tier cluster (gpu-onchip); 0 = by N */
+    int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */
+    int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */
     char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */

@@ -128,6 +128,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
         snprintf(ranks, sizeof ranks, "%d", p->ranks);
         knob_pair(&knobs, "ranks", ranks);
     }
+    if (v->row_pairs && s->ctx) v->row_pairs((Sim *)s, knob_pair, &knobs);
     col(row, "knobs", "%s", knobs.text);
 }
 

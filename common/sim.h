@@ -170,6 +170,10 @@ typedef struct Variant {
      * through gpu_alloc (the autotuner's cache key and its check that trials free what they allocate);
      * NULL = the host */
     void (*device_query)(const Sim *s, char *name, size_t len, double *used_bytes);
+    /* The program's own measurements (a cluster list's fill, say) as name=value pairs, after its
+     * knobs in the row's knobs column (csvq reads them as columns; docs/csv.md); called for every
+     * row, so before any build it puts nothing. NULL = none. */
+    void (*row_pairs)(Sim *s, void (*put)(void *ctx, const char *name, const char *value), void *ctx);
 } Variant;
 
 /* The whole program of a variant: parse flags, build the initial state, run the paper's

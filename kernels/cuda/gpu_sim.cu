@@ -115,9 +115,9 @@ int gpu_fit_layers(Sim *s, GpuSim *g, int needed)
 int gpu_fit_nbr(Sim *s, GpuSim *g, int needed)
 {
     if (!capacity_short(s, &g->nbr_capacity, (size_t)needed)) return 0;
-    gpu_free(g, g->W, sizeof(int) * (size_t)g->nbr_cap * s->n);
+    gpu_free(g, g->W, sizeof(int) * (size_t)g->nbr_cap * g->w_rows);
     g->nbr_cap = (int)g->nbr_capacity.cap;
-    g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * s->n, "the neighbour matrix W");
+    g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * g->w_rows, "the neighbour matrix W");
     s->stats.bytes = g->bytes;
     return 1;
 }
@@ -201,6 +201,7 @@ int gpu_init_opts(Sim *s, int cell_grid)
     capacity_init(&g->nbr_capacity, s->variant->name, "neighbour matrix W", "neighbours per atom", "max-nbr",
                   s->p.max_nbr, nbr_start_estimate(s, fmin(poisson_max(neighbours_within(s, s->rn)), (double)n)), 1);
     g->nbr_cap = (int)g->nbr_capacity.cap;
+    g->w_rows = n;
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * n, "the neighbour matrix W");
     g->status = (BuildStatus *)gpu_alloc(g, sizeof(BuildStatus), "build status");
     g->parts = (double *)gpu_alloc(g, sizeof(double) * NPARTS * g->blocks, "reduction partials");

@@ -107,6 +107,7 @@ struct GpuSim {
     int *H, layer_cap, layers;       /* layers = N_l at the last build; layer_cap a multiple of 4 */
     cudaTextureObject_t tex_H, tex_count;
     int *W, *nbr_count, nbr_cap;
+    int w_rows;                      /* rows of W: n, or a program's own (gpu-cluster: its clusters) */
     Capacity layer_capacity;         /* the policy behind layer_cap (quantum 4: H rows read as int4) */
     Capacity nbr_capacity;           /* the policy behind nbr_cap */
 
@@ -153,6 +154,7 @@ struct GpuSim {
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */
     int w_launches;                  /* W kernel launches, grows included */
+    void *prog;                      /* the program's own state (gpu-cluster's list), not file statics */
 };
 
 static inline GpuSim *gpu_of(Sim *s) { return (GpuSim *)s->ctx; }

@@ -164,6 +164,37 @@ struct PairForceArgs {
     unsigned *tickets;                /* 1 per partial, zero between launches */
 };
 
+/* The block's sums of u_i and w_i into the partials: every thread of the block calls (the
+ * reductions take all); Group as pair_force_kernel's (0: A.group). */
+template <int Group>
+__device__ __forceinline__ void force_block_sums(const PairForceArgs &A, int block, real ui, real wi)
+{
+    const double usum_block = block_reduce((double)ui, SumOp(), 0.0);
+    const double wsum_block = block_reduce((double)wi, SumOp(), 0.0);
+    if (threadIdx.x != 0) return;
+    const int group = Group > 0 ? Group : A.group;
+    const int slot = block / group;
+    const int members = Group > 0 ? Group : min(group, A.force_blocks - slot * group);
+    if (members == 1) {
+        A.part_upot[slot] = usum_block;
+        A.part_virial[slot] = wsum_block;
+        return;
+    }
+    /* the force blocks of partial `slot`: the last to finish adds their sums in order */
+    A.scratch[2 * block] = usum_block;
+    A.scratch[2 * block + 1] = wsum_block;
+    __threadfence();
+    if (atomicInc(&A.tickets[slot], members - 1) != (unsigned)(members - 1)) return;
+    __threadfence();
+    double su = 0, sw = 0;
+    for (int k = 0; k < members; k++) {
+        su += __ldcg(A.scratch + 2 * (slot * group + k));
+        sw += __ldcg(A.scratch + 2 * (slot * group + k) + 1);
+    }
+    A.part_upot[slot] = su;
+    A.part_virial[slot] = sw;
+}
+
 /* Atom i's neighbours m = first, first + stride, ... < count from W (Layout row or col), or with
  * AllPairs every j = first, first + stride, ... < n, into acc. Prefetch: the next index and
  * position are loaded before the current pair is worked on. */
@@ -230,31 +261,9 @@ __global__ void __launch_bounds__(1024) pair_force_kernel(PairForceArgs A)
         A.a[i] = make_real4(f.fx, f.fy, f.fz, 0);
         A.u[i] = ui;
     }
-    const double usum_block = block_reduce((double)ui, SumOp(), 0.0);
-    const double wsum_block = block_reduce((double)wi, SumOp(), 0.0);
-    if (threadIdx.x != 0) return;
-    const int group = Group > 0 ? Group : A.group;
-    const int slot = block / group;
-    const int members = Group > 0 ? Group : min(group, A.force_blocks - slot * group);
-    if (members == 1) {
-        A.part_upot[slot] = usum_block;
-        A.part_virial[slot] = wsum_block;
-        return;
-    }
-    /* the force blocks of partial `slot`: the last to finish adds their sums in order */
-    A.scratch[2 * block] = usum_block;
-    A.scratch[2 * block + 1] = wsum_block;
-    __threadfence();
-    if (atomicInc(&A.tickets[slot], members - 1) != (unsigned)(members - 1)) return;
-    __threadfence();
-    double su = 0, sw = 0;
-    for (int k = 0; k < members; k++) {
-        su += __ldcg(A.scratch + 2 * (slot * group + k));
-        sw += __ldcg(A.scratch + 2 * (slot * group + k) + 1);
-    }
-    A.part_upot[slot] = su;
-    A.part_virial[slot] = sw;
+    force_block_sums<Group>(A, block, ui, wi);
 }
+
 
 /* The knobs that pick a kernel of the family. */
 struct PairForceKind {

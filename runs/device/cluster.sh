@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# runs/device/cluster.sh - gpu-cluster's work in one device call: build, --check over the list
+# shapes, systems and decision paths, the GPU suite's groups for gpu-cluster, and lammps-lj /
+# Rapaport timings beside gpu-layer and gpu-rumd (float, device loop, graphs), each part under
+# its own time limit, logs and CSVs into $OUT.
+#   PARTS="build check tests time" SIZES="fcc:64" SHAPES="4x1 8x1 8x4" runs/device/cluster.sh
+# Run it on a committed revision (runs/device/snap.sh) when its rows are to be kept.
+set -u
+. "$(dirname "$0")/lib.sh"
+settings_begin "runs/device/cluster.sh [settings]" "gpu-cluster's checks and timings in one device call"
+setting OUT /tmp/cluster-out "where the logs and CSVs land (the device tool's \$OUT)"
+setting PARTS "build check tests time" "the parts, space-separated"
+setting SHAPES "4x1 8x1 4x4 8x4 8x8" "the list shapes --icluster x --jcluster the check part runs"
+setting TIME_SHAPES "4x1 8x1 8x4" "the shapes the time part runs"
+setting SIZES "fcc:8 fcc:16 fcc:32 fcc:64" "lammps-lj sizes of the time part (lattice:ne)"
+setting TIME_STEPS 1000 "timed steps per point (after 500 untimed)"
+setting TESTS_S 300 "seconds for the tests part"
+setting TIME_S 240 "seconds for the time part"
+settings_parse "$@"
+export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1 NBR_LOCK=none
+mkdir -p "$OUT"
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if has build; then
+    make -j16 build/double/gpu-cluster build/float/gpu-cluster build/float/gpu-layer build/float/gpu-rumd \
+        build/double/cpu-allpairs >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+    echo "build: ok ($(cat .git-rev 2>/dev/null || git describe --always --dirty 2>/dev/null))"
+fi
+
+if has check; then
+    # every shape, system and path: one line each (the program's own check lines in check.log)
+    for prec in double float; do
+        for shape in $SHAPES; do
+            ci=${shape%x*} cj=${shape#*x}
+            for sys in "lammps-lj --ne 5" "sp --ne 12" "lj --ne 10" "salt --ne 12"; do
+                for path in "--decide host" "--decide device --graph on" "--decide device --graph cond --leapfrog split"; do
+                    args=(--system $sys --steps 300 --icluster "$ci" --jcluster "$cj" $path --check --quiet)
+                    if build/$prec/gpu-cluster "${args[@]}" >>"$OUT/check.log" 2>&1; then r=ok; else r="FAIL($?)"; fi
+                    echo "check $prec ${shape} $sys $path: $r"
+                done
+            done
+        done
+    done | tee "$OUT/check-summary.log" | grep -c ': ok$' | sed 's/^/check: ok lines: /'
+    grep -v ': ok$' "$OUT/check-summary.log" | head -20
+fi
+
+if has tests; then
+    GPU_TEST_VARIANTS=gpu-cluster TEST_JOBS=16 timeout "$TESTS_S" tests/run.sh 50_gpu >"$OUT/tests.log" 2>&1
+    echo "tests (50_gpu, gpu-cluster): rc $?; $(grep -E '^[0-9]+ passed' "$OUT/tests.log" | tail -1)"
+    grep -E 'FAIL' "$OUT/tests.log" | head -20
+fi
+
+if has time; then
+    csv=$OUT/cluster_time.csv
+    run=(--system lammps-lj --equil 500 --rescale-every 1000000000 --stage-reps 0 --decide device --graph on
+         --sample-every 100 --avg-block 1000 --quiet --csv "$csv")
+    t_end=$(($(date +%s) + TIME_S))
+    for sz in $SIZES; do
+        lat=${sz%%:*} ne=${sz#*:}
+        steps=$((500 + TIME_STEPS))
+        [ "$(date +%s)" -lt "$t_end" ] || { echo "time: stopped at $sz (TIME_S)"; break; }
+        build/float/gpu-layer "${run[@]}" --lattice "$lat" --ne "$ne" --steps $steps --tag "c-layer-$sz" \
+            --layers device --reorder-at device --reduce device --read ldg >/dev/null 2>&1
+        build/float/gpu-rumd "${run[@]}" --lattice "$lat" --ne "$ne" --steps $steps --tag "c-rumd-$sz" --read ldg \
+            >/dev/null 2>&1
+        for shape in $TIME_SHAPES; do
+            build/float/gpu-cluster "${run[@]}" --lattice "$lat" --ne "$ne" --steps $steps --tag "c-cluster$shape-$sz" \
+                --icluster "${shape%x*}" --jcluster "${shape#*x}" >/dev/null 2>&1 || echo "time: $shape $sz failed"
+        done
+    done
+    python3 - "$csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    kn = dict(kv.split('=', 1) for kv in r['knobs'].split())
+    print(f"{r['tag']:28s} n={r['n']:>8s} us/step={float(r['us_per_step']):9.2f} ns/atom-step={1e3*float(r['us_per_atom_step']):7.4f} "
+          f"nbr={float(r['nbr_per_atom']):7.1f} spr={r['steps_per_rebuild']} fill={kn.get('fill','-')} eff={kn.get('pair_eff','-')} {r['status']}")
+EOF
+fi
