@@ -402,7 +402,9 @@ int loop_run(Sim *s, RunResult *out)
                     s->step = k;
                     if (!fused || k == step) V->kick_drift(s);   /* fused: the previous leapfrog drifted */
                     V->device_rebuild(s);
+                    s->sums_skip = k < end;
                     V->forces(s);
+                    s->sums_skip = 0;
                     if (fused) {
                         V->leapfrog(s, k < end);   /* no drift past the sample point */
                     } else {

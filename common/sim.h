@@ -83,6 +83,8 @@ typedef struct Sim {
     void *ctx;            /* the variant's own data (device arrays, lists) */
     double host_marks[TIMER_SLOTS]; /* host clock marks (CPU variants) */
     int trial;            /* an autotuner's trial (tune.c): no summary, no --check */
+    int sums_skip;        /* 1: nothing reads U or the virial of the forces about to run (a device
+                             loop's step before its sample point), so a force stage may skip them */
 } Sim;
 
 /* Directed pairs (i, j) of a neighbour structure, for the exactness tests. */

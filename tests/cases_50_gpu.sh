@@ -339,18 +339,18 @@ for v in $gpu_variants; do
                         for run in "${fruns[@]}"; do
                             set -- $sys $run
                             t_grep "device-fused-check-$v-$prec-$1-graph-$3-every$4-tp$tp" "$pass" $b --system $1 \
-                                --ne $2 $dev --leapfrog fused $tpf --graph $3 --sample-every $4 --$reo 30 \
+                                --ne $2 $dev --leapfrog fused $tpf --graph $3 --sample-every $4 $(reof 30) \
                                 --steps 700 --equil 100 --check --quiet
                         done
                     done
                 done
                 if [ $prec = double ]; then   # rounding differences: see gpu_fused_same
-                    t_ok "device-fused-same-$v-$prec-sp" gpu_fused_same $b --ne 16 $dev --graph $g --$reo 50 \
+                    t_ok "device-fused-same-$v-$prec-sp" gpu_fused_same $b --ne 16 $dev --graph $g $(reof 50) \
                         --sample-every 50 --steps 300 --equil 100 --stage-reps 0 --quiet
                     t_ok "device-fused-same-$v-$prec-lj-graph-off" gpu_fused_same $b --system lj --ne 12 $dev \
-                        --graph off --$reo 50 --sample-every 10 --steps 300 --equil 100 --stage-reps 0 --quiet
+                        --graph off $(reof 50) --sample-every 10 --steps 300 --equil 100 --stage-reps 0 --quiet
                     gpu_has $b tp && t_ok "device-fused-same-$v-$prec-sp-tp4" gpu_fused_same $b --ne 16 $dev --tp 4 \
-                        --graph $g --$reo 50 --sample-every 100 --steps 400 --equil 0 --stage-reps 0 --quiet
+                        --graph $g $(reof 50) --sample-every 100 --steps 400 --equil 0 --stage-reps 0 --quiet
                     t_ok "device-fused-same-$v-$prec-overflow-replay" gpu_fused_same $b --ne 16 $dev --graph on \
                         --grow-from 15 --sample-every 20 --steps 400 --equil 0 --stage-reps 0 --quiet
                 fi

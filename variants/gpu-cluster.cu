@@ -19,7 +19,7 @@
 
 struct ClusterProgram {
     ClusterList cl;
-    int force_blocks, force_group;   /* warps of i-clusters in blocks of --threads; of them per partial */
+    int force_blocks, force_group;   /* the force kernel's blocks; of them per partial */
     double within_rc, slots;         /* of the last row count (cluster_row_pairs) */
 };
 
@@ -33,7 +33,7 @@ static void cluster_forces(Sim *s)
     A.group = P->force_group;
     A.force_blocks = P->force_blocks;
     A.block0 = 0;
-    cluster_force_launch(A, P->cl, s->pot.kind, P->force_blocks, g->threads, g->stream);
+    cluster_force_launch(A, P->cl, s->pot.kind, !s->sums_skip, g->stream);
 }
 
 /* the rows after the sort (host decision: grown and redone on overflow by gpu_build_list) */
@@ -78,9 +78,6 @@ static int cluster_init(Sim *s)
     if (!(Cj == 1 || Cj == C || (C == 8 && Cj == 4)))
         nbr_fail(EXIT_INPUT, "%s: --jcluster %d with --icluster %d: the force kernel takes 1 or %d%s", who, Cj, C, C,
                  C == 8 ? " or 4" : "");
-    if (p->threads > 512)
-        nbr_fail(EXIT_INPUT, "%s: --threads %d: the cluster force kernel takes at most 512 (16 i-clusters a block)", who,
-                 p->threads);
     p->reorder = 0;                             /* every build sorts */
     p->layers = p->reorder_at = WHERE_DEVICE;   /* no layers; the shared device decision checks these */
     const int rc = gpu_init_opts(s, 0);         /* no cells of edge r_n */
@@ -102,7 +99,7 @@ static int cluster_init(Sim *s)
     g->nbr_cap = (int)g->nbr_capacity.cap;
     g->w_rows = geo.max_clusters;
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * g->w_rows, "the cluster-pair rows");
-    P->force_blocks = blocks_for(geo.max_clusters, g->threads / 32);
+    P->force_blocks = cluster_force_blocks(geo);
     P->force_group = (P->force_blocks + g->blocks - 1) / g->blocks;
     if (P->force_group > 1) pair_force_reserve(g, P->force_blocks, g->blocks);
     CUDA_CHECK(cudaStreamSynchronize(g->stream));

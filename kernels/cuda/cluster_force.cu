@@ -18,7 +18,7 @@
 
 #define FAR_AWAY ((real)1e30)
 
-template <int Kind, bool Self>
+template <int Kind, bool Self, bool Energy>
 __device__ __forceinline__ void cluster_pair(real dx, real dy, real dz, real qq, bool distinct,
                                              const PairPotential &pot, ForceSum &acc)
 {
@@ -27,13 +27,15 @@ __device__ __forceinline__ void cluster_pair(real dx, real dy, real dz, real qq,
         real fr;
         const real u = pair_of_kind<Kind>(pot, r2, qq, &fr);
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
-        acc.u += u;
-        acc.w += fr * r2;
+        if (Energy) {
+            acc.u += u;
+            acc.w += fr * r2;
+        }
     }
 }
 
 /* Slots k, k + K, ... of the batch against atom i (ri; index i for the self mask). */
-template <int Kind, int C, bool Self, bool Shifted>
+template <int Kind, int C, bool Self, bool Shifted, bool Energy>
 __device__ __forceinline__ void cluster_batch(const real4 *js, const real4 *jh, const int *jid, int k, int i,
                                               const real4 &ri, const PairPotential &pot, ForceSum &acc)
 {
@@ -49,12 +51,12 @@ __device__ __forceinline__ void cluster_batch(const real4 *js, const real4 *jh, 
         } else {
             dx = ri.x - rj.x; dy = ri.y - rj.y; dz = ri.z - rj.z;
         }
-        cluster_pair<Kind, Self>(dx, dy, dz, ri.w * rj.w, !Self || jid[s] != i, pot, acc);
+        cluster_pair<Kind, Self, Energy>(dx, dy, dz, ri.w * rj.w, !Self || jid[s] != i, pot, acc);
     }
 }
 
-template <int Kind, int C, int Cj>
-__global__ void __launch_bounds__(512) cluster_force_kernel(PairForceArgs A, const int *__restrict__ cl_first,
+template <int Kind, int C, int Cj, bool Energy>
+__global__ void __launch_bounds__(CLUSTER_FORCE_THREADS) cluster_force_kernel(PairForceArgs A, const int *__restrict__ cl_first,
                                                             const int *__restrict__ cl_count,
                                                             const int *__restrict__ row_count, const int *total)
 {
@@ -106,12 +108,12 @@ __global__ void __launch_bounds__(512) cluster_force_kernel(PairForceArgs A, con
         const bool any_shift = __any_sync(full, shifted);
         __syncwarp();
         if (base == 0) {   /* the own cluster's atoms are here: mask i = j */
-            if (any_shift) cluster_batch<Kind, C, true, true>(js, jh, jid, k, i, ri, A.pot, f);
-            else cluster_batch<Kind, C, true, false>(js, jh, jid, k, i, ri, A.pot, f);
+            if (any_shift) cluster_batch<Kind, C, true, true, Energy>(js, jh, jid, k, i, ri, A.pot, f);
+            else cluster_batch<Kind, C, true, false, Energy>(js, jh, jid, k, i, ri, A.pot, f);
         } else if (any_shift) {
-            cluster_batch<Kind, C, false, true>(js, jh, jid, k, i, ri, A.pot, f);
+            cluster_batch<Kind, C, false, true, Energy>(js, jh, jid, k, i, ri, A.pot, f);
         } else {
-            cluster_batch<Kind, C, false, false>(js, jh, jid, k, i, ri, A.pot, f);
+            cluster_batch<Kind, C, false, false, Energy>(js, jh, jid, k, i, ri, A.pot, f);
         }
         __syncwarp();
     }
@@ -121,30 +123,38 @@ __global__ void __launch_bounds__(512) cluster_force_kernel(PairForceArgs A, con
         f.fx += __shfl_xor_sync(full, f.fx, o);
         f.fy += __shfl_xor_sync(full, f.fy, o);
         f.fz += __shfl_xor_sync(full, f.fz, o);
-        f.u += __shfl_xor_sync(full, f.u, o);
-        f.w += __shfl_xor_sync(full, f.w, o);
+        if (Energy) {
+            f.u += __shfl_xor_sync(full, f.u, o);
+            f.w += __shfl_xor_sync(full, f.w, o);
+        }
     }
     real ui = 0, wi = 0;
     if (i >= 0 && k == 0) {
-        ui = (real)0.5 * f.u;
-        wi = (real)0.5 * f.w;
         A.a[i] = make_real4(f.fx, f.fy, f.fz, 0);
-        A.u[i] = ui;
+        if (Energy) {
+            ui = (real)0.5 * f.u;
+            wi = (real)0.5 * f.w;
+            A.u[i] = ui;
+        }
     }
-    force_block_sums<0>(A, blockIdx.x, ui, wi);
+    if (Energy) force_block_sums<0>(A, blockIdx.x, ui, wi);
 }
 
-void cluster_force_launch(const PairForceArgs &A, const ClusterList &cl, int potential, int blocks, int threads,
-                          cudaStream_t stream)
+void cluster_force_launch(const PairForceArgs &A, const ClusterList &cl, int potential, int energy, cudaStream_t stream)
 {
+    const int threads = CLUSTER_FORCE_THREADS, blocks = cluster_force_blocks(cl.geo);
     const size_t shared = (size_t)(threads / 32) * 32 * (2 * sizeof(real4) + sizeof(int));
     const ClusterGeom &geo = cl.geo;
     dispatch_potential(potential, [&](auto kind) {
         constexpr int Kd = decltype(kind)::value;
         auto run = [&](auto c, auto cj) {
             constexpr int Ci = decltype(c)::value, Cj = decltype(cj)::value;
-            cluster_force_kernel<Kd, Ci, Cj><<<blocks, threads, shared, stream>>>(A, cl.cl_first, cl.cl_count,
-                                                                                 cl.row_count, cl.status_units);
+            if (energy)
+                cluster_force_kernel<Kd, Ci, Cj, true><<<blocks, threads, shared, stream>>>(A, cl.cl_first, cl.cl_count,
+                                                                                           cl.row_count, cl.status_units);
+            else
+                cluster_force_kernel<Kd, Ci, Cj, false><<<blocks, threads, shared, stream>>>(A, cl.cl_first, cl.cl_count,
+                                                                                            cl.row_count, cl.status_units);
         };
         typedef std::integral_constant<int, 1> One;
         typedef std::integral_constant<int, 4> Four;

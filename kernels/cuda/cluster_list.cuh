@@ -93,11 +93,17 @@ double cluster_list_bytes(const ClusterGeom &geo, double n, double entries);
 
 /* ---- the force kernel (cluster_force.cu) ----------------------------------------------- */
 
-/* The forces on every real atom from its cluster's row: a warp per i-cluster, f_i, u_i written,
- * the block sums of u and the virial into the partials as pair_force_kernel leaves them
- * (A.group force blocks per partial). A.W, A.nbr_cap: the rows; A.pos: r. */
-void cluster_force_launch(const PairForceArgs &A, const ClusterList &cl, int potential, int blocks, int threads,
-                          cudaStream_t stream);
+/* The forces on every real atom from its cluster's row: a warp per i-cluster in blocks of
+ * CLUSTER_FORCE_THREADS (the harness's --threads sizes the per-atom launches), f_i written, and
+ * where energy u_i and the block sums of u and the virial into the partials as
+ * pair_force_kernel leaves them (A.group force blocks per partial). A.W, A.nbr_cap: the rows;
+ * A.pos: r. */
+enum { CLUSTER_FORCE_THREADS = 128 };
+static inline int cluster_force_blocks(const ClusterGeom &geo)
+{
+    return (geo.max_clusters + CLUSTER_FORCE_THREADS / 32 - 1) / (CLUSTER_FORCE_THREADS / 32);
+}
+void cluster_force_launch(const PairForceArgs &A, const ClusterList &cl, int potential, int energy, cudaStream_t stream);
 /* r of the clusters' atoms once, the rows, each listed unit's atoms once per row (from L2 /
  * L1), a written */
 double cluster_force_bytes(const ClusterGeom &geo, double n, double entries);

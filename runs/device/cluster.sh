@@ -9,13 +9,15 @@ set -u
 . "$(dirname "$0")/lib.sh"
 settings_begin "runs/device/cluster.sh [settings]" "gpu-cluster's checks and timings in one device call"
 setting OUT /tmp/cluster-out "where the logs and CSVs land (the device tool's \$OUT)"
-setting PARTS "build check tests time" "the parts, space-separated"
+setting PARTS "build check tests time" "the parts, space-separated (also stages, profile)"
 setting SHAPES "4x1 8x1 4x4 8x4 8x8" "the list shapes --icluster x --jcluster the check part runs"
 setting TIME_SHAPES "4x1 8x1 8x4" "the shapes the time part runs"
 setting SIZES "fcc:8 fcc:16 fcc:32 fcc:64" "lammps-lj sizes of the time part (lattice:ne)"
 setting TIME_STEPS 1000 "timed steps per point (after 500 untimed)"
 setting TESTS_S 300 "seconds for the tests part"
 setting TIME_S 240 "seconds for the time part"
+setting PROFILE_SIZE "fcc:64" "lammps-lj size of the stages and profile parts"
+setting PROFILE_SHAPES "8x1" "the shapes the stages and profile parts run"
 settings_parse "$@"
 export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1 NBR_LOCK=none
 mkdir -p "$OUT"
@@ -34,7 +36,7 @@ if has check; then
             ci=${shape%x*} cj=${shape#*x}
             for sys in "lammps-lj --ne 5" "sp --ne 12" "lj --ne 10" "salt --ne 12"; do
                 for path in "--decide host" "--decide device --graph on" "--decide device --graph cond --leapfrog split"; do
-                    args=(--system $sys --steps 300 --icluster "$ci" --jcluster "$cj" $path --check --quiet)
+                    args=(--system $sys --steps 300 --equil 100 --icluster "$ci" --jcluster "$cj" $path --check --quiet)
                     if build/$prec/gpu-cluster "${args[@]}" >>"$OUT/check.log" 2>&1; then r=ok; else r="FAIL($?)"; fi
                     echo "check $prec ${shape} $sys $path: $r"
                 done
@@ -76,4 +78,38 @@ for r in rows:
     print(f"{r['tag']:28s} n={r['n']:>8s} us/step={float(r['us_per_step']):9.2f} ns/atom-step={1e3*float(r['us_per_atom_step']):7.4f} "
           f"nbr={float(r['nbr_per_atom']):7.1f} spr={r['steps_per_rebuild']} fill={kn.get('fill','-')} eff={kn.get('pair_eff','-')} {r['status']}")
 EOF
+fi
+
+if has stages; then   # kernel-level stage times (--stage-reps), beside gpu-layer
+    csv=$OUT/cluster_stages.csv
+    lat=${PROFILE_SIZE%%:*} ne=${PROFILE_SIZE#*:}
+    run=(--system lammps-lj --lattice "$lat" --ne "$ne" --steps 1000 --equil 500 --rescale-every 1000000000
+         --stage-reps 20 --decide device --graph on --sample-every 100 --quiet --csv "$csv")
+    build/float/gpu-layer "${run[@]}" --tag s-layer --layers device --reorder-at device --reduce device --read ldg >/dev/null
+    for shape in $PROFILE_SHAPES; do
+        build/float/gpu-cluster "${run[@]}" --tag "s-cluster$shape" --icluster "${shape%x*}" --jcluster "${shape#*x}" >/dev/null
+    done
+    python3 - "$csv" <<'EOF2'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print(f"{r['tag']:18s} us/step {float(r['us_per_step']):8.1f} list {r['t_list_us']:>8s} force {r['t_force_us']:>8s} "
+          f"integrate {r['t_integrate_us']:>7s} other {r['t_other_us']:>7s} spr {r['steps_per_rebuild']} gbs_force {r['gbs_force']}")
+EOF2
+fi
+
+if has profile; then   # Nsight Compute on one force launch and one list search
+    ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+    lat=${PROFILE_SIZE%%:*} ne=${PROFILE_SIZE#*:}
+    for shape in $PROFILE_SHAPES; do
+        for k in "cluster_force_kernel 40" "cluster_search_kernel 3" "bin_zsort_kernel 3"; do
+            set -- $k
+            "$ncu" --clock-control none --kernel-name regex:"$1" --launch-skip "$2" --launch-count 1 --set full \
+                -o "$OUT/prof-$shape-$1" build/float/gpu-cluster --system lammps-lj --lattice "$lat" --ne "$ne" \
+                --steps 200 --equil 0 --decide device --graph off --stage-reps 0 --quiet \
+                --icluster "${shape%x*}" --jcluster "${shape#*x}" >"$OUT/prof-$shape-$1.log" 2>&1
+            "$ncu" --import "$OUT/prof-$shape-$1.ncu-rep" --page details --csv >"$OUT/prof-$shape-$1.csv" 2>>"$OUT/prof-$shape-$1.log"
+            rm -f "$OUT/prof-$shape-$1.ncu-rep"
+            echo "profile $shape $1: $(grep -E '"Duration"|"Executed Ipc Active"|"DRAM Throughput"|"L1/TEX Hit Rate"|"L2 Hit Rate"' "$OUT/prof-$shape-$1.csv" | awk -F'","' '{printf "%s=%s ", $(NF-2), $NF}' | tr -d '"')"
+        done
+    done
 fi
