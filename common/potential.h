@@ -66,11 +66,14 @@ NBR_HD double pair_u_double(PairPotential pot, double r2, double qq, double *fr)
 /* The LJ term alone, for loops specialised to uncharged systems (the GPU force kernels'
  * POT_LJ instantiation, pair_of_kind): pair_u's first two lines, without its test of the
  * kind. */
-NBR_HD real pair_lj(PairPotential pot, real r2, real *fr)
+NBR_HD real pair_lj_inv(PairPotential pot, real ri2, real *fr)
 {
-    const real ri2 = (real)1 / r2, ri6 = ri2 * ri2 * ri2;
+    const real ri6 = ri2 * ri2 * ri2;
     *fr = (real)48 * ri6 * (ri6 - (real)0.5) * ri2;
     return (real)4 * ri6 * (ri6 - (real)1) + pot.shift;
 }
+/* pair_lj_inv takes ri2 = 1 / r^2 however the caller formed it (gpu-cluster: the approximate
+ * reciprocal of the GPU's special-function unit, one instruction for the division's ten) */
+NBR_HD real pair_lj(PairPotential pot, real r2, real *fr) { return pair_lj_inv(pot, (real)1 / r2, fr); }
 
 #endif

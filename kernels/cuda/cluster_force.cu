@@ -18,12 +18,35 @@
 
 #define FAR_AWAY ((real)1e30)
 
+/* 1 / x: float the special-function unit's approximation (within 1 ulp; 1/inf = 0), double
+ * the correctly rounded reciprocal (the double tolerance of --check is 1e-12) */
+__device__ __forceinline__ float cluster_rcp(float x)
+{
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ double cluster_rcp(double x) { return __drcp_rn(x); }
+
+/* One slot. LJ: branch-free, every slot evaluated and the force selected where within r_c
+ * (most slots are not, and a warp's lanes would diverge on the test: the branch cost as much);
+ * charged: pair_of_kind under the test. */
 template <int Kind, bool Self, bool Energy>
 __device__ __forceinline__ void cluster_pair(real dx, real dy, real dz, real qq, bool distinct,
                                              const PairPotential &pot, ForceSum &acc)
 {
     const real r2 = dx * dx + dy * dy + dz * dz;
-    if (r2 < pot.rc2 && (!Self || distinct)) {
+    const bool in = r2 < pot.rc2 && (!Self || distinct);
+    if constexpr (Kind == POT_LJ) {
+        real fr;
+        const real u = pair_lj_inv(pot, cluster_rcp(r2), &fr);
+        fr = in ? fr : (real)0;
+        acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
+        if (Energy) {
+            acc.u += in ? u : (real)0;
+            acc.w += fr * r2;
+        }
+    } else if (in) {
         real fr;
         const real u = pair_of_kind<Kind>(pot, r2, qq, &fr);
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
@@ -102,10 +125,10 @@ __global__ void __launch_bounds__(CLUSTER_FORCE_THREADS) cluster_force_kernel(Pa
                 }
             }
         }
-        js[lane] = rj;
-        jh[lane] = h;
-        jid[lane] = j;
         const bool any_shift = __any_sync(full, shifted);
+        js[lane] = rj;
+        if (any_shift) jh[lane] = h;
+        if (base == 0) jid[lane] = j;
         __syncwarp();
         if (base == 0) {   /* the own cluster's atoms are here: mask i = j */
             if (any_shift) cluster_batch<Kind, C, true, true, Energy>(js, jh, jid, k, i, ri, A.pot, f);

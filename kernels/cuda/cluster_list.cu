@@ -201,9 +201,11 @@ __global__ void __launch_bounds__(256) cluster_search_kernel(ClusterGeom geo, co
         const int pos = m + __popc(ball & ((1u << lane) - 1));
         if (in && pos < cap) row[pos] = entry_of(first_atom, atoms, code);
         m += __popc(ball);
-        int got = in ? atoms : 0;
-        for (int o = 16; o > 0; o >>= 1) got += __shfl_xor_sync(full, got, o);
-        atoms_sum += got;
+        if (Cj > 1) {   /* Cj = 1: one atom an entry, atoms_sum = m */
+            int got = in ? atoms : 0;
+            for (int o = 16; o > 0; o >>= 1) got += __shfl_xor_sync(full, got, o);
+            atoms_sum += got;
+        }
     };
     /* the own cluster's units, unshifted, first */
     {
@@ -269,6 +271,7 @@ __global__ void __launch_bounds__(256) cluster_search_kernel(ClusterGeom geo, co
         row_count[I] = m;
         atomicMax(&status->nbr_max, m);
         /* the pair slots of real atoms the force kernel evaluates, i != j */
+        if (Cj == 1) atoms_sum = m;
         atomicAdd(&status->nbr_total, (unsigned long long)(cnt * atoms_sum - cnt));
     }
 }

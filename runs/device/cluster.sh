@@ -2,7 +2,8 @@
 # runs/device/cluster.sh - gpu-cluster's work in one device call: build, --check over the list
 # shapes, systems and decision paths, the GPU suite's groups for gpu-cluster, and lammps-lj /
 # Rapaport timings beside gpu-layer and gpu-rumd (float, device loop, graphs), each part under
-# its own time limit, logs and CSVs into $OUT.
+# its own time limit, logs and CSVs into $OUT (the profile part packs its files into profile.tgz:
+# a device call returns 8 files).
 #   PARTS="build check tests time" SIZES="fcc:64" SHAPES="4x1 8x1 8x4" runs/device/cluster.sh
 # Run it on a committed revision (runs/device/snap.sh) when its rows are to be kept.
 set -u
@@ -87,7 +88,8 @@ if has stages; then   # kernel-level stage times (--stage-reps), beside gpu-laye
          --stage-reps 20 --decide device --graph on --sample-every 100 --quiet --csv "$csv")
     build/float/gpu-layer "${run[@]}" --tag s-layer --layers device --reorder-at device --reduce device --read ldg >/dev/null
     for shape in $PROFILE_SHAPES; do
-        build/float/gpu-cluster "${run[@]}" --tag "s-cluster$shape" --icluster "${shape%x*}" --jcluster "${shape#*x}" >/dev/null
+        build/float/gpu-cluster "${run[@]}" --tag "s-cluster$shape" --icluster "${shape%x*}" --jcluster "${shape#*x}" \
+            --reduce device >/dev/null
     done
     python3 - "$csv" <<'EOF2'
 import csv, sys
@@ -97,19 +99,38 @@ for r in csv.DictReader(open(sys.argv[1])):
 EOF2
 fi
 
-if has profile; then   # Nsight Compute on one force launch and one list search
+if has profile; then   # Nsight Systems' kernel sums over a device-loop run; Nsight Compute on one launch each
     ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+    nsys=$(command -v nsys || ls /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda/bin/nsys 2>/dev/null | tail -1)
     lat=${PROFILE_SIZE%%:*} ne=${PROFILE_SIZE#*:}
+    P=$OUT/profile; mkdir -p "$P"
     for shape in $PROFILE_SHAPES; do
-        for k in "cluster_force_kernel 40" "cluster_search_kernel 3" "bin_zsort_kernel 3"; do
+        run=(build/float/gpu-cluster --system lammps-lj --lattice "$lat" --ne "$ne" --steps 300 --equil 0 --stage-reps 0
+             --quiet --icluster "${shape%x*}" --jcluster "${shape#*x}")
+        if [ -n "$nsys" ]; then
+            "$nsys" profile -o "$P/nsys-$shape" --force-overwrite true "${run[@]}" --decide device --graph off \
+                >"$P/nsys-$shape.log" 2>&1
+            "$nsys" stats --report cuda_gpu_kern_sum --format csv "$P/nsys-$shape.nsys-rep" >"$P/kern-$shape.csv" 2>>"$P/nsys-$shape.log"
+            rm -f "$P/nsys-$shape.nsys-rep" "$P/nsys-$shape.sqlite"
+            echo "kernels $shape (device loop, 300 steps):"; python3 - "$P/kern-$shape.csv" <<'EOF2'
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+start = next((k for k, l in enumerate(lines) if l.startswith('"Time') or l.startswith('Time')), None)
+if start is None: print("  (no kernel table)"); sys.exit()
+for r in list(csv.DictReader(lines[start:]))[:14]:
+    print(f"  {float(r['Time (%)']):5.1f}% total {float(r['Total Time (ns)'])/1e3:9.1f} us  n {r['Instances']:>5s}  "
+          f"avg {float(r['Avg (ns)'])/1e3:8.2f} us  max {float(r['Max (ns)'])/1e3:8.2f}  {r['Name'][:60]}")
+EOF2
+        fi
+        # host decisions: every launch does its work (device decisions gate most of them off)
+        for k in "cluster_force_kernel 20" "cluster_search_kernel 2" "bin_zsort_kernel 2" "cluster_table_kernel 2"; do
             set -- $k
             "$ncu" --clock-control none --kernel-name regex:"$1" --launch-skip "$2" --launch-count 1 --set full \
-                -o "$OUT/prof-$shape-$1" build/float/gpu-cluster --system lammps-lj --lattice "$lat" --ne "$ne" \
-                --steps 200 --equil 0 --decide device --graph off --stage-reps 0 --quiet \
-                --icluster "${shape%x*}" --jcluster "${shape#*x}" >"$OUT/prof-$shape-$1.log" 2>&1
-            "$ncu" --import "$OUT/prof-$shape-$1.ncu-rep" --page details --csv >"$OUT/prof-$shape-$1.csv" 2>>"$OUT/prof-$shape-$1.log"
-            rm -f "$OUT/prof-$shape-$1.ncu-rep"
-            echo "profile $shape $1: $(grep -E '"Duration"|"Executed Ipc Active"|"DRAM Throughput"|"L1/TEX Hit Rate"|"L2 Hit Rate"' "$OUT/prof-$shape-$1.csv" | awk -F'","' '{printf "%s=%s ", $(NF-2), $NF}' | tr -d '"')"
+                -o "$P/prof-$shape-$1" "${run[@]}" --decide host >"$P/prof-$shape-$1.log" 2>&1
+            "$ncu" --import "$P/prof-$shape-$1.ncu-rep" --page details --csv >"$P/prof-$shape-$1.csv" 2>>"$P/prof-$shape-$1.log"
+            rm -f "$P/prof-$shape-$1.ncu-rep"
+            echo "profile $shape $1: $(grep -E '"Duration"|"Executed Ipc Active"|"DRAM Throughput"|"L1/TEX Hit Rate"|"L2 Hit Rate"|"Executed Instructions"' "$P/prof-$shape-$1.csv" | awk -F'","' '{printf "%s=%s ", $(NF-2), $NF}' | tr -d '"')"
         done
     done
+    tar czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$P"
 fi
