@@ -42,9 +42,9 @@ __device__ __forceinline__ void cluster_pair(real dx, real dy, real dz, real qq,
         const real u = pair_lj_inv(pot, cluster_rcp(r2), &fr);
         fr = in ? fr : (real)0;
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
-        if (Energy) {
+        if (Energy) {   /* selected, not multiplied by a zero fr: padding's r^2 is inf in float */
             acc.u += in ? u : (real)0;
-            acc.w += fr * r2;
+            acc.w += in ? fr * r2 : (real)0;
         }
     } else if (in) {
         real fr;

@@ -123,14 +123,17 @@ for r in list(csv.DictReader(lines[start:]))[:14]:
 EOF2
         fi
         # host decisions: every launch does its work (device decisions gate most of them off)
-        for k in "cluster_force_kernel 20" "cluster_search_kernel 2" "bin_zsort_kernel 2" "cluster_table_kernel 2"; do
-            set -- $k
-            "$ncu" --clock-control none --kernel-name regex:"$1" --launch-skip "$2" --launch-count 1 --set full \
-                -o "$P/prof-$shape-$1" "${run[@]}" --decide host >"$P/prof-$shape-$1.log" 2>&1
-            "$ncu" --import "$P/prof-$shape-$1.ncu-rep" --page details --csv >"$P/prof-$shape-$1.csv" 2>>"$P/prof-$shape-$1.log"
-            rm -f "$P/prof-$shape-$1.ncu-rep"
-            echo "profile $shape $1: $(grep -E '"Duration"|"Executed Ipc Active"|"DRAM Throughput"|"L1/TEX Hit Rate"|"L2 Hit Rate"|"Executed Instructions"' "$P/prof-$shape-$1.csv" | awk -F'","' '{printf "%s=%s ", $(NF-2), $NF}' | tr -d '"')"
-        done
-    done
+        "$ncu" --clock-control none --kernel-name regex:cluster_force_kernel --launch-skip 20 --launch-count 1 --set full \
+            -o "$P/prof-$shape-force" "${run[@]}" --decide host >"$P/prof-$shape-force.log" 2>&1
+        "$ncu" --import "$P/prof-$shape-force.ncu-rep" --page details --csv >"$P/prof-$shape-force.csv" 2>>"$P/prof-$shape-force.log"
+        "$ncu" --import "$P/prof-$shape-force.ncu-rep" --page source --csv --print-source sass >"$P/sass-$shape-force.csv" \
+            2>>"$P/prof-$shape-force.log"
+        rm -f "$P/prof-$shape-force.ncu-rep"
+        echo "profile $shape force: $(grep -E '"Duration"|"Executed Ipc Active"|"L1/TEX Hit Rate"|"L2 Hit Rate"|"Executed Instructions"' "$P/prof-$shape-force.csv" | awk -F'","' '{printf "%s=%s ", $(NF-2), $NF}' | tr -d '"')"
+        # every kernel of the second build (the first is step 0's)
+        "$ncu" --clock-control none --kernel-name regex:'cellsort|bin_zsort|column_clusters|cluster_table|unit_boxes|cluster_search' \
+            --launch-skip 13 --launch-count 13 --section SpeedOfLight --csv --page details "${run[@]}" --decide host \
+            >"$P/build-$shape.csv" 2>"$P/build-$shape.log"
+        echo "build kernels $shape:"; grep '"Duration"' "$P/build-$shape.csv" | awk -F'","' '{printf "  %-40s %s us\n", substr($5,1,40), $NF}' | tr -d '"'
     tar czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$P"
 fi
