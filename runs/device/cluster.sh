@@ -99,29 +99,13 @@ for r in csv.DictReader(open(sys.argv[1])):
 EOF2
 fi
 
-if has profile; then   # Nsight Systems' kernel sums over a device-loop run; Nsight Compute on one launch each
+if has profile; then   # Nsight Compute: one force launch in full, every kernel of one build in brief
     ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
-    nsys=$(command -v nsys || ls /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda/bin/nsys 2>/dev/null | tail -1)
     lat=${PROFILE_SIZE%%:*} ne=${PROFILE_SIZE#*:}
     P=$OUT/profile; mkdir -p "$P"
     for shape in $PROFILE_SHAPES; do
         run=(build/float/gpu-cluster --system lammps-lj --lattice "$lat" --ne "$ne" --steps 300 --equil 0 --stage-reps 0
              --quiet --icluster "${shape%x*}" --jcluster "${shape#*x}")
-        if [ -n "$nsys" ]; then
-            "$nsys" profile -o "$P/nsys-$shape" --force-overwrite true "${run[@]}" --decide device --graph off \
-                >"$P/nsys-$shape.log" 2>&1
-            "$nsys" stats --report cuda_gpu_kern_sum --format csv "$P/nsys-$shape.nsys-rep" >"$P/kern-$shape.csv" 2>>"$P/nsys-$shape.log"
-            rm -f "$P/nsys-$shape.nsys-rep" "$P/nsys-$shape.sqlite"
-            echo "kernels $shape (device loop, 300 steps):"; python3 - "$P/kern-$shape.csv" <<'EOF2'
-import csv, sys
-lines = open(sys.argv[1]).read().splitlines()
-start = next((k for k, l in enumerate(lines) if l.startswith('"Time') or l.startswith('Time')), None)
-if start is None: print("  (no kernel table)"); sys.exit()
-for r in list(csv.DictReader(lines[start:]))[:14]:
-    print(f"  {float(r['Time (%)']):5.1f}% total {float(r['Total Time (ns)'])/1e3:9.1f} us  n {r['Instances']:>5s}  "
-          f"avg {float(r['Avg (ns)'])/1e3:8.2f} us  max {float(r['Max (ns)'])/1e3:8.2f}  {r['Name'][:60]}")
-EOF2
-        fi
         # host decisions: every launch does its work (device decisions gate most of them off)
         "$ncu" --clock-control none --kernel-name regex:cluster_force_kernel --launch-skip 20 --launch-count 1 --set full \
             -o "$P/prof-$shape-force" "${run[@]}" --decide host >"$P/prof-$shape-force.log" 2>&1
@@ -135,5 +119,6 @@ EOF2
             --launch-skip 13 --launch-count 13 --section SpeedOfLight --csv --page details "${run[@]}" --decide host \
             >"$P/build-$shape.csv" 2>"$P/build-$shape.log"
         echo "build kernels $shape:"; grep '"Duration"' "$P/build-$shape.csv" | awk -F'","' '{printf "  %-40s %s us\n", substr($5,1,40), $NF}' | tr -d '"'
+    done
     tar czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$P"
 fi
