@@ -161,25 +161,34 @@ __device__ __forceinline__ unsigned entry_of(int first, int atoms, int code)
     return (unsigned)first << ENTRY_FIRST | (unsigned)(atoms - 1) << ENTRY_ATOMS | (unsigned)code;
 }
 
-/* A warp per i-cluster: its own units (code 13), then every column image within r_n of its box
- * in x and y (a lane each), and in each the bins that reach within r_n in z, one segment per
- * periodic image along z; the candidates of a segment (atoms, or the units over them) tested
- * against the box 32 at a time, the listed ones placed by a ballot. */
+/* A warp per i-cluster: its own units (code 13) first; then each lane takes one column image
+ * within r_n of the box in x and y and finds, with the bins that reach within r_n in z, its
+ * candidates: up to three ranges (one per periodic image along z) of atoms (Cj = 1) or of the
+ * units over them. The warp then walks all lanes' candidates as one sequence, 32 at a time (a
+ * candidate's range found by a search of the lanes' running totals in shared memory), tests each
+ * against the box and places the listed ones by a ballot, in the sequence's order. So the loads
+ * of one column's bounds are not a chain the warp waits on column after column (1.0 ms a build
+ * at 1M atoms, 8x1, when it was). */
+enum { SEARCH_THREADS = 128, SEGS = 3 };
+
 template <int Cj>
-__global__ void __launch_bounds__(256) cluster_search_kernel(ClusterGeom geo, const real4 *__restrict__ r,
-                                                             const int *__restrict__ start,
-                                                             const int *__restrict__ end,
-                                                             const int *__restrict__ col_cl,
-                                                             const int *__restrict__ cl_first,
-                                                             const int *__restrict__ cl_count,
-                                                             const real4 *__restrict__ bb_lo,
-                                                             const real4 *__restrict__ bb_hi, const int *total,
-                                                             unsigned *W, int cap, int *row_count,
-                                                             BuildStatus *status, const int *gate)
+__global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterGeom geo, const real4 *__restrict__ r,
+                                                                        const int *__restrict__ start,
+                                                                        const int *__restrict__ end,
+                                                                        const int *__restrict__ col_cl,
+                                                                        const int *__restrict__ cl_first,
+                                                                        const int *__restrict__ cl_count,
+                                                                        const real4 *__restrict__ bb_lo,
+                                                                        const real4 *__restrict__ bb_hi,
+                                                                        const int *total, unsigned *W, int cap,
+                                                                        int *row_count, BuildStatus *status,
+                                                                        const int *gate)
 {
     if (gate && !*gate) return;
+    __shared__ int seg_first[SEARCH_THREADS / 32][32 * SEGS], seg_len[SEARCH_THREADS / 32][32 * SEGS],
+        seg_code[SEARCH_THREADS / 32][32 * SEGS], lane_end[SEARCH_THREADS / 32][32];
     const unsigned full = 0xffffffffu;
-    const int lane = threadIdx.x & 31;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int I = (int)(((long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     if (I >= *total) return;   /* whole warps */
     const int first = cl_first[I], cnt = cl_count[I];
@@ -195,13 +204,13 @@ __global__ void __launch_bounds__(256) cluster_search_kernel(ClusterGeom geo, co
     const int cx = cell_coord(r0.x, L, geo.inv_w, geo.G), cy = cell_coord(r0.y, L, geo.inv_w, geo.G);
     unsigned *row = W + (size_t)I * cap;
     int m = 0;            /* entries found (stored while < cap) */
-    long atoms_sum = 0;   /* j atoms over the entries (lane 0's count) */
+    long atoms_sum = 0;   /* j atoms over the entries (Cj > 1; Cj = 1: m) */
     auto emit = [&](bool in, int first_atom, int atoms, int code) {
         const unsigned ball = __ballot_sync(full, in);
         const int pos = m + __popc(ball & ((1u << lane) - 1));
         if (in && pos < cap) row[pos] = entry_of(first_atom, atoms, code);
         m += __popc(ball);
-        if (Cj > 1) {   /* Cj = 1: one atom an entry, atoms_sum = m */
+        if (Cj > 1) {
             int got = in ? atoms : 0;
             for (int o = 16; o > 0; o >>= 1) got += __shfl_xor_sync(full, got, o);
             atoms_sum += got;
@@ -214,58 +223,80 @@ __global__ void __launch_bounds__(256) cluster_search_kernel(ClusterGeom geo, co
     }
     const int R = (int)(geo.rn * geo.inv_w) + 1, side = 2 * R + 1, ncand = side * side;
     const int b0 = (int)floor((lo.z - geo.rn + half) * geo.inv_hz), b1 = (int)floor((hi.z + geo.rn + half) * geo.inv_hz);
+    const int sz0 = floor_div_d(b0, geo.Gz), sz1 = min(floor_div_d(b1, geo.Gz), sz0 + SEGS - 1);
+    int *sf = seg_first[warp], *sl = seg_len[warp], *sc = seg_code[warp], *le = lane_end[warp];
     for (int base = 0; base < ncand; base += 32) {
+        /* this lane's column image and its candidate ranges */
         const int o = base + lane;
         const int dx = o % side - R, dy = o / side - R;
         const int ix = cx + dx, iy = cy + dy;
         const int sx = floor_div_d(ix, geo.G), sy = floor_div_d(iy, geo.G);
         const real x0 = ix * geo.w - half, y0 = iy * geo.w - half;
         const real gx = gap(lo.x, hi.x, x0, x0 + geo.w), gy = gap(lo.y, hi.y, y0, y0 + geo.w);
-        unsigned cols = __ballot_sync(full, o < ncand && gx * gx + gy * gy < rn2);
-        while (cols) {
-            const int src = __ffs(cols) - 1;
-            cols &= cols - 1;
-            const int csx = __shfl_sync(full, sx, src), csy = __shfl_sync(full, sy, src);
-            const int col = (__shfl_sync(full, iy, src) - csy * geo.G) * geo.G + (__shfl_sync(full, ix, src) - csx * geo.G);
-            const int cs = start[col * geo.Gz], c0 = col_cl[col];
-            for (int sz = floor_div_d(b0, geo.Gz); sz <= floor_div_d(b1, geo.Gz); sz++) {
+        int mine = 0;
+        if (o < ncand && gx * gx + gy * gy < rn2) {
+            const int col = (iy - sy * geo.G) * geo.G + (ix - sx * geo.G);
+            const int cs = start[col * geo.Gz], c0 = Cj > 1 ? col_cl[col] : 0;
+            for (int sz = sz0, k = 0; sz <= sz1; sz++, k++) {
                 const int s0 = max(b0 - sz * geo.Gz, 0), s1 = min(b1 - sz * geo.Gz, geo.Gz - 1);
                 const int a0 = start[col * geo.Gz + s0], a1 = end[col * geo.Gz + s1];
-                if (a0 >= a1) continue;
-                const int code = (csx + 1) + 3 * (csy + 1) + 9 * (sz + 1);
-                const real Sx = csx * L, Sy = csy * L, Sz = sz * L;
+                int f = a0, len = a1 - a0;
+                if (Cj > 1 && len > 0) {   /* the units over atoms [a0, a1): consecutive */
+                    f = (c0 + (a0 - cs) / geo.C) * geo.units + ((a0 - cs) % geo.C) / Cj;
+                    len = (c0 + (a1 - 1 - cs) / geo.C) * geo.units + ((a1 - 1 - cs) % geo.C) / Cj - f + 1;
+                }
+                sf[lane * SEGS + k] = f;
+                sl[lane * SEGS + k] = max(len, 0);
+                sc[lane * SEGS + k] = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
+                mine += max(len, 0);
+            }
+        }
+        for (int k = (mine ? sz1 - sz0 + 1 : 0); k < SEGS; k++) sl[lane * SEGS + k] = 0;
+        /* running totals over the lanes */
+        int incl = mine;
+        for (int d = 1; d < 32; d <<= 1) {
+            const int y = __shfl_up_sync(full, incl, d);
+            if (lane >= d) incl += y;
+        }
+        le[lane] = incl;
+        const int ncands = __shfl_sync(full, incl, 31);
+        __syncwarp();
+        for (int t0 = 0; t0 < ncands; t0 += 32) {
+            const int t = t0 + lane;
+            bool in = false;
+            int fa = 0, na = 1, code = SHIFT_NONE;
+            if (t < ncands) {
+                int L0 = 0;   /* the first lane whose running total passes t */
+                for (int step = 16; step > 0; step >>= 1)
+                    if (le[L0 + step - 1] <= t) L0 += step;
+                int rem = t - (L0 ? le[L0 - 1] : 0), k = 0;
+                while (rem >= sl[L0 * SEGS + k]) rem -= sl[L0 * SEGS + k++];
+                const int c = sf[L0 * SEGS + k] + rem;
+                code = sc[L0 * SEGS + k];
+                const real Sx = (code % 3 - 1) * L, Sy = (code / 3 % 3 - 1) * L, Sz = (code / 9 - 1) * L;
                 if (Cj == 1) {
-                    for (int a = a0 + lane; a - lane < a1; a += 32) {
-                        bool in = false;
-                        if (a < a1 && !(code == SHIFT_NONE && a >= first && a < first + cnt)) {
-                            const real4 p = r[a];
-                            const real ex = gap(lo.x, hi.x, p.x + Sx, p.x + Sx), ey = gap(lo.y, hi.y, p.y + Sy, p.y + Sy),
-                                       ez = gap(lo.z, hi.z, p.z + Sz, p.z + Sz);
-                            in = ex * ex + ey * ey + ez * ez < rn2;
-                        }
-                        emit(in, a, 1, code);
+                    fa = c;
+                    if (!(code == SHIFT_NONE && c >= first && c < first + cnt)) {
+                        const real4 p = r[c];
+                        const real ex = gap(lo.x, hi.x, p.x + Sx, p.x + Sx), ey = gap(lo.y, hi.y, p.y + Sy, p.y + Sy),
+                                   ez = gap(lo.z, hi.z, p.z + Sz, p.z + Sz);
+                        in = ex * ex + ey * ey + ez * ez < rn2;
                     }
                 } else {
-                    /* the units over atoms [a0, a1): consecutive, the column's clusters in order */
-                    const int u0 = (c0 + (a0 - cs) / geo.C) * geo.units + ((a0 - cs) % geo.C) / Cj;
-                    const int u1 = (c0 + (a1 - 1 - cs) / geo.C) * geo.units + ((a1 - 1 - cs) % geo.C) / Cj;
-                    for (int u = u0 + lane; u - lane <= u1; u += 32) {
-                        bool in = false;
-                        int fa = 0, na = 1;
-                        const int J = u / geo.units, k = u - J * geo.units;
-                        if (u <= u1 && !(code == SHIFT_NONE && J == I)) {
-                            const real4 l = bb_lo[u], h = bb_hi[u];
-                            const real ex = gap(lo.x, hi.x, l.x + Sx, h.x + Sx), ey = gap(lo.y, hi.y, l.y + Sy, h.y + Sy),
-                                       ez = gap(lo.z, hi.z, l.z + Sz, h.z + Sz);
-                            fa = cl_first[J] + k * Cj;
-                            na = min(Cj, cl_count[J] - k * Cj);
-                            in = na > 0 && ex * ex + ey * ey + ez * ez < rn2;
-                        }
-                        emit(in, fa, na, code);
+                    const int J = c / geo.units, k2 = c - J * geo.units;
+                    if (!(code == SHIFT_NONE && J == I)) {
+                        const real4 l = bb_lo[c], h = bb_hi[c];
+                        const real ex = gap(lo.x, hi.x, l.x + Sx, h.x + Sx), ey = gap(lo.y, hi.y, l.y + Sy, h.y + Sy),
+                                   ez = gap(lo.z, hi.z, l.z + Sz, h.z + Sz);
+                        fa = cl_first[J] + k2 * Cj;
+                        na = min(Cj, cl_count[J] - k2 * Cj);
+                        in = na > 0 && ex * ex + ey * ey + ez * ez < rn2;
                     }
                 }
             }
+            emit(in, fa, na, code);
         }
+        __syncwarp();   /* the table is rewritten by the next round of columns */
     }
     if (lane == 0) {
         row_count[I] = m;
@@ -280,7 +311,7 @@ void cluster_list_search(ClusterList *cl, const real4 *r, int n, int *W, int cap
                          const int *gate, cudaStream_t stream)
 {
     const ClusterGeom &geo = cl->geo;
-    const int T = 128, blocks = blocks_for((long)geo.max_clusters * 32, T);
+    const int T = SEARCH_THREADS, blocks = blocks_for((long)geo.max_clusters * 32, T);
     auto launch = [&](auto cj) {
         constexpr int Cj = decltype(cj)::value;
         cluster_search_kernel<Cj><<<blocks, T, 0, stream>>>(geo, r, cl->sort.start, cl->sort.end, cl->col_cl,
