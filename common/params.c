@@ -89,9 +89,10 @@ static const Option options[] = {
     {"cluster", T_INT, F(cluster), 0, 16, NULL, KNOB_TIER, "cluster",
      "gpu-onchip, --tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = 16, or 8 where 16 do "
      "not fit; above 8 needs a device that allows non-portable cluster sizes)"},
-    {"icluster", T_INT, F(icluster), 1, 8, NULL, KNOB_CLUSTERS, "icluster",
-     "cluster-pair lists: atoms per i-cluster (gpu-cluster: 4 or 8), cut from z-sorted columns of the box; a row of "
-     "entries per i-cluster, each entry's j positions loaded once for all of its atoms"},
+    {"icluster", T_INT, F(icluster), 0, 8, NULL, KNOB_CLUSTERS, "icluster",
+     "cluster-pair lists: atoms per i-cluster, cut from z-sorted columns of the box; a row of entries per i-cluster, "
+     "each entry's j positions loaded once for all of its atoms (gpu-cluster: 4 or 8; 0 = by N, 4 below 65 536 "
+     "atoms, else 8: the faster on the H200, the row's shape column)"},
     {"jcluster", T_INT, F(jcluster), 1, 8, NULL, KNOB_CLUSTERS, "jcluster",
      "cluster-pair lists: atoms per entry (j-unit): 1 (an i-cluster's row lists atoms), or --icluster (GROMACS's "
      "cluster pairs; 4 with --icluster 8: its 8x4), tested by bounding box against r_n"},
@@ -190,7 +191,6 @@ static void set_defaults(Params *p)
     p->layers = WHERE_HOST;
     p->reduce = WHERE_HOST;
     p->tp = 0;
-    p->icluster = 4;
     p->jcluster = 1;
     p->prefetch = 1;
     p->sort_every = 200;

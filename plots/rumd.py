@@ -35,13 +35,14 @@ REF = os.path.join(figdata.ROOT, "reference", "rumd")
 FIG6_CODES = [("rumd-auto", "gpu-rumd autotuned"), ("rumd-default", "gpu-rumd, RUMD's defaults"),
               ("layer", "gpu-layer (device settings)"), ("old", "gpu-old"),
               ("n2", "gpu-n2: gpu-layer with RUMD's n2 W build"),
-              ("onchip", "gpu-onchip (one launch per chunk, tier by N)"), ("onchip-auto", "gpu-onchip autotuned")]
+              ("onchip", "gpu-onchip (one launch per chunk, tier by N)"), ("onchip-auto", "gpu-onchip autotuned"),
+              ("cluster", "gpu-cluster (cluster-pair list, 4x1 / 8x1 by N)")]
 # gpu-onchip's codes: their rows name the tier that ran (block, cluster, grid: the tier column)
 ONCHIP = ("onchip-auto", "onchip")
 TIER_MARKS = {"block": "s", "cluster": "*", "grid": "X"}   # markers no other series uses
 TIER_PT = {"block": 4, "cluster": 8, "grid": 10}           # gnuplot's point types for the same
 # the other nbrlab codes of Fig. 6, the ones a tier has to beat to pay
-OTHERS = ("rumd-auto", "rumd-default", "layer", "old", "n2")
+OTHERS = ("rumd-auto", "rumd-default", "layer", "old", "n2", "cluster")
 FIG7_ROLES = [("full", "full (all on)"), ("tp1", "t_p = 1 forced"), ("plain", "no read-only cache (--read plain)"),
               ("nopf", "no prefetch")]
 FIGS = ["rumd_fig6", "rumd_fig7", "rumd_rapaport"]

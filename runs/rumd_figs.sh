@@ -41,7 +41,7 @@ settings_begin "runs/rumd_figs.sh [settings]" "RUMD 2017's Fig. 6, Fig. 7, Table
 setting PARTS "fig6 fig7 rapaport" "the parts to run"
 setting SIZES "sc:8 fcc:5 fcc:8 sc:16 fcc:10 fcc:13 fcc:16 fcc:20 sc:32 fcc:25 fcc:32 fcc:40 sc:64 fcc:50 fcc:64 fcc:80 sc:128 fcc:102" \
     "lattice:NE sizes (QUICK: sc:8 sc:16 fcc:64)"
-setting FIG6 "rumd-auto rumd-default layer old n2 onchip" "fig6's codes (also onchip-auto: gpu-onchip autotuned, at AUTO_SIZES)"
+setting FIG6 "rumd-auto rumd-default layer old n2 onchip cluster" "fig6's codes (also onchip-auto: gpu-onchip autotuned, at AUTO_SIZES)"
 setting AUTO_SIZES "" "the sizes of fig6 at which rumd-auto and onchip-auto run (default SIZES; the search costs its budget per size)"
 setting N2_MAX 262144 "gpu-n2 only at N up to this (all N^2 pairs at every rebuild, ~N^2 / 10^12 s)"
 setting ONCHIP_MAX 65535 "gpu-onchip (onchip, onchip-auto) only at N up to this (its limit: 16-bit list indices)"
@@ -93,6 +93,7 @@ point() {   # CSV TAG -- CMD...: run_point under TIMEOUT; a failure is counted, 
 in_list() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && return 0; done; return 1; }
 has() { in_list "$1" $PARTS; }
 for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
+{ has fig6 && in_list cluster $FIG6; } || has rapaport && need_bin "$F/gpu-cluster"
 has fig6 && in_list n2 $FIG6 && need_bin "$F/gpu-n2"
 has fig6 && { in_list onchip $FIG6 || in_list onchip-auto $FIG6; } && need_bin "$F/gpu-onchip"
 # the plan's size for the progress lines (runs/lib.sh): the points the loops below run
@@ -131,6 +132,7 @@ if has fig6; then
                               point "$csv6" "r6-onchip-$id" -- "${onchip[@]}" ;;
                 onchip-auto)  in_list "$sz" $AUTO_SIZES && [ "$n" -le "$ONCHIP_MAX" ] || continue
                               point "$csv6" "r6-onchip-auto-$id" -- "${onchip[@]}" "${autotune[@]}" ;;
+                cluster)      point "$csv6" "r6-cluster-$id" -- "$F/gpu-cluster" "${base[@]}" --reduce device ;;
                 *) echo "rumd_figs.sh: unknown FIG6 code '$code'" >&2; exit 2 ;;
             esac
         done
@@ -176,6 +178,7 @@ if has rapaport; then
         point "$csvr" "r8-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg
         point "$csvr" "r8-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}"
         point "$csvr" "r8-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}"
+        point "$csvr" "r8-cluster-$id" -- "$F/gpu-cluster" "${base[@]}" --reduce device
     done
 fi
 
@@ -196,7 +199,7 @@ def table(rs, prefix, roles):
         m = re.match(prefix + r"(" + "|".join(sorted(roles, key=len, reverse=True)) + r")-", r["tag"])
         if m: by.setdefault(int(r["n"]), {})[m.group(1)] = r   # the last row of a role wins
     return by
-c6 = ["rumd-auto", "rumd-default", "layer", "old", "n2", "onchip", "onchip-auto"]
+c6 = ["rumd-auto", "rumd-default", "layer", "old", "n2", "onchip", "onchip-auto", "cluster"]
 r6 = table(rows(sys.argv[1]), "r6-", c6)
 def cell(d, k):   # TPS; gpu-onchip's with the tier that ran (block, cluster, grid)
     if k not in d: return f'{"-":>10}'
@@ -204,7 +207,7 @@ def cell(d, k):   # TPS; gpu-onchip's with the tier that ran (block, cluster, gr
     return f'{tps(d[k]):>10.0f}' if t in ("-", "") else f'{f"{tps(d[k]):.0f} {t[0]}":>10}'
 if r6:
     print("\nFig. 6 (lammps-lj, float): TPS (gpu-onchip's tier: b block, c cluster, g grid)")
-    print(f'{"N":>9} {"rumd-auto":>10} {"rumd-def":>10} {"layer":>10} {"old":>10} {"n2":>10} {"onchip":>10} {"onchip-at":>10}')
+    print(f'{"N":>9} {"rumd-auto":>10} {"rumd-def":>10} {"layer":>10} {"old":>10} {"n2":>10} {"onchip":>10} {"onchip-at":>10} {"cluster":>10}')
     for n in sorted(r6):
         print(f"{n:>9} " + " ".join(cell(r6[n], k) for k in c6))
     print("\nTable 2: autotuned parameters (paper: N x t_p >= 16 000 except the two smallest sizes; n2 -> sort near N = 8 000)")

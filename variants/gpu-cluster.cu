@@ -72,7 +72,8 @@ static int cluster_init(Sim *s)
 {
     Params *p = &s->p;
     const char *who = s->variant->name;
-    const int C = p->icluster, Cj = p->jcluster;
+    /* 0: by N (lammps-lj on the H200 at e349b4d..ef292de: 4x1 ahead up to 16 384 atoms, 8x1 from 131 072) */
+    const int C = p->icluster ? p->icluster : s->n < 65536 ? 4 : 8, Cj = p->jcluster;
     if (C != 4 && C != 8)
         nbr_fail(EXIT_INPUT, "%s: --icluster %d: the force kernel has i-clusters of 4 or 8 atoms", who, C);
     if (!(Cj == 1 || Cj == C || (C == 8 && Cj == 4)))
@@ -138,8 +139,8 @@ static double cluster_stage_bytes(Sim *s, Stage st)
     return gpu_stage_bytes(s, st);
 }
 
-/* fill: real atoms per i-cluster slot; pair_eff: the evaluated pairs within r_c; list_bpa: the
- * rows' bytes per atom (entries stored, not the capacity) */
+/* shape: i-cluster x j-unit as run; fill: real atoms per i-cluster slot; pair_eff: the evaluated
+ * pairs within r_c; list_bpa: the rows' bytes per atom (entries stored, not the capacity) */
 static void cluster_row_pairs(Sim *s, void (*put)(void *, const char *, const char *), void *ctx)
 {
     GpuSim *g = gpu_of(s);
@@ -150,6 +151,8 @@ static void cluster_row_pairs(Sim *s, void (*put)(void *, const char *, const ch
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     if (!P->slots) cluster_for_each_pair(s, nullptr, nullptr);
     char v[32];
+    snprintf(v, sizeof v, "%dx%d", P->cl.geo.C, P->cl.geo.Cj);
+    put(ctx, "shape", v);
     snprintf(v, sizeof v, "%.4f", (double)s->n / ((double)total * P->cl.geo.C));
     put(ctx, "fill", v);
     snprintf(v, sizeof v, "%.4f", P->slots > 0 ? P->within_rc / P->slots : 0.0);

@@ -187,6 +187,7 @@ __global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterG
     if (gate && !*gate) return;
     __shared__ int seg_first[SEARCH_THREADS / 32][32 * SEGS], seg_len[SEARCH_THREADS / 32][32 * SEGS],
         seg_code[SEARCH_THREADS / 32][32 * SEGS], lane_end[SEARCH_THREADS / 32][32];
+    __shared__ real4 iatoms[SEARCH_THREADS / 32][8];
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int I = (int)(((long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
@@ -201,6 +202,9 @@ __global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterG
     }
     const real L = geo.L, half = (real)0.5 * L, rn2 = geo.rn * geo.rn;
     const real4 r0 = r[first];
+    real4 *ia = iatoms[threadIdx.x >> 5];
+    if (Cj == 1 && lane < cnt) ia[lane] = r[first + lane];
+    __syncwarp();
     const int cx = cell_coord(r0.x, L, geo.inv_w, geo.G), cy = cell_coord(r0.y, L, geo.inv_w, geo.G);
     unsigned *row = W + (size_t)I * cap;
     int m = 0;            /* entries found (stored while < cap) */
@@ -275,12 +279,20 @@ __global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterG
                 code = sc[L0 * SEGS + k];
                 const real Sx = (code % 3 - 1) * L, Sy = (code / 3 % 3 - 1) * L, Sz = (code / 9 - 1) * L;
                 if (Cj == 1) {
+                    /* within r_n of the box, then of one of the cluster's atoms: the union of their
+                     * spheres is ~3/4 of the box's reach (lammps-lj, 8 and 4 atoms), and every slot
+                     * listed costs the force kernel each step */
                     fa = c;
                     if (!(code == SHIFT_NONE && c >= first && c < first + cnt)) {
-                        const real4 p = r[c];
-                        const real ex = gap(lo.x, hi.x, p.x + Sx, p.x + Sx), ey = gap(lo.y, hi.y, p.y + Sy, p.y + Sy),
-                                   ez = gap(lo.z, hi.z, p.z + Sz, p.z + Sz);
-                        in = ex * ex + ey * ey + ez * ez < rn2;
+                        real4 p = r[c];
+                        p.x += Sx; p.y += Sy; p.z += Sz;
+                        const real ex = gap(lo.x, hi.x, p.x, p.x), ey = gap(lo.y, hi.y, p.y, p.y),
+                                   ez = gap(lo.z, hi.z, p.z, p.z);
+                        if (ex * ex + ey * ey + ez * ez < rn2)
+                            for (int q = 0; q < cnt && !in; q++) {
+                                const real ddx = ia[q].x - p.x, ddy = ia[q].y - p.y, ddz = ia[q].z - p.z;
+                                in = ddx * ddx + ddy * ddy + ddz * ddz < rn2;
+                            }
                     }
                 } else {
                     const int J = c / geo.units, k2 = c - J * geo.units;

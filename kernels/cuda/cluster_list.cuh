@@ -13,7 +13,8 @@
  * The list. For each i-cluster I a row of entries, the own cluster first. An entry is a j-unit:
  * Cj consecutive atoms of one cluster (Cj = 1: an atom, the "cluster x atom" list; Cj = C: a
  * whole cluster, GROMACS's cluster pair; Cj = C / 2: a half, its 8x4), listed when the distance
- * between I's box and the unit's box, moved by one periodic image S, is under r_n:
+ * between I's box and the unit's box, moved by one periodic image S, is under r_n (an atom also
+ * within r_n of one of I's atoms):
  *   entry = first atom << 8 | (real atoms - 1) << 5 | shift code
  *   code  = (sx + 1) + 3 (sy + 1) + 9 (sz + 1), S = (sx, sy, sz) L, 13 = no shift
  * so no pair needs a minimum image, and padding is masked by the unit's atom count (a unit
