@@ -48,6 +48,7 @@ setting ONCHIP_MAX 65535 "gpu-onchip (onchip, onchip-auto) only at N up to this 
 setting FIG7_SIZES "" "fig7's sizes (default SIZES)"
 setting FIG7_BASE tuned "fig7's full code: tuned (fig6's autotuned row) or default (RUMD's defaults)"
 setting RAP_SIZES "sp:16 sp:48 sp:100 lj:16 lj:48 lj:100" "rapaport's SYSTEM:NE points"
+setting RAP_CODES "rumd-default rumd-auto layer cluster" "rapaport's codes"
 setting TARGET 2e9 "atom-steps per point: timed steps = TARGET / N, in thousands (QUICK: 5e8)"
 setting STEPS_MIN 1000 "timed steps at least"
 setting STEPS_MAX 20000 "timed steps at most"
@@ -93,7 +94,7 @@ point() {   # CSV TAG -- CMD...: run_point under TIMEOUT; a failure is counted, 
 in_list() { local want=$1 s; shift; for s in "$@"; do [ "$s" = "$want" ] && return 0; done; return 1; }
 has() { in_list "$1" $PARTS; }
 for b in gpu-rumd gpu-layer gpu-old; do need_bin "$F/$b"; done
-{ has fig6 && in_list cluster $FIG6; } || has rapaport && need_bin "$F/gpu-cluster"
+{ has fig6 && in_list cluster $FIG6; } || { has rapaport && in_list cluster $RAP_CODES; } && need_bin "$F/gpu-cluster"
 has fig6 && in_list n2 $FIG6 && need_bin "$F/gpu-n2"
 has fig6 && { in_list onchip $FIG6 || in_list onchip-auto $FIG6; } && need_bin "$F/gpu-onchip"
 # the plan's size for the progress lines (runs/lib.sh): the points the loops below run
@@ -108,7 +109,7 @@ if has fig6; then
     done; done
 fi
 has fig7 && n_points=$((n_points + 4 * $(echo $FIG7_SIZES | wc -w)))
-has rapaport && n_points=$((n_points + 3 * $(echo $RAP_SIZES | wc -w)))
+has rapaport && n_points=$((n_points + $(echo $RAP_CODES | wc -w) * $(echo $RAP_SIZES | wc -w)))
 progress_start "$n_points"
 
 if has fig6; then
@@ -175,10 +176,11 @@ if has rapaport; then
         # unrescaled protocol (before) are not the same state and are not replaced by these.
         base=(--system "$sys" --ne "$ne" --steps "$steps" --equil "$RAP_EQUIL" --rescale-every 20 "${run_opts[@]}")
         id=$sys$ne-eq$RAP_EQUIL-s$ts
-        point "$csvr" "r8-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg
-        point "$csvr" "r8-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg "${autotune[@]}"
-        point "$csvr" "r8-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}"
-        point "$csvr" "r8-cluster-$id" -- "$F/gpu-cluster" "${base[@]}" --reduce device
+        in_list rumd-default $RAP_CODES && point "$csvr" "r8-rumd-default-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg
+        in_list rumd-auto $RAP_CODES && point "$csvr" "r8-rumd-auto-$id" -- "$F/gpu-rumd" "${base[@]}" --read ldg \
+            "${autotune[@]}"
+        in_list layer $RAP_CODES && point "$csvr" "r8-layer-$id" -- "$F/gpu-layer" "${base[@]}" "${layer_dev[@]}"
+        in_list cluster $RAP_CODES && point "$csvr" "r8-cluster-$id" -- "$F/gpu-cluster" "${base[@]}" --reduce device
     done
 fi
 
