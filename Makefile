@@ -235,6 +235,20 @@ $(BUILD)/$(1)/test-dd-plant: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,
 endef
 $(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))
 
+# gpu-cluster with planted fault K of its list or force kernel (-DCLUSTER_PLANT=K, kernels/cuda/
+# cluster_list.cuh): built on demand by tests/cases_57_cluster.sh where a GPU is, not by make
+CLUSTER_PLANT_CU := kernels/cuda/cluster_list.cu kernels/cuda/cluster_force.cu
+define CLUSTER_PLANT_RULES
+$(patsubst %.cu,$(BUILD)/$(1)/plant-cluster-$(2)/%.cu.o,$(CLUSTER_PLANT_CU)): $(BUILD)/$(1)/plant-cluster-$(2)/%.cu.o: %.cu $(HEADERS)
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVFLAGS) $(call prec_flag,$(1)) -DCLUSTER_PLANT=$(2) -DNBR_COMPILER='"nvcc $(NV_VER)"' -c $$< -o $$@
+$(BUILD)/$(1)/test-cluster-plant-$(2): $(BUILD)/$(1)/variants/gpu-cluster.cu.o \
+        $(patsubst %.cu,$(BUILD)/$(1)/plant-cluster-$(2)/%.cu.o,$(CLUSTER_PLANT_CU)) \
+        $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out $(CLUSTER_PLANT_CU),$(KCUDA_SRC))) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
+endef
+$(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4,$(eval $(call CLUSTER_PLANT_RULES,$(p),$(k))))))
+
 # The OpenCL kernel source as a C string (the program builds it at run time for its options).
 $(OPENCL_GEN): kernels/opencl/coulomb.cl
 	@mkdir -p $(@D)

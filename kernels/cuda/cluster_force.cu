@@ -74,7 +74,8 @@ __device__ __forceinline__ void cluster_batch(const real4 *js, const real4 *jh, 
         } else {
             dx = ri.x - rj.x; dy = ri.y - rj.y; dz = ri.z - rj.z;
         }
-        cluster_pair<Kind, Self, Energy>(dx, dy, dz, ri.w * rj.w, !Self || jid[s] != i, pot, acc);
+        const bool distinct = jid[s] != i && !(CLUSTER_PLANT == 3 && jid[s] == i + 1);
+        cluster_pair<Kind, Self, Energy>(dx, dy, dz, ri.w * rj.w, !Self || distinct, pot, acc);
     }
 }
 
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(CLUSTER_FORCE_THREADS) cluster_force_kernel(Pa
         if (e < m_total) {
             const unsigned en = __ldg(row + e);
             const int code = (int)(en & ENTRY_CODE_MASK);
-            if (q <= (int)(en >> ENTRY_ATOMS & 7)) {
+            if (q <= (int)(en >> ENTRY_ATOMS & 7) + (CLUSTER_PLANT == 4)) {
                 j = (int)(en >> ENTRY_FIRST) + q;
                 rj = ldg_real4(A.pos.ptr + j);
                 if (code != SHIFT_NONE) {

@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterG
                 }
                 sf[lane * SEGS + k] = f;
                 sl[lane * SEGS + k] = max(len, 0);
-                sc[lane * SEGS + k] = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
+                sc[lane * SEGS + k] = (CLUSTER_PLANT == 2 ? 1 - sx : sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
                 mine += max(len, 0);
             }
         }
@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterG
                     }
                 }
             }
-            emit(in, fa, na, code);
+            emit(in && !(CLUSTER_PLANT == 1 && t == 0), fa, na, code);
         }
         __syncwarp();   /* the table is rewritten by the next round of columns */
     }

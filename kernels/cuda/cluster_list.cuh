@@ -33,6 +33,14 @@
 
 #include "pair_force.cuh"
 
+/* The test builds' planted faults (Makefile: test-cluster-plant-K; tests/cases_57_cluster.sh),
+ * each one the check must catch: 1 the search drops a column's first candidate, 2 a shift along x
+ * with the wrong sign, 3 the force kernel's mask drops the pair (i, i + 1) as well as (i, i),
+ * 4 a j-unit's padding slot read as an atom. 0 in every other build: the tests fold away. */
+#ifndef CLUSTER_PLANT
+#define CLUSTER_PLANT 0
+#endif
+
 /* entry = first << ENTRY_FIRST | (atoms - 1) << ENTRY_ATOMS | code: first atoms < 2^24 */
 enum { ENTRY_FIRST = 8, ENTRY_ATOMS = 5, ENTRY_CODE_MASK = 31, SHIFT_NONE = 13, CLUSTER_MAX_ATOMS = 1 << 24 };
 

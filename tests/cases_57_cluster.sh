@@ -1,0 +1,65 @@
+# gpu-cluster's list shapes and its planted faults (kernels/cuda/cluster_list.cuh). The common GPU
+# groups (tests/cases_50_gpu.sh) run it at its default shape; here every shape the force kernel
+# has, on every system, and the faults each check must catch. Verdicts are read from the row
+# (status ok / check-failed), not from the console.
+#   cluster-shape-*   --check after MD steps (per atom against O(N^2), the covered pairs within
+#                     r_n, each once per row through its own shift) at 4x1, 8x1, 4x4, 8x4, 8x8,
+#                     lammps-lj, SP, LJ and the charged salt, host and device decisions
+#   cluster-plant-*   a test build with one fault (Makefile test-cluster-plant-K, built here on
+#                     demand): a dropped candidate, a wrong shift, a wrong mask bit, a padding slot
+#                     read as an atom; each run's row must say check-failed (or the run stop
+#                     unstable), where the same run of the real program says ok
+#   cluster-refuse-*  a shape the kernel has no instance for: one line, exit 2
+# Without a GPU nothing runs: one SKIP line per group, never a pass.
+if ! have_gpu || [ ! -x "$BUILD/double/gpu-cluster" ]; then
+    why="no GPU found"
+    have_gpu && why="gpu-cluster not built (nvcc missing?)"
+    for grp in shape plant refuse; do t_skip "cluster-$grp" "$why"; done
+    return 0 2>/dev/null || exit 0
+fi
+
+_t57_dir=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t57.XXXXXX")
+# the status column of the row BIN ARGS... appends
+_t57_status() {
+    local csv=$_t57_dir/$RANDOM$RANDOM.csv
+    "$@" --csv "$csv" --quiet >/dev/null 2>&1
+    [ -s "$csv" ] && python3 runs/csvq.py get "$csv" status || echo "no-row"
+}
+_t57_ok() { [ "$(_t57_status "$@")" = ok ]; }
+# the run's row says the check failed or the run stopped unstable
+_t57_caught() { case "$(_t57_status "$@")" in check-failed | unstable) return 0 ;; *) return 1 ;; esac; }
+
+for prec in double float; do
+    b=$BUILD/$prec/gpu-cluster
+    for shape in 4x1 8x1 4x4 8x4 8x8; do
+        for sys in "lammps-lj 5" "sp 12" "lj 10" "salt 12"; do
+            set -- $sys
+            for path in host device; do
+                dev=""; [ $path = device ] && dev="--decide device --graph on"
+                t_ok "cluster-shape-$prec-$shape-$1-$path" _t57_ok $b --system $1 --ne $2 --steps 300 --equil 100 \
+                    --icluster ${shape%x*} --jcluster ${shape#*x} $dev --check
+            done
+        done
+    done
+done
+t_error "cluster-refuse-jcluster" 2 'jcluster 2 with --icluster 4' $BUILD/double/gpu-cluster --icluster 4 --jcluster 2 --ne 8
+t_error "cluster-refuse-icluster" 2 'icluster 2: the force kernel has i-clusters of 4 or 8' \
+    $BUILD/double/gpu-cluster --icluster 2 --ne 8
+
+# each fault: the real program passes the same run (so a failure is the fault's)
+plants=()
+for k in 1 2 3 4; do plants+=("$BUILD/double/test-cluster-plant-$k"); done
+make --no-print-directory -s -j8 BUILD="$BUILD" "${plants[@]}" >"$TEST_LOG_DIR/cluster-plant-build.log" 2>&1
+for k in 1 2 3 4; do
+    name=(- dropped-candidate wrong-shift wrong-mask padding-counted)
+    shape="--icluster 8 --jcluster 1"; [ $k = 4 ] && shape="--icluster 8 --jcluster 4"
+    args=(--system lammps-lj --ne 5 --steps 200 --equil 50 $shape --check)
+    pb=${plants[$((k - 1))]}
+    if [ ! -x "$pb" ]; then
+        _t_fail "cluster-plant-$k-${name[$k]}" "$pb not built ($TEST_LOG_DIR/cluster-plant-build.log)"
+        continue
+    fi
+    t_ok "cluster-plant-$k-${name[$k]}-real-passes" _t57_ok $BUILD/double/gpu-cluster "${args[@]}"
+    t_ok "cluster-plant-$k-${name[$k]}-caught" _t57_caught "$pb" "${args[@]}"
+done
+rm -rf "$_t57_dir"
