@@ -288,7 +288,8 @@ __global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterG
                         p.x += Sx; p.y += Sy; p.z += Sz;
                         const real ex = gap(lo.x, hi.x, p.x, p.x), ey = gap(lo.y, hi.y, p.y, p.y),
                                    ez = gap(lo.z, hi.z, p.z, p.z);
-                        if (ex * ex + ey * ey + ez * ez < rn2)
+                        if (ex * ex + ey * ey + ez * ez < rn2 &&
+                            !(CLUSTER_PLANT == 1 && code == SHIFT_NONE && c == first + cnt))
                             for (int q = 0; q < cnt && !in; q++) {
                                 const real ddx = ia[q].x - p.x, ddy = ia[q].y - p.y, ddz = ia[q].z - p.z;
                                 in = ddx * ddx + ddy * ddy + ddz * ddz < rn2;
@@ -306,7 +307,7 @@ __global__ void __launch_bounds__(SEARCH_THREADS) cluster_search_kernel(ClusterG
                     }
                 }
             }
-            emit(in && !(CLUSTER_PLANT == 1 && t == 0), fa, na, code);
+            emit(in, fa, na, code);
         }
         __syncwarp();   /* the table is rewritten by the next round of columns */
     }

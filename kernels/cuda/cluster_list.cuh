@@ -34,7 +34,8 @@
 #include "pair_force.cuh"
 
 /* The test builds' planted faults (Makefile: test-cluster-plant-K; tests/cases_57_cluster.sh),
- * each one the check must catch: 1 the search drops a column's first candidate, 2 a shift along x
+ * each one the check must catch: 1 the search drops the atom after the cluster's last in its
+ * column (a neighbour: the next cluster's first, just above it in z), 2 a shift along x
  * with the wrong sign, 3 the force kernel's mask drops the pair (i, i + 1) as well as (i, i),
  * 4 a j-unit's padding slot read as an atom. 0 in every other build: the tests fold away. */
 #ifndef CLUSTER_PLANT
