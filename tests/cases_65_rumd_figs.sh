@@ -1,7 +1,7 @@
 # RUMD's figures and the gamdpy peer (issue 11, items 4 and 5), on a machine without a GPU:
 #  - runs/gamdpy_bench.py compiles; its sizes resolve to nbrlab's lattices (sc:NE, fcc:NE, and
 #    gamdpy's own fcc cells for a bare N); a bad size or plan is one line and exit 2;
-#  - runs/rumd_figs.sh end to end with stand-ins for gpu-rumd, gpu-layer, gpu-old, gpu-n2 and gpu-onchip
+#  - runs/rumd_figs.sh end to end with stand-ins for gpu-rumd, gpu-layer, gpu-old, gpu-n2, gpu-onchip and gpu-cluster
 #    (the real cpu-pairlist on the flags it knows; NOT a benchmark): every part writes its tagged rows
 #    and the tables print; a second run skips what is there;
 #  - plots/rumd.py draws its figures and Table 2 with no CSV at all, from the stand-in rows
@@ -87,32 +87,32 @@ if [ "$(lines)" -gt "$before" ]; then
 fi
 EOF
     chmod +x "$tmp/b/onchip-stand-in.sh"
-    for b in gpu-rumd gpu-layer gpu-old gpu-n2; do ln -sf ../stand-in.sh "$tmp/b/float/$b"; done
+    for b in gpu-rumd gpu-layer gpu-old gpu-n2 gpu-cluster; do ln -sf ../stand-in.sh "$tmp/b/float/$b"; done
     ln -sf ../onchip-stand-in.sh "$tmp/b/float/gpu-onchip"
     figs=(env PARTS="fig6 fig7 rapaport" BUILD="$tmp/b" OUT_DIR="$tmp/res/h200" NBR_LOCK=none ALLOW_DIRTY=1 SIZES="sc:8" RAP_SIZES="sp:8"
-          FIG6="rumd-auto rumd-default layer old n2 onchip onchip-auto"
+          FIG6="rumd-auto rumd-default layer old n2 onchip onchip-auto cluster" RAP_CODES="rumd-default rumd-auto layer cluster"
           TARGET=1e5 STEPS_MIN=1000 STEPS_MAX=1000 EQUIL=100 runs/rumd_figs.sh)
     t_grep rumd-figs-driver 'Fig\. 7: TPS, and full / disabled' "${figs[@]}"
-    t_grep rumd-figs-tags '^11$' sh -c "cut -d, -f7 '$tmp/res/h200/rumd_fig6.csv' '$tmp/res/h200/rumd_fig7.csv' |
-        grep -cE '^r6-(rumd-auto|rumd-default|layer|old|n2|onchip|onchip-auto)-sc8-s1000\$|^r7-(full|tp1|plain|nopf)-sc8-s1000-default\$'"
+    t_grep rumd-figs-tags '^12$' sh -c "cut -d, -f7 '$tmp/res/h200/rumd_fig6.csv' '$tmp/res/h200/rumd_fig7.csv' |
+        grep -cE '^r6-(rumd-auto|rumd-default|layer|old|n2|onchip|onchip-auto|cluster)-sc8-s1000\$|^r7-(full|tp1|plain|nopf)-sc8-s1000-default\$'"
     # gpu-onchip's rows (both codes ran, through the stand-in's refusals) with the tier column read back
     t_grep rumd-figs-onchip-rows '^r6-onchip-auto-sc8-s1000 cluster ok / r6-onchip-sc8-s1000 cluster ok$' python3 -c "
 import sys
 sys.path.insert(0, 'runs'); import csvq  # the rows with knobs expanded (docs/csv.md)
 rs = [r for r in csvq.read('$tmp/res/h200/rumd_fig6.csv').rows if r['tag'].startswith('r6-onchip')]
 print(' / '.join(sorted(r['tag'] + ' ' + r['tier'] + ' ' + r['status'] for r in rs)))"
-    t_grep rumd-figs-rapaport '^3$' sh -c "grep -cE ',r8-(rumd-default|rumd-auto|layer)-sp8-eq500-s1000,' '$tmp/res/h200/rumd_rapaport.csv'"
+    t_grep rumd-figs-rapaport '^4$' sh -c "grep -cE ',r8-(rumd-default|rumd-auto|layer|cluster)-sp8-eq500-s1000,' '$tmp/res/h200/rumd_rapaport.csv'"
     # Rapaport's state point: equilibrated by rescaling (500 steps, every 20), so the rows measure
     # SP's T = 1 (the unrescaled protocol's melt from the lattice ended elsewhere; no column said so)
-    t_grep rumd-figs-rapaport-state '^3 rows at T = 1' python3 -c "
+    t_grep rumd-figs-rapaport-state '^4 rows at T = 1' python3 -c "
 import sys
 sys.path.insert(0, 'runs'); import csvq  # the rows with knobs expanded (docs/csv.md)
 rs = [r for r in csvq.read('$tmp/res/h200/rumd_rapaport.csv').rows if r['tag'].startswith('r8-')]
 bad = [(r['tag'], r['temp_measured']) for r in rs if r['status'] != 'ok' or abs(float(r['temp_measured']) - 1) > 0.05]
 print(f'{len(rs)} rows at T = 1' if rs and not bad else f'off the state point: {bad}')"
     t_grep rumd-figs-resume 'skip r6-rumd-auto-sc8-s1000' "${figs[@]}"
-    # the table the driver prints: gpu-onchip's TPS (its two codes last) with its tier's letter
-    t_grep rumd-figs-onchip-table '^ +512( +[0-9]+){5} +[0-9]+ c +[0-9]+ c$' "${figs[@]}"
+    # the table the driver prints: gpu-onchip's TPS (its two codes) with its tier's letter, then gpu-cluster's
+    t_grep rumd-figs-onchip-table '^ +512( +[0-9]+){5} +[0-9]+ c +[0-9]+ c +[0-9]+$' "${figs[@]}"
     # AUTO_SIZES: the autotuned code at those sizes alone, the other codes at every size but gpu-n2's
     # above N2_MAX (512 here: sc:8 runs it, sc:10 does not)
     t_grep rumd-figs-auto-sizes '^r6-layer-sc10-s1000 r6-old-sc10-s1000 r6-rumd-default-sc10-s1000$' sh -c "
