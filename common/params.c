@@ -23,6 +23,7 @@ const char *const graph_names[]   = {"off", "on", "cond", NULL};
 const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
 const char *const leapfrog_names[] = {"split", "fused", NULL};
 const char *const tier_names[] = {"auto", "block", "grid", "cluster", NULL};
+const char *const simd_names[] = {"auto", "scalar", "avx2", "avx512", NULL};
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
@@ -93,9 +94,14 @@ static const Option options[] = {
      "cluster-pair lists: atoms per i-cluster, cut from z-sorted columns of the box; a row of entries per i-cluster, "
      "each entry's j positions loaded once for all of its atoms (gpu-cluster: 4 or 8; 0 = by N, 4 below 65 536 "
      "atoms, else 8: the faster on the H200, the row's shape column)"},
-    {"jcluster", T_INT, F(jcluster), 1, 8, NULL, KNOB_CLUSTERS, "jcluster",
+    {"jcluster", T_INT, F(jcluster), 0, 8, NULL, KNOB_CLUSTERS, "jcluster",
      "cluster-pair lists: atoms per entry (j-unit): 1 (an i-cluster's row lists atoms), or --icluster (GROMACS's "
-     "cluster pairs; 4 with --icluster 8: its 8x4), tested by bounding box against r_n"},
+     "cluster pairs; 4 with --icluster 8: its 8x4), tested by bounding box against r_n; cpu-cluster: the SIMD "
+     "width M of its 4xM kernels (4 or 8; the scalar loop takes either); 0 = the program's: 1 on the GPU, M on "
+     "the CPU"},
+    {"simd", T_ENUM, F(simd), 0, 0, simd_names, KNOB_SIMD, "simd",
+     "cpu-cluster's force loop: scalar (portable C), avx2 (AVX2 + FMA), avx512 (AVX-512F/VL) or auto (the widest "
+     "this CPU has); one this CPU lacks is refused"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
     {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
      "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
@@ -191,7 +197,6 @@ static void set_defaults(Params *p)
     p->layers = WHERE_HOST;
     p->reduce = WHERE_HOST;
     p->tp = 0;
-    p->jcluster = 1;
     p->prefetch = 1;
     p->sort_every = 200;
     p->autotune_budget = 120;
@@ -274,6 +279,8 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lis
                          "between the kick and the next drift)", "leapfrog");
         p->leapfrog = LEAPFROG_SPLIT;
     }
+    /* --jcluster 0: the program's; only cpu-cluster (KNOB_SIMD) picks its own, from the SIMD width */
+    if (!p->jcluster && !(knobs & KNOB_SIMD)) p->jcluster = 1;
     if (p->tp > 32 && p->tp % 32)
         die(program, " above 32 must be a multiple of 32 (a particle's threads then fill whole warps)", "tp");
 }

@@ -37,6 +37,7 @@ enum {
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
     KNOB_TIER     = 1u << 20, /* gpu-onchip: where the system lives during a chunk (block / grid) */
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
+    KNOB_SIMD     = 1u << 22, /* the CPU force loop's instruction set (cpu-cluster) */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -72,6 +73,9 @@ extern const char *const lattice_names[];
  * memory); auto picks cluster, then block, where they fit */
 enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
 extern const char *const tier_names[];
+/* --simd (cpu-cluster): the force loop's instruction set; auto = the widest this CPU has */
+typedef enum { SIMD_AUTO, SIMD_SCALAR, SIMD_AVX2, SIMD_AVX512 } SimdLevel;
+extern const char *const simd_names[];
 extern const char *const list_names[];
 
 typedef struct Params {
@@ -113,7 +117,9 @@ typedef struct Params {
     int tier;            /* TIER_* (gpu-onchip) */
     int cluster;         /* blocks per cluster of --tier cluster (gpu-onchip); 0 = by N */
     int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */
-    int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster */
+    int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster; 0 = the
+                            program's (1 on the GPU, the SIMD width M on the CPU) */
+    int simd;            /* SimdLevel (kernels/cpu/cluster_force.h): auto / scalar / avx2 / avx512 */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */
     char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */

@@ -1,0 +1,195 @@
+/* cluster_list.c - the CPU cluster-pair list's build (see cluster_list.h). */
+#include "cluster_list.h"
+#include "cpu_lists.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+void cpu_cluster_init(CpuClusterList *cl, Sim *s, int C)
+{
+    memset(cl, 0, sizeof *cl);
+    const double rho = s->n / ((double)s->L * s->L * s->L), a = cbrt(C / rho);
+    if (2 * (double)s->rn >= s->L)
+        nbr_fail(EXIT_INPUT, "%s: r_n = %.4g is not below L/2 = %.4g: a pair would have two images within r_n; "
+                 "raise --ne", s->variant->name, (double)s->rn, 0.5 * s->L);
+    cl->C = C;
+    cl->G = (int)fmax(1.0, floor(s->L / a + 0.5));
+    cl->ncols = cl->G * cl->G;
+    cl->L = s->L;
+    cl->w = s->L / cl->G;
+    cl->rn = s->rn;
+    cl->cap_clusters = s->n / C + cl->ncols;
+    const int nc = cl->cap_clusters, nu = nc * (C / CLUSTER_I);
+    cl->col_cl = nbr_alloc(sizeof(int) * (cl->ncols + 1), "cluster columns");
+    cl->cl_first = nbr_alloc(sizeof(int) * nc, "cluster table");
+    cl->cl_count = nbr_alloc(sizeof(int) * nc, "cluster table");
+    cl->lo = nbr_alloc(sizeof(real) * 3 * nc, "cluster boxes");
+    cl->hi = nbr_alloc(sizeof(real) * 3 * nc, "cluster boxes");
+    cl->unit_first = nbr_alloc(sizeof(int) * nu, "i-units");
+    cl->unit_count = nbr_alloc(sizeof(int) * nu, "i-units");
+    cl->row_start = nbr_alloc(sizeof(int) * (nu + 1), "cluster rows");
+    cl->order = nbr_alloc(sizeof(int) * s->n, "cluster sort");
+    cl->key = nbr_alloc(sizeof(int) * s->n, "cluster sort");
+    cl->ent_cap = (size_t)nu * 32;
+    cl->ent = nbr_alloc(sizeof(unsigned) * cl->ent_cap, "cluster-pair entries");
+}
+
+void cpu_cluster_free(CpuClusterList *cl)
+{
+    void *p[] = {cl->col_cl, cl->cl_first, cl->cl_count, cl->lo, cl->hi, cl->unit_first, cl->unit_count,
+                 cl->row_start, cl->ent, cl->order, cl->key};
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
+    memset(cl, 0, sizeof *cl);
+}
+
+double cpu_cluster_bytes(const CpuClusterList *cl)
+{
+    return 4.0 * cl->row_start[cl->nunits] + 4.0 * (cl->nunits + 1) + 8.0 * cl->nunits +
+           (8.0 + 24.0 / 4 * sizeof(real)) * cl->ncl;
+}
+
+typedef struct { real z; int i; } ZKey;
+static int cmp_z(const void *a, const void *b)
+{
+    const ZKey *x = a, *y = b;
+    return x->z < y->z ? -1 : x->z > y->z ? 1 : x->i - y->i;
+}
+
+/* columns by counting sort, z inside a column; the atoms permuted to that order */
+static void sort_atoms(CpuClusterList *cl, Sim *s)
+{
+    const int n = s->n, G = cl->G;
+    const real inv_w = 1 / cl->w;
+    int *count = cl->col_cl;   /* ncols + 1, reused as the column starts */
+    memset(count, 0, sizeof(int) * (cl->ncols + 1));
+    for (int i = 0; i < n; i++) {
+        const int c = cell_coord(s->r[i].y, s->L, inv_w, G) * G + cell_coord(s->r[i].x, s->L, inv_w, G);
+        cl->key[i] = c;
+        count[c + 1]++;
+    }
+    for (int c = 0; c < cl->ncols; c++) count[c + 1] += count[c];
+    int *at = nbr_alloc(sizeof(int) * cl->ncols, "cluster sort");
+    memcpy(at, count, sizeof(int) * cl->ncols);
+    for (int i = 0; i < n; i++) cl->order[at[cl->key[i]]++] = i;
+    free(at);
+    ZKey *zk = nbr_alloc(sizeof(ZKey) * n, "cluster sort");
+    for (int k = 0; k < n; k++) zk[k] = (ZKey){s->r[cl->order[k]].z, cl->order[k]};
+    for (int c = 0; c < cl->ncols; c++) qsort(zk + count[c], count[c + 1] - count[c], sizeof(ZKey), cmp_z);
+    for (int k = 0; k < n; k++) cl->order[k] = zk[k].i;
+    free(zk);
+    reorder_atoms(s, cl->order);
+}
+
+static void grow(CpuClusterList *cl, size_t need)
+{
+    if (need <= cl->ent_cap) return;
+    cl->ent_cap = need * 3 / 2;
+    cl->ent = realloc(cl->ent, sizeof(unsigned) * cl->ent_cap);
+    if (!cl->ent) nbr_fail(3, "cpu-cluster: out of memory for the cluster-pair entries");
+}
+
+static real gap(real lo, real hi, real a, real b) { return fmax(0, fmax(a - hi, lo - b)); }
+
+void cpu_cluster_build(CpuClusterList *cl, Sim *s)
+{
+    sort_atoms(cl, s);
+    const int G = cl->G, C = cl->C, upc = C / CLUSTER_I;
+    const real L = cl->L, half = (real)0.5 * L, rn = cl->rn, rn2 = rn * rn;
+    /* clusters per column (col_cl holds the column starts in atoms until now) */
+    int *col_atom = nbr_alloc(sizeof(int) * (cl->ncols + 1), "cluster columns");
+    memcpy(col_atom, cl->col_cl, sizeof(int) * (cl->ncols + 1));
+    int ncl = 0;
+    for (int c = 0; c < cl->ncols; c++) {
+        cl->col_cl[c] = ncl;
+        for (int a = col_atom[c]; a < col_atom[c + 1]; a += C, ncl++) {
+            cl->cl_first[ncl] = a;
+            cl->cl_count[ncl] = col_atom[c + 1] - a < C ? col_atom[c + 1] - a : C;
+            real *lo = cl->lo + 3 * ncl, *hi = cl->hi + 3 * ncl;
+            lo[0] = hi[0] = s->r[a].x; lo[1] = hi[1] = s->r[a].y; lo[2] = hi[2] = s->r[a].z;
+            for (int b = a + 1; b < a + cl->cl_count[ncl]; b++) {
+                const real p[3] = {s->r[b].x, s->r[b].y, s->r[b].z};
+                for (int d = 0; d < 3; d++) { lo[d] = fmin(lo[d], p[d]); hi[d] = fmax(hi[d], p[d]); }
+            }
+        }
+    }
+    cl->col_cl[cl->ncols] = ncl;
+    free(col_atom);
+    cl->ncl = ncl;
+    cl->nunits = ncl * upc;
+    const int R = (int)(rn / cl->w) + 1;
+    size_t m = 0;
+    double slots = 0;
+    for (int A = 0; A < ncl; A++) {
+        const int col = (int)(cell_coord(s->r[cl->cl_first[A]].y, L, 1 / cl->w, G) * G +
+                              cell_coord(s->r[cl->cl_first[A]].x, L, 1 / cl->w, G));
+        const int cx = col % G, cy = col / G;
+        for (int k = 0; k < upc; k++) {
+            const int u = A * upc + k, i0 = cl->cl_first[A] + k * CLUSTER_I;
+            int ni = cl->cl_count[A] - k * CLUSTER_I;
+            ni = ni < 0 ? 0 : ni > CLUSTER_I ? CLUSTER_I : ni;
+            cl->unit_first[u] = i0;
+            cl->unit_count[u] = ni;
+            cl->row_start[u] = (int)m;
+            if (!ni) continue;
+            real lo[3] = {s->r[i0].x, s->r[i0].y, s->r[i0].z}, hi[3] = {lo[0], lo[1], lo[2]};
+            for (int b = i0 + 1; b < i0 + ni; b++) {
+                const real p[3] = {s->r[b].x, s->r[b].y, s->r[b].z};
+                for (int d = 0; d < 3; d++) { lo[d] = fmin(lo[d], p[d]); hi[d] = fmax(hi[d], p[d]); }
+            }
+            /* the own cluster first, unshifted, masked to j > i */
+            grow(cl, m + 1);
+            cl->ent[m++] = cluster_entry(cl->cl_first[A], cl->cl_count[A], SHIFT_NONE);
+            for (int t = 0; t < ni; t++) {
+                const int j_end = cl->cl_first[A] + cl->cl_count[A];
+                slots += j_end - (i0 + t) - 1;
+            }
+            for (int dy = -R; dy <= R; dy++)
+                for (int dx = -R; dx <= R; dx++) {
+                    const int ix = cx + dx, iy = cy + dy, sx = floor_div(ix, G), sy = floor_div(iy, G);
+                    const real x0 = ix * cl->w - half, y0 = iy * cl->w - half;
+                    const real gx = gap(lo[0], hi[0], x0, x0 + cl->w), gy = gap(lo[1], hi[1], y0, y0 + cl->w);
+                    if (gx * gx + gy * gy >= rn2) continue;
+                    const int c = (iy - sy * G) * G + (ix - sx * G);
+                    for (int sz = -1; sz <= 1; sz++) {
+                        const int code = shift_code(CLUSTER_PLANT == 2 ? -sx : sx, sy, sz);
+                        const real Sx = sx * L, Sy = sy * L, Sz = sz * L;
+                        /* the column's clusters in z order: the first whose top reaches lo - r_n */
+                        int b0 = cl->col_cl[c], b1 = cl->col_cl[c + 1];
+                        while (b0 < b1) {
+                            const int mid = (b0 + b1) / 2;
+                            if (cl->hi[3 * mid + 2] + Sz < lo[2] - rn) b0 = mid + 1; else b1 = mid;
+                        }
+                        for (int B = b0; B < cl->col_cl[c + 1] && cl->lo[3 * B + 2] + Sz <= hi[2] + rn; B++) {
+                            if (!(B > A || (B == A && code > SHIFT_NONE))) continue;   /* Newton 3 */
+                            if (CLUSTER_PLANT == 1 && B == A + 1 && code == SHIFT_NONE) continue;
+                            const real *bl = cl->lo + 3 * B, *bh = cl->hi + 3 * B;
+                            const real ex = gap(lo[0], hi[0], bl[0] + Sx, bh[0] + Sx),
+                                       ey = gap(lo[1], hi[1], bl[1] + Sy, bh[1] + Sy),
+                                       ez = gap(lo[2], hi[2], bl[2] + Sz, bh[2] + Sz);
+                            if (ex * ex + ey * ey + ez * ez >= rn2) continue;
+                            grow(cl, m + 1);
+                            cl->ent[m++] = cluster_entry(cl->cl_first[B], cl->cl_count[B], code);
+                            slots += (double)ni * cl->cl_count[B];
+                        }
+                    }
+                }
+        }
+    }
+    cl->row_start[cl->nunits] = (int)m;
+    cl->slots = slots;
+}
+
+double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, PairFn fn, void *arg, double *within)
+{
+    const double rn2 = (double)s->rn * s->rn, rc2 = (double)s->pot.rc * s->pot.rc;
+    double slots = 0;
+    *within = 0;
+    for (int u = 0; u < cl->nunits; u++)
+        for (int m = cl->row_start[u]; m < cl->row_start[u + 1]; m++)
+            slots += cluster_entry_cover((const real *)s->r, 3, cl->unit_first[u], cl->unit_count[u], cl->ent[m], 1,
+                                         s->L, rn2, rc2, fn, arg, within);
+    return slots;
+}
