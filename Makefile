@@ -249,6 +249,20 @@ $(BUILD)/$(1)/test-cluster-plant-$(2): $(BUILD)/$(1)/variants/gpu-cluster.cu.o \
 endef
 $(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4,$(eval $(call CLUSTER_PLANT_RULES,$(p),$(k))))))
 
+# cpu-cluster with planted fault K of its list or force loops (-DCLUSTER_PLANT=K, kernels/cpu/
+# cluster_list.h): built on demand by tests/cases_58_cpu_cluster.sh, not by make
+CPU_CLUSTER_PLANT_C := $(wildcard kernels/cpu/cluster_list.c kernels/cpu/cluster_force*.c)
+define CPU_CLUSTER_PLANT_RULES
+$(patsubst %.c,$(BUILD)/$(1)/plant-cpu-cluster-$(2)/%.o,$(CPU_CLUSTER_PLANT_C)): $(BUILD)/$(1)/plant-cpu-cluster-$(2)/%.o: %.c $(HEADERS)
+	@mkdir -p $$(@D)
+	$(CC) $(CFLAGS) $(call prec_flag,$(1)) -DCLUSTER_PLANT=$(2) -c $$< -o $$@
+$(BUILD)/$(1)/test-cpu-cluster-plant-$(2): $(BUILD)/$(1)/variants/cpu-cluster.o \
+        $(patsubst %.c,$(BUILD)/$(1)/plant-cpu-cluster-$(2)/%.o,$(CPU_CLUSTER_PLANT_C)) \
+        $(call objs,$(1),$(COMMON_SRC) $(filter-out $(CPU_CLUSTER_PLANT_C),$(KCPU_SRC)))
+	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
+endef
+$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4,$(eval $(call CPU_CLUSTER_PLANT_RULES,$(p),$(k)))))
+
 # The OpenCL kernel source as a C string (the program builds it at run time for its options).
 $(OPENCL_GEN): kernels/opencl/coulomb.cl
 	@mkdir -p $(@D)

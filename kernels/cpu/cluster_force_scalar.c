@@ -36,12 +36,14 @@ void cluster_force_scalar(const ClusterForceArgs *A, double *upot, double *viria
             for (int m = A->row_start[u]; m < A->row_start[u + 1]; m++) {
                 const unsigned e = A->ent[m];
                 const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);
-                const real Sx = shift_sx(code) * L, Sy = shift_sy(code) * L, Sz = shift_sz(code) * L;
+                /* the image as pbc_delta forms it (see cluster_force_simd.h) */
+                const real hx = (real)0.5 * shift_sx(code) * L, hy = (real)0.5 * shift_sy(code) * L,
+                           hz = (real)0.5 * shift_sz(code) * L;
                 for (int q = 0; q < A->M; q++) {
                     const int j = a0 + q;
                     const int on = (CLUSTER_PLANT == 4 || q < atoms) &&
                                    (code != SHIFT_NONE || j > i + (CLUSTER_PLANT == 3));
-                    const real dx = xi - (A->x[j] + Sx), dy = yi - (A->y[j] + Sy), dz = zi - (A->z[j] + Sz);
+                    const real dx = (xi - hx) - (A->x[j] + hx), dy = (yi - hy) - (A->y[j] + hy), dz = (zi - hz) - (A->z[j] + hz);
                     const real r2 = dx * dx + dy * dy + dz * dz;
                     if (!on || !(r2 < rc2)) continue;
                     real f;

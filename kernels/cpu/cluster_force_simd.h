@@ -44,14 +44,17 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
     for (int m = A->row_start[u]; m < A->row_start[u + 1]; m++) {
         const unsigned e = A->ent[m];
         const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);
-        const KV xj = kload(A->x + a0) + shift_sx(code) * L, yj = kload(A->y + a0) + shift_sy(code) * L,
-                 zj = kload(A->z + a0) + shift_sz(code) * L;
+        /* the image as pbc_delta forms it, (r_i - S/2) - (r_j + S/2): both terms near |x| <= L/2,
+         * not r_j + S near L, whose rounding a float lattice's cancelling forces show */
+        const real hx = (real)0.5 * shift_sx(code) * L, hy = (real)0.5 * shift_sy(code) * L,
+                   hz = (real)0.5 * shift_sz(code) * L;
+        const KV xj = kload(A->x + a0) + hx, yj = kload(A->y + a0) + hy, zj = kload(A->z + a0) + hz;
         const KV qj = coul ? kload(A->q + a0) : (KV){0};
         const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? VW : atoms);
         const KVI jidx = lane + (KI)a0;
         KV fxj = {0}, fyj = {0}, fzj = {0};
         for (int t = 0; t < CLUSTER_I; t++) {
-            const KV dx = xi[t] - xj, dy = yi[t] - yj, dz = zi[t] - zj;
+            const KV dx = (xi[t] - hx) - xj, dy = (yi[t] - hy) - yj, dz = (zi[t] - hz) - zj;
             const KV r2 = dx * dx + dy * dy + dz * dz;
             KVI on = (r2 < rc2) & jon & ion[t];
             if (code == SHIFT_NONE) on &= jidx > (KI)(i0 + t + (CLUSTER_PLANT == 3));

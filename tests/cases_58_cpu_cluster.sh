@@ -1,0 +1,87 @@
+# cpu-cluster's SIMD levels, row columns and planted faults (kernels/cpu/cluster_list.h,
+# cluster_force.h). tests/cases_20_cpu_check.sh checks it like every CPU program at its default
+# level (--simd auto); here every level this CPU has, on every system, float and double. Verdicts
+# from the row (status, the knobs column's pairs), not from the console.
+#   cpu-cluster-simd-*    --check (per atom against O(N^2), the covered pairs within r_n once)
+#                         with each level; a level the CPU lacks: SKIP naming it (the refusal
+#                         is tested instead)
+#   cpu-cluster-refuse-*  --simd avx512 where the CPU lacks it, a --jcluster the level has not:
+#                         one line, exit 2
+#   cpu-cluster-columns   shape, fill, pair_eff, list_bpa in the row, in their ranges
+#   cpu-cluster-plant-*   a test build with one fault (Makefile test-cpu-cluster-plant-K): a
+#                         cluster pair skipped, a wrong shift, a wrong mask bit, a padded atom
+#                         counted; the row says check-failed or unstable, the program's ok
+_t58_dir=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t58.XXXXXX")
+_t58_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+_t58_has() {   # the CPU's own word (/proc/cpuinfo), not the program's, on what it has
+    case $1 in
+    scalar) return 0 ;;
+    avx2) [[ " $_t58_flags " == *" avx2 "* && " $_t58_flags " == *" fma "* ]] ;;
+    avx512) [[ " $_t58_flags " == *" avx512f "* && " $_t58_flags " == *" avx512vl "* ]] ;;
+    esac
+}
+# COL of the row BIN ARGS... appends
+_t58_col() {
+    local col=$1 csv=$_t58_dir/$RANDOM$RANDOM.csv; shift
+    "$@" --csv "$csv" --quiet >/dev/null 2>&1
+    [ -s "$csv" ] && python3 runs/csvq.py get "$csv" "$col" || echo "no-row"
+}
+_t58_ok() { local st; st=$(_t58_col status "$@"); echo "status: $st"; [ "$st" = ok ]; }
+_t58_caught() {
+    local st; st=$(_t58_col status "$@"); echo "status: $st"
+    case "$st" in check-failed | unstable) return 0 ;; *) return 1 ;; esac
+}
+
+for level in scalar avx2 avx512; do
+    if ! _t58_has $level; then
+        t_skip "cpu-cluster-simd-$level" "this CPU lacks $level (/proc/cpuinfo)"
+        continue
+    fi
+    for prec in double float; do
+        for sys in "lammps-lj 5" "sp 12" "lj 10" "salt 12"; do
+            set -- $sys
+            t_ok "cpu-cluster-simd-$level-$prec-$1" _t58_ok "$BUILD/$prec/cpu-cluster" --system $1 --ne $2 \
+                --steps 200 --equil 60 --stage-reps 0 --simd $level --check
+        done
+    done
+done
+t_ok cpu-cluster-simd-scalar-4x8 _t58_ok "$BUILD/double/cpu-cluster" --system lammps-lj --ne 5 --steps 200 --equil 0 \
+    --stage-reps 0 --simd scalar --jcluster 8 --check
+if _t58_has avx512; then
+    t_skip cpu-cluster-refuse-avx512 "this CPU has avx512 (the level runs above)"
+else
+    t_error cpu-cluster-refuse-avx512 2 '^cpu-cluster: --simd avx512: this CPU lacks it' \
+        "$BUILD/double/cpu-cluster" --simd avx512 --ne 8 --quiet
+fi
+t_error cpu-cluster-refuse-jcluster 2 '^cpu-cluster: --jcluster 2: the scalar loop takes j-clusters of 4 or 8' \
+    "$BUILD/double/cpu-cluster" --simd scalar --jcluster 2 --ne 8 --quiet
+t_error cpu-cluster-refuse-icluster 2 '^cpu-cluster: --icluster 8: the 4xM kernels have i-units of 4' \
+    "$BUILD/double/cpu-cluster" --icluster 8 --ne 8 --quiet
+
+# the row's own measurements: shape 4xM, fill in (0.5, 1], pair_eff in (0.05, 1), list_bpa > 0
+_t58_columns() {
+    local csv=$_t58_dir/columns.csv
+    "$BUILD/float/cpu-cluster" --system lammps-lj --ne 8 --steps 100 --stage-reps 0 --simd scalar --jcluster 8 \
+        --csv "$csv" --quiet >/dev/null || return 1
+    local shape fill eff bpa
+    shape=$(python3 runs/csvq.py get "$csv" shape); fill=$(python3 runs/csvq.py get "$csv" fill)
+    eff=$(python3 runs/csvq.py get "$csv" pair_eff); bpa=$(python3 runs/csvq.py get "$csv" list_bpa)
+    echo "shape $shape fill $fill pair_eff $eff list_bpa $bpa"
+    [ "$shape" = 4x8 ] && python3 -c "import sys; f, e, b = map(float, sys.argv[1:]); sys.exit(not (0.5 < f <= 1 and 0.05 < e < 1 and b > 0))" "$fill" "$eff" "$bpa"
+}
+t_ok cpu-cluster-columns _t58_columns
+
+# each fault, with every level this CPU has: the real program passes the same run
+plants=()
+for k in 1 2 3 4; do plants+=("$BUILD/double/test-cpu-cluster-plant-$k"); done
+make --no-print-directory -s -j2 BUILD="$BUILD" "${plants[@]}" >"$TEST_LOG_DIR/cpu-cluster-plant-build.log" 2>&1
+name=(- pair-skipped wrong-shift wrong-mask padding-counted)
+args=(--system lammps-lj --ne 5 --steps 100 --equil 0 --stage-reps 0 --check)   # NVE: no temperature verdict
+for level in scalar avx2 avx512; do
+    _t58_has $level || continue
+    t_ok "cpu-cluster-plant-base-$level" _t58_ok "$BUILD/double/cpu-cluster" "${args[@]}" --simd $level
+    for k in 1 2 3 4; do
+        t_ok "cpu-cluster-plant-$k-${name[$k]}-$level" _t58_caught "${plants[$((k - 1))]}" "${args[@]}" --simd $level
+    done
+done
+rm -rf "$_t58_dir"
