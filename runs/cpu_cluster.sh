@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# runs/cpu_cluster.sh [--print-plan] - cpu-cluster at each SIMD level this CPU has, beside
+# cpu-grouped and cpu-pairlist, one core, lammps-lj (LAMMPS's in.lj) at several N, interleaved:
+# for each N every program in turn, REPS rounds. Appends to results/<machine>/cpu_cluster.csv
+# and prints us/atom-step per program and N with cpu-cluster's ratio to cpu-grouped (issue 37's
+# CPU target: at most 0.5 at N >= 32 768) and its row columns (shape, fill, pair_eff, list_bpa).
+# Each point runs about ATOM_STEPS atom-steps (steps = ATOM_STEPS / N, at least MIN_STEPS), no
+# stage replays. Duration: the default plan (N = 4 000 .. 256 000, three or four programs plus
+# cpu-cluster per level) took 2.3 min on a 2-core AMD EPYC at load ~2 (scalar + AVX2); a quiet
+# core with AVX-512 about as long. Quick form (the tests): --nes 6 --atom-steps 20000 --out-dir DIR.
+# Settings: runs/cpu_cluster.sh --help (docs/drivers.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. runs/lib.sh
+settings_begin "runs/cpu_cluster.sh [--print-plan] [settings]" "cpu-cluster per SIMD level beside cpu-grouped, cpu-pairlist -> cpu_cluster.csv"
+setting_switch print_plan "print the points and exit"
+setting OUT_DIR "" "where the CSV goes (default results/<machine>)"
+setting NES "10 20 30 40" "fcc cells per edge (N = 4 ne^3: 4 000, 32 000, 108 000, 256 000)"
+setting ATOM_STEPS 12000000 "atom-steps per point (steps = this / N)"
+setting MIN_STEPS 40 "fewest steps a point runs"
+setting PRECISIONS float "precisions"
+setting LEVELS "scalar avx2 avx512" "cpu-cluster's --simd levels (those this CPU lacks are left out)"
+setting REPS 1 "rounds of the whole interleaved plan"
+settings_parse "$@"
+plan=$print_plan
+out=${OUT_DIR:-results/$(machine_name)}
+[ $plan = 1 ] || mkdir -p "$out"
+csv=$out/cpu_cluster.csv
+flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) "
+has() {   # the CPU's word (/proc/cpuinfo) on a level
+    case $1 in
+    scalar) return 0 ;;
+    avx2) [[ $flags == *" avx2 "* && $flags == *" fma "* ]] ;;
+    avx512) [[ $flags == *" avx512f "* && $flags == *" avx512vl "* ]] ;;
+    *) return 1 ;;
+    esac
+}
+levels=()
+for l in $LEVELS; do if has "$l"; then levels+=("$l"); else echo "  this CPU lacks $l: left out" >&2; fi; done
+# program specs: name[:level]
+specs=(cpu-grouped cpu-pairlist)
+for l in "${levels[@]}"; do specs+=("cpu-cluster:$l"); done
+n_points=0
+for prec in $PRECISIONS; do n_points=$((n_points + REPS * $(echo $NES | wc -w) * ${#specs[@]})); done
+[ $plan = 1 ] || progress_start "$n_points"
+tag_of() { local v=${1%%:*} l=${1#*:}; [ "$l" = "$1" ] && l=; echo "cc-$v${l:+-$l}-$2-ne$3-r$4"; }
+for prec in $PRECISIONS; do
+    for rep in $(seq 1 "$REPS"); do
+        for ne in $NES; do
+            n=$((4 * ne * ne * ne))
+            steps=$((ATOM_STEPS / n)); [ $steps -lt "$MIN_STEPS" ] && steps=$MIN_STEPS
+            for spec in "${specs[@]}"; do
+                v=${spec%%:*}
+                cmd=("$BUILD/$prec/$v" --system lammps-lj --ne "$ne" --steps "$steps" --stage-reps 0)
+                [ "$v" = cpu-cluster ] && cmd+=(--simd "${spec#*:}")
+                tag=$(tag_of "$spec" "$prec" "$ne" "$rep")
+                if [ $plan = 1 ]; then echo "$tag	${cmd[*]}"; continue; fi
+                run_point "$csv" "$tag" -- "${cmd[@]}" || echo "  FAILED: $tag" >&2
+            done
+        done
+    done
+done
+[ $plan = 1 ] && exit 0
+
+# the table: us/atom-step (the mean over REPS) and cpu-cluster's ratio to cpu-grouped
+for prec in $PRECISIONS; do
+    printf '\n%s lammps-lj %s, one core, us/atom-step (mean of %s round(s)); cluster/grouped in brackets:\n' \
+        "$(machine_name)" "$prec" "$REPS"
+    printf '  %-22s' program
+    for ne in $NES; do printf ' %16s' "N=$((4 * ne * ne * ne))"; done
+    printf '   %s\n' "cpu-cluster's row at the largest N"
+    for spec in "${specs[@]}"; do
+        printf '  %-22s' "${spec/:/ --simd }"
+        last=
+        for ne in $NES; do
+            vals=() g=()
+            for rep in $(seq 1 "$REPS"); do
+                x=$(csv_val "$csv" "$(tag_of "$spec" "$prec" "$ne" "$rep")" us_per_atom_step); [ "$x" != - ] && vals+=("$x")
+                y=$(csv_val "$csv" "$(tag_of cpu-grouped "$prec" "$ne" "$rep")" us_per_atom_step); [ "$y" != - ] && g+=("$y")
+            done
+            cell=$(awk -v a="${vals[*]:-}" -v b="${g[*]:-}" -v c="${spec%%:*}" 'BEGIN {
+                na = split(a, x, " "); nb = split(b, y, " "); if (!na) { printf "-"; exit }
+                for (k = 1; k <= na; k++) s += x[k]; for (k = 1; k <= nb; k++) t += y[k]
+                printf "%.4f", s / na; if (c == "cpu-cluster" && nb) printf " (%.2f)", (s / na) / (t / nb) }')
+            printf ' %16s' "$cell"
+            last=$(tag_of "$spec" "$prec" "$ne" "$REPS")
+        done
+        if [ "${spec%%:*}" = cpu-cluster ]; then
+            printf '   %s' "$(for c in shape fill pair_eff list_bpa; do printf '%s=%s ' $c "$(csv_val "$csv" "$last" $c)"; done)"
+        fi
+        printf '\n'
+    done
+done
