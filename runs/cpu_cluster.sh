@@ -16,7 +16,7 @@ settings_begin "runs/cpu_cluster.sh [--print-plan] [settings]" "cpu-cluster per 
 setting_switch print_plan "print the points and exit"
 setting OUT_DIR "" "where the CSV goes (default results/<machine>)"
 setting NES "10 20 30 40" "fcc cells per edge (N = 4 ne^3: 4 000, 32 000, 108 000, 256 000)"
-setting ATOM_STEPS 12000000 "atom-steps per point (steps = this / N)"
+setting ATOM_STEPS 10000000 "atom-steps per point (steps = this / N)"
 setting MIN_STEPS 40 "fewest steps a point runs"
 setting PRECISIONS float "precisions"
 setting LEVELS "scalar avx2 avx512" "cpu-cluster's --simd levels (those this CPU lacks are left out)"

@@ -91,7 +91,15 @@ static void grow(CpuClusterList *cl, size_t need)
     if (!cl->ent) nbr_fail(3, "cpu-cluster: out of memory for the cluster-pair entries");
 }
 
-static real gap(real lo, real hi, real a, real b) { return fmax(0, fmax(a - hi, lo - b)); }
+/* the gap between [lo, hi] and [a, b] (0 where they overlap); conditionals, not libm's fmax
+ * (a call each: 9% of a lammps-lj run's time when it was) */
+static inline real gap(real lo, real hi, real a, real b)
+{
+    const real d = a - hi, e = lo - b, m = d > e ? d : e;
+    return m > 0 ? m : 0;
+}
+static inline real rmin(real a, real b) { return a < b ? a : b; }
+static inline real rmax(real a, real b) { return a > b ? a : b; }
 
 void cpu_cluster_build(CpuClusterList *cl, Sim *s)
 {
@@ -111,7 +119,7 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
             lo[0] = hi[0] = s->r[a].x; lo[1] = hi[1] = s->r[a].y; lo[2] = hi[2] = s->r[a].z;
             for (int b = a + 1; b < a + cl->cl_count[ncl]; b++) {
                 const real p[3] = {s->r[b].x, s->r[b].y, s->r[b].z};
-                for (int d = 0; d < 3; d++) { lo[d] = fmin(lo[d], p[d]); hi[d] = fmax(hi[d], p[d]); }
+                for (int d = 0; d < 3; d++) { lo[d] = rmin(lo[d], p[d]); hi[d] = rmax(hi[d], p[d]); }
             }
         }
     }
@@ -137,7 +145,7 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
             real lo[3] = {s->r[i0].x, s->r[i0].y, s->r[i0].z}, hi[3] = {lo[0], lo[1], lo[2]};
             for (int b = i0 + 1; b < i0 + ni; b++) {
                 const real p[3] = {s->r[b].x, s->r[b].y, s->r[b].z};
-                for (int d = 0; d < 3; d++) { lo[d] = fmin(lo[d], p[d]); hi[d] = fmax(hi[d], p[d]); }
+                for (int d = 0; d < 3; d++) { lo[d] = rmin(lo[d], p[d]); hi[d] = rmax(hi[d], p[d]); }
             }
             /* the own cluster first, unshifted, masked to j > i */
             grow(cl, m + 1);
@@ -154,6 +162,8 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                     if (gx * gx + gy * gy >= rn2) continue;
                     const int c = (iy - sy * G) * G + (ix - sx * G);
                     for (int sz = -1; sz <= 1; sz++) {
+                        /* an image along z only where the unit's reach crosses that face */
+                        if ((sz < 0 && lo[2] + half >= rn) || (sz > 0 && half - hi[2] >= rn)) continue;
                         const int code = shift_code(CLUSTER_PLANT == 2 ? -sx : sx, sy, sz);
                         const real Sx = sx * L, Sy = sy * L, Sz = sz * L;
                         /* the column's clusters in z order: the first whose top reaches lo - r_n */
@@ -170,6 +180,17 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                                        ey = gap(lo[1], hi[1], bl[1] + Sy, bh[1] + Sy),
                                        ez = gap(lo[2], hi[2], bl[2] + Sz, bh[2] + Sz);
                             if (ex * ex + ey * ey + ez * ez >= rn2) continue;
+                            /* then within r_n of one of the unit's atoms: the union of their spheres
+                             * is tighter than the box's reach, and each slot listed costs every step */
+                            int near = 0;
+                            for (int t = 0; t < ni && !near; t++) {
+                                const vec3 p = s->r[i0 + t];
+                                const real ax = gap(p.x, p.x, bl[0] + Sx, bh[0] + Sx),
+                                           ay = gap(p.y, p.y, bl[1] + Sy, bh[1] + Sy),
+                                           az = gap(p.z, p.z, bl[2] + Sz, bh[2] + Sz);
+                                near = ax * ax + ay * ay + az * az < rn2;
+                            }
+                            if (!near) continue;
                             grow(cl, m + 1);
                             cl->ent[m++] = cluster_entry(cl->cl_first[B], cl->cl_count[B], code);
                             slots += (double)ni * cl->cl_count[B];
