@@ -5,9 +5,9 @@
 # and prints us/atom-step per program and N with cpu-cluster's ratio to cpu-grouped (issue 37's
 # CPU target: at most 0.5 at N >= 32 768) and its row columns (shape, fill, pair_eff, list_bpa).
 # Each point runs about ATOM_STEPS atom-steps (steps = ATOM_STEPS / N, at least MIN_STEPS), no
-# stage replays. Duration: the default plan (N = 4 000 .. 256 000, three or four programs plus
-# cpu-cluster per level) took 2.3 min on a 2-core AMD EPYC at load ~2 (scalar + AVX2); a quiet
-# core with AVX-512 about as long. Quick form (the tests): --nes 6 --atom-steps 20000 --out-dir DIR.
+# stage replays. Duration: the default plan (N = 4 000 .. 256 000; cpu-grouped, cpu-pairlist and
+# cpu-cluster scalar + AVX2) took 2.4 min on the 2-core AMD EPYC at load 3.5; a quiet core with
+# AVX-512 (one program more) about as long. Quick form (the tests): --nes 6 --atom-steps 20000 --out-dir DIR.
 # Settings: runs/cpu_cluster.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
