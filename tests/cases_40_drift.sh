@@ -5,7 +5,7 @@
 # the CPU variants over seeds and reorder settings): |drift| from 7e-7 to 1.1e-4, with no
 # systematic sign and no difference between float and double at this length - the window
 # means wander chaotically - so the bound leaves a 4-5x margin over the largest seen.
-for v in cpu-cells cpu-pairlist cpu-grouped cpu-full cpu-layer; do
+for v in cpu-cells cpu-pairlist cpu-grouped cpu-full cpu-layer cpu-cluster; do
     [ -x "$BUILD/double/$v" ] || continue
     t_below "drift-$v-double" drift 5e-4 "$BUILD/double/$v" --ne 16 --steps 10500 --equil 500 --quiet
     t_below "drift-$v-float" drift 5e-4 "$BUILD/float/$v" --ne 16 --steps 10500 --equil 500 --quiet
