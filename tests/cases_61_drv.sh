@@ -130,7 +130,7 @@ _t61_repo() {
 _t61_trees() { git -C "$T61/repo" worktree list --porcelain | grep -c '^worktree '; }
 _t61_cmp() {
     NBR_LOCK=none NBR_MACHINE=t61 NBR_WT_ROOT=$T61/wt "$T61/repo/runs/compare.sh" --no-plot \
-        --suite-file "$T61/repo/suites.txt" --out "$T61/cmp" --min-pairs 6 --max-pairs 6 HEAD HEAD fake
+        --suite-file "$T61/repo/suites.txt" --out "$T61/cmp" --pairs 6 HEAD HEAD fake
 }
 _t61_compare_clean() {
     _t61_repo || return 1
