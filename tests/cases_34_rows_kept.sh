@@ -65,7 +65,7 @@ t_grep rows-seed-refused-wrote-nothing '^2$' grep -c '' "$kept/seed.csv"
 
 # --csv X --blocks-csv X (also spelled differently): refused before the run, no file
 t_error rows-same-file-refused 2 "--csv .*same.csv and --blocks-csv .*same.csv name one file" \
-    "${_t34_md[@]}" --steps 100000000 --csv "$kept/same.csv" --blocks-csv "$kept/./same.csv"
+    timeout 20 "${_t34_md[@]}" --steps 100000000 --csv "$kept/same.csv" --blocks-csv "$kept/./same.csv"
 t_ok rows-same-file-nothing-written test ! -e "$kept/same.csv"
 
 # a last line without its newline: the row goes on a line of its own
@@ -87,9 +87,9 @@ t_ok rows-no-newline-header-only _t34_no_newline header
 
 # a device is no CSV: refused with that reason, before the run
 t_error rows-dev-full-refused 2 "--csv /dev/full is not a regular file \\(a character device\\)" \
-    "${_t34_md[@]}" --steps 100000000 --csv /dev/full
+    timeout 20 "${_t34_md[@]}" --steps 100000000 --csv /dev/full
 t_error rows-directory-refused 2 "--blocks-csv $kept is not a regular file \\(a directory\\)" \
-    "${_t34_md[@]}" --steps 100000000 --blocks-csv "$kept"
+    timeout 20 "${_t34_md[@]}" --steps 100000000 --blocks-csv "$kept"
 
 # no production steps: status untimed, its time columns and energies empty; not an ok row
 _t34_untimed() {
