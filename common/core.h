@@ -60,6 +60,7 @@ typedef struct {
     double e_rms;         /* rms of E/N over production, relative to its mean */
     double pressure;      /* mean over production */
     double temp;          /* mean kinetic temperature over production, sum v^2 / (3 (N - 1)) */
+    int e_samples;        /* production sample points behind the energies (0: never measured) */
     long verified;        /* --verify-lists: stale structures checked */
     int unstable;
     StageTimes st;        /* st.reps == 0: not measured */

@@ -92,6 +92,29 @@ static int under_results(const char *path)
     return 0;
 }
 
+/* `path` with its directory resolved (links, . and ..), for comparing names of files that may
+ * not exist yet; the path as given where the directory does not resolve. */
+static void canonical(const char *path, char *out, size_t len)
+{
+    char dir[PATH_MAX], abs[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (slash) slash[slash == dir ? 1 : 0] = '\0'; else snprintf(dir, sizeof dir, ".");
+    if (realpath(dir, abs)) snprintf(out, len, "%s/%s", abs, base);
+    else snprintf(out, len, "%s", path);
+}
+
+int csv_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ca[PATH_MAX + 8], cb[PATH_MAX + 8];
+    canonical(a, ca, sizeof ca);
+    canonical(b, cb, sizeof cb);
+    return strcmp(ca, cb) == 0;
+}
+
 /* Signals during a write: SIGINT, SIGTERM and SIGHUP are held (recorded, not acted on) while a
  * row is written or a file made for a check exists, then raised again: a second Ctrl-C, or a
  * program without a handler of its own, dies after the row, not in the middle of it. */
@@ -195,37 +218,60 @@ static void refuse_header(const char *who, const char *path, const char *flag, c
              who, flag, path, whose, shared, nt, no, start);
 }
 
+/* The first line of the open file `f` (NUL bytes end it), without its line end: it must be
+ * `header`, or the file is refused (refuse_header names why). */
+static void check_first_line(const char *who, const char *path, const char *flag, const char *header, FILE *f,
+                             const struct sigaction *old)
+{
+    static char first[CSV_MAX_COLS * 32];
+    first[0] = '\0';
+    rewind(f);
+    if (!fgets(first, sizeof first, f)) return;   /* an empty file: the row's header goes first */
+    first[strcspn(first, "\r\n")] = '\0';
+    if (strcmp(first, header) != 0) {
+        if (old) signals_release(old);
+        refuse_header(who, path, flag, first, header, f);
+    }
+}
+
+/* Rows go to regular files only: a device (/dev/full, /dev/null), a directory or a FIFO
+ * cannot hold a header to check, nor be cut back after a failed write. */
+static void refuse_not_regular(const char *who, const char *path, const char *flag, const struct stat *st)
+{
+    if (S_ISREG(st->st_mode)) return;
+    nbr_fail(EXIT_INPUT, "%s: --%s %s is not a regular file (%s): rows are appended to a file and read back",
+             who, flag, path, S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device"
+                                                  : S_ISFIFO(st->st_mode) ? "a FIFO" : "not a file");
+}
+
 void csv_open_check(const char *who, int allow_dirty, const char *path, const char *flag, const char *header)
 {
     if (under_results(path) && !nbr_rev_committed() && !allow_dirty)
         nbr_fail(EXIT_INPUT, "%s: refusing to add rows to %s (under results/) from a build of revision %s, which is "
                              "not a committed revision: commit and rebuild, or pass --allow-dirty",
                  who, path, nbr_git_rev());
-    /* opened now so that a bad path fails before the run; a file made only for this check is
-     * removed again, so a run that stops before its first row leaves no empty CSV behind (an
-     * empty file has no header, and the drivers would refuse to append to it) */
-    struct sigaction old[NHELD];
-    signals_hold(old);
-    const int existed = access(path, F_OK) == 0;
-    FILE *f = fopen(path, "a+");
-    if (!f) {
-        const int e = errno;
-        signals_release(old);
-        nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(e));
+    /* checked now so that a bad path fails before the run, and without creating the file: a
+     * file made here and removed again would take with it the rows that another run appended
+     * in between (20 runs appending to one new CSV lost rows so, issue 38) */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT)
+            nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash) slash[slash == dir ? 1 : 0] = '\0'; else snprintf(dir, sizeof dir, ".");
+        if (access(dir, W_OK | X_OK) != 0)
+            nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
+        return;
     }
-    rewind(f);
-    static char first[CSV_MAX_COLS * 32];
-    first[0] = '\0';
-    if (fgets(first, sizeof first, f)) {
-        first[strcspn(first, "\r\n")] = '\0';
-        if (strcmp(first, header) != 0) {
-            signals_release(old);
-            refuse_header(who, path, flag, first, header, f);
-        }
-    }
+    refuse_not_regular(who, path, flag, &st);
+    if (access(path, W_OK) != 0)
+        nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
+    FILE *f = fopen(path, "r");
+    if (!f) nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(errno));
+    check_first_line(who, path, flag, header, f, NULL);
     fclose(f);
-    if (!existed) remove(path);
-    signals_release(old);
 }
 
 /* Writes all of `len` bytes; 0, or the errno of the write that failed. */
@@ -242,44 +288,74 @@ static int write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
+/* Opens `path` for appending and locks it: one writer at a time, so that the length before is
+ * this row's start (programs run in parallel on one CSV). A file removed or replaced by the
+ * time the lock is granted (a failed first row removes its new file) is opened again. Where
+ * locks are not supported (some NFS) the append goes on. Returns the fd, or -1 with errno. */
+static int open_locked(const char *path)
+{
+    for (;;) {
+        const int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) return -1;
+        struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        while (fcntl(fd, F_SETLKW, &lock) != 0 && errno == EINTR) {}
+        struct stat mine, now;
+        if (fstat(fd, &mine) != 0 || !S_ISREG(mine.st_mode) ||
+            (stat(path, &now) == 0 && now.st_dev == mine.st_dev && now.st_ino == mine.st_ino))
+            return fd;
+        close(fd);
+    }
+}
+
 /* The row is appended whole or not at all: the line (with the header where the file is new or
- * empty) is built in memory and written under a lock, and a failed write or close (a full disk,
- * a quota) cuts the file back to its length before, or removes the file this call made. No
- * fsync: local file systems report a full disk at write(2) and NFS at close(2), both checked,
- * and block rows are written between timed blocks, where a sync would cost milliseconds. */
+ * empty; with a line end first where the file's last line lacks one, so that the row is a line
+ * of its own) is built in memory and written under a lock, after the header is checked under
+ * that lock; a failed write or close (a full disk, a quota) cuts the file back to its length
+ * before, or removes the file where it was empty. No fsync: local file systems report a full
+ * disk at write(2) and NFS at close(2), both checked, and block rows are written between timed
+ * blocks, where a sync would cost milliseconds. */
 void csv_append(const char *who, int allow_dirty, const char *path, const char *flag, const CsvRow *row)
 {
     static char header[CSV_MAX_COLS * 32];
-    static char text[sizeof header + CSV_MAX_COLS * CSV_COL_LEN + 2];
+    static char text[sizeof header + CSV_MAX_COLS * CSV_COL_LEN + 3];
     csv_header(row, header, sizeof header);
     csv_open_check(who, allow_dirty, path, flag, header);
     struct sigaction old[NHELD];
     signals_hold(old);
-    const int existed = access(path, F_OK) == 0;
-    const int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    const int fd = open_locked(path);
     if (fd < 0) {
         const int e = errno;
         signals_release(old);
         nbr_fail(EXIT_INPUT, "%s: cannot open --%s %s for appending: %s", who, flag, path, strerror(e));
     }
-    /* one writer at a time, so that the length before is this row's start (programs run in
-     * parallel on one CSV); where locks are not supported (some NFS) the append goes on */
-    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    while (fcntl(fd, F_SETLKW, &lock) != 0 && errno == EINTR) {}
     struct stat st;
     const off_t before = fstat(fd, &st) == 0 ? st.st_size : -1;
+    if (before >= 0 && !S_ISREG(st.st_mode)) {
+        close(fd);
+        signals_release(old);
+        refuse_not_regular(who, path, flag, &st);
+    }
     size_t len = 0;
+    if (before > 0) {   /* the header again, now under the lock, and the last byte */
+        FILE *f = fdopen(dup(fd), "r");
+        if (f) {
+            check_first_line(who, path, flag, header, f, old);
+            fclose(f);
+        }
+        char last = '\n';
+        if (pread(fd, &last, 1, before - 1) == 1 && last != '\n') text[len++] = '\n';
+    }
     if (before == 0) len = (size_t)snprintf(text, sizeof text, "%s\n", header);
     for (int k = 0; k < row->n; k++)
         len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", k ? "," : "", row->value[k]);
     text[len++] = '\n';
     int err = before < 0 ? errno : write_all(fd, text, len), cut_err = 0;
     if (err && before >= 0 && ftruncate(fd, before) != 0) cut_err = errno;
+    if (err && before == 0 && !cut_err) unlink(path);   /* nothing of this row, no empty file; under the lock */
     if (close(fd) != 0 && !err) {
         err = errno;   /* a write-back error reported at the close: cut by name */
-        if (truncate(path, before) != 0) cut_err = errno;
+        if (before == 0 ? unlink(path) != 0 : truncate(path, before) != 0) cut_err = errno;
     }
-    if (err && !existed && !cut_err) unlink(path);   /* nothing of this row, no empty file */
     signals_release(old);
     if (err && cut_err)
         nbr_fail(EXIT_CAPACITY, "%s: cannot append a row to --%s %s: %s; cutting it back to its %lld bytes failed too "
@@ -287,5 +363,5 @@ void csv_append(const char *who, int allow_dirty, const char *path, const char *
                  who, flag, path, strerror(err), (long long)before, strerror(cut_err));
     if (err)
         nbr_fail(EXIT_CAPACITY, "%s: cannot append a row to --%s %s: %s (%s)", who, flag, path, strerror(err),
-                 existed ? "the file is left as it was" : "no file is left");
+                 before > 0 ? "the file is left as it was" : "no file is left");
 }

@@ -36,6 +36,8 @@ void csv_cpu_model(char *out, size_t len);
 void csv_provenance(CsvRow *row, const char *device, const char *device_compiler);
 /* Refuses now (one line naming `who`, exit 2) what csv_append would refuse. */
 void csv_open_check(const char *who, int allow_dirty, const char *path, const char *flag, const char *header);
+/* Do the two paths name one file (existing or not)? */
+int csv_same_file(const char *a, const char *b);
 /* Writes the header to a new file, then the row. */
 void csv_append(const char *who, int allow_dirty, const char *path, const char *flag, const CsvRow *row);
 

@@ -529,6 +529,7 @@ int loop_run(Sim *s, RunResult *out)
         res.e_rms = sqrt(var) / fabs(mean);
         res.pressure = p_sum / nsamples;
         res.temp = t_sum / nsamples;
+        res.e_samples = nsamples;
         res.step_median = median(block_wall, nblocks);
     }
     /* the bound on the drift, relative to |E| or, where E is near 0, to 3T/2 */
@@ -553,7 +554,9 @@ int loop_run(Sim *s, RunResult *out)
         fprintf(stderr, "%s: wrong-temp: the production temperature %.4g is %.1f%% off --temp %g, beyond the %.1f%% "
                 "allowed (equilibrate longer: --equil)\n", V->name, res.temp, 100 * fabs(res.temp / p->temp - 1),
                 p->temp, 100 * t_tol);
-    report_csv(s, &res, res.unstable ? "unstable" : wrong_temp ? "wrong-temp" : status ? "check-failed" : "ok");
+    /* no production steps (--steps = --equil): nothing timed or measured, so not an ok row */
+    report_csv(s, &res, res.unstable ? "unstable" : wrong_temp ? "wrong-temp" : status ? "check-failed"
+                        : prod_steps > 0 ? "ok" : "untimed");
     if (V->finish) V->finish(s);
     free(e_prod);
     free(block_wall);

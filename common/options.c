@@ -3,6 +3,7 @@
 #include "fail.h"
 #include "real.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -79,6 +80,20 @@ void opt_set(const OptTable *t, void *p, const Option *o, const char *text)
         strcpy(base, text);
         return;
     }
+    if (o->type == T_U64) {   /* one parser checks and stores: decimal digits only (1e3, 0x10 refused) */
+        errno = 0;
+        const unsigned long long u = strtoull(text, &end, 10);
+        if (!isdigit((unsigned char)text[0]) || *end != '\0') {
+            snprintf(msg, sizeof msg, " needs a whole number in decimal digits (got '%s')", text);
+            opt_die(program, msg, o->flag);
+        }
+        if (errno == ERANGE || (double)u < o->min || (double)u > o->max) {
+            snprintf(msg, sizeof msg, " = %s is outside its limits [%g, %g]", text, o->min, o->max);
+            opt_die(program, msg, o->flag);
+        }
+        *(uint64_t *)base = u;
+        return;
+    }
     errno = 0;
     double v = strtod(text, &end);
     if (errno || end == text || *end != '\0' || !isfinite(v)) {
@@ -96,7 +111,6 @@ void opt_set(const OptTable *t, void *p, const Option *o, const char *text)
     switch (o->type) {
     case T_INT: *(int *)base = (int)v; break;
     case T_LONG: *(long *)base = (long)v; break;
-    case T_U64: *(uint64_t *)base = strtoull(text, NULL, 10); break;
     default: *(double *)base = v; break;
     }
 }

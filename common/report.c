@@ -32,6 +32,13 @@ static void col(Row *row, const char *name, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A measured number, or empty where it was never measured (not a 0 that reads as one). */
+static void measured_col(Row *row, const char *name, const char *fmt, int measured, double v)
+{
+    if (measured) col(row, name, fmt, v);
+    else col(row, name, "%s", "");
+}
+
 static void option_col(void *row, const char *name, const char *value) { col(row, name, "%s", value); }
 
 /* The knobs column: "column=value" pairs separated by single spaces, in table order, for the
@@ -79,9 +86,11 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "precision", "%s", NBR_PRECISION);
     col(row, "n", "%d", s->n);
     params_columns(p, v->knobs, 0, option_col, row);   /* the options every program has */
-    col(row, "us_per_atom_step", "%.6g", res->step_median / s->n * 1e6);
-    col(row, "us_per_atom_step_mean", "%.6g", prod > 0 ? res->wall / prod / s->n * 1e6 : 0.0);
-    col(row, "us_per_step", "%.6g", res->step_median * 1e6);
+    /* empty where nothing was timed (no production step, or stopped before its first block) */
+    const int timed = res->nblocks > 0;
+    measured_col(row, "us_per_atom_step", "%.6g", timed, res->step_median / s->n * 1e6);
+    measured_col(row, "us_per_atom_step_mean", "%.6g", timed, timed ? res->wall / prod / s->n * 1e6 : 0);
+    measured_col(row, "us_per_step", "%.6g", timed, res->step_median * 1e6);
     col(row, "timing_blocks", "%d", res->nblocks);
     col(row, "total_s", "%.6g", res->wall);
     /* kernel level (stagetime.c): microseconds per call, GB/s, and the fractions they imply */
@@ -108,12 +117,15 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "reorders", "%ld", s->stats.reorders);
     col(row, "bytes_per_atom", "%.1f", s->stats.bytes / s->n);
     col(row, "capacity_grows", "%ld", s->stats.grows);
-    col(row, "e_start", "%.10g", res->e_start);
-    col(row, "e_end", "%.10g", res->e_end);
-    col(row, "drift", "%.4g", res->drift);
-    col(row, "e_rms", "%.4g", res->e_rms);
-    col(row, "pressure", "%.8g", res->pressure);
-    col(row, "temp_measured", "%.8g", res->temp);
+    /* energies empty where no production sample measured them (an unstable or interrupted
+     * run stopped first, --steps = --equil); drift and rms need two samples */
+    const int ne = res->e_samples;
+    measured_col(row, "e_start", "%.10g", ne > 0, res->e_start);
+    measured_col(row, "e_end", "%.10g", ne > 0, res->e_end);
+    measured_col(row, "drift", "%.4g", ne > 1, res->drift);
+    measured_col(row, "e_rms", "%.4g", ne > 1, res->e_rms);
+    measured_col(row, "pressure", "%.8g", ne > 0, res->pressure);
+    measured_col(row, "temp_measured", "%.8g", ne > 0, res->temp);
     col(row, "lists_verified", "%ld", res->verified);
     col(row, "steps_done", "%d", s->step);   /* all of --steps, unless interrupted or unstable */
     col(row, "status", "%s", status);
@@ -160,6 +172,11 @@ void report_open(const Sim *s)
     static char header[MAX_COLS * 32];
     static const RunResult none;
     static const BlockRow no_block;
+    /* two kinds of rows cannot share a file: refused now, not after the run (its row lost) */
+    if (s->p.csv[0] && s->p.blocks_csv[0] && csv_same_file(s->p.csv, s->p.blocks_csv))
+        nbr_fail(EXIT_INPUT, "%s: --csv %s and --blocks-csv %s name one file: run rows and block rows have different "
+                             "headers, give each a file of its own",
+                 s->variant->name, s->p.csv, s->p.blocks_csv);
     if (s->p.csv[0]) {
         fill_row(&row, s, &none, "ok");
         csv_header(&row, header, sizeof header);

@@ -332,7 +332,7 @@ def verdict(vmin, vmax, value, lo, hi):
     if not value:
         return ""
     ratio = vmin / value
-    if abs(ratio - 1) <= 0.1:
+    if abs(ratio - 1) <= 0.1 + 1e-12:   # 10% itself agrees (1.1 is not exactly 1 + 0.1 in binary)
         return "agrees (within 10%)"
     return f"{ratio:.2g}x the paper's"
 

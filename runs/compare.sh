@@ -2,12 +2,13 @@
 # runs/compare.sh [options] A B [SUITE] - is B slower than A on this machine, beyond noise?
 #
 # Builds A and B each in its own tree and build directory (never the main checkout's build/),
-# runs SUITE (runs/suites.txt; default quick) interleaved in pairs, A B / B A alternating, at
-# least --min-pairs pairs and more for benchmarks whose verdict is not settled (up to
-# --max-pairs and --budget seconds), and prints per benchmark the median of each side, the
-# ratio B/A with its interval (Hodges-Lehmann estimate of the paired log-ratios, exact
-# Wilcoxon signed-rank interval: runs/perfstat.py), the verdict faster / slower / no change at
-# the threshold, and which stage moved (stage fraction x time).
+# runs SUITE (runs/suites.txt; default quick) interleaved in pairs, A B / B A alternating,
+# --pairs pairs per benchmark (fixed; --budget seconds may cut it, never below --min-pairs),
+# and prints per benchmark the median of each side, the ratio B/A with its interval
+# (Hodges-Lehmann estimate of the paired log-ratios, exact Wilcoxon signed-rank interval), the
+# verdict faster / slower / no change (one-sided sign test, Holm-corrected across the suite's
+# benchmarks, and the estimate beyond the threshold: runs/perfstat.py, docs/regression.md) and
+# which stage moved (stage fraction x time).
 #
 #   A, B   a git revision (HEAD, HEAD~1, a hash or tag: a git worktree under NBR_WT_ROOT,
 #          removed again when compare.sh ends); WT = the working tree as it is now
@@ -34,14 +35,15 @@ settings_begin "runs/compare.sh [settings] A B [SUITE]" \
     "A, B: a git revision, WT (the working tree now), dir:PATH (a tree without git), build:PATH (built programs)"
 setting threshold 5 "verdict threshold in percent"
 setting conf 0.95 "nominal confidence of the interval"
-setting min_pairs 6 "pairs at least"
-setting max_pairs 20 "pairs at most, for benchmarks whose verdict is not settled"
+setting pairs 18 "pairs per benchmark, fixed: the verdict never decides how many run"
+setting max_pairs "" "the old name of --pairs (scripts that still pass it)"
+setting min_pairs 6 "pairs that run even past --budget"
 setting budget 900 "no new pair starts after this many seconds of runs (the first min-pairs always run)"
 setting only "" "only benchmarks whose id matches one of these comma-separated globs"
 setting metric us_per_atom_step "the CSV column compared (lower is better)"
 setting_switch gate "the CI gate: suite gate and the GATE_* values below, results under build/gate/"
 setting GATE_THRESHOLD 25 "--gate's threshold in percent"
-setting GATE_MAX_PAIRS 12 "--gate's max-pairs"
+setting GATE_PAIRS 12 "--gate's pairs"
 setting GATE_BUDGET 150 "--gate's budget in seconds"
 setting patch_b "" "apply FILE to B's tree first (a diff, or tests/fixtures/slow-force.sh)"
 setting out "" "where the CSV, report and plot go (default results/<machine>/compare)"
@@ -57,9 +59,11 @@ pos=("${SETTINGS_ARGS[@]}") suite=""
 # --gate: its defaults, where a flag or --config has not set the value
 if [ "$gate" = 1 ]; then
     suite=gate
-    settings_prefer threshold "$GATE_THRESHOLD" max_pairs "$GATE_MAX_PAIRS" budget "$GATE_BUDGET" out build/gate
+    settings_prefer threshold "$GATE_THRESHOLD" pairs "$GATE_PAIRS" budget "$GATE_BUDGET" out build/gate
 fi
 plot=$((1 - no_plot)) export_dir=$export
+[ -z "$max_pairs" ] || pairs=$max_pairs
+[ "$min_pairs" -le "$pairs" ] || min_pairs=$pairs
 spec_a=${pos[0]} spec_b=${pos[1]} suite=${pos[2]:-${suite:-quick}}
 
 if [ -n "$export_dir" ]; then
@@ -103,7 +107,7 @@ mkdir -p "$out" || exit 2
 csv=$out/$name.csv
 python3 runs/perfstat.py run --a-build "$a_build" --b-build "$b_build" --a-label "$a_label" \
     --b-label "$b_label" --suite "$suite" --suite-file "$suite_file" --threshold "$(awk -v t="$threshold" 'BEGIN { print t / 100 }')" \
-    --conf "$conf" --min-pairs "$min_pairs" --max-pairs "$max_pairs" --budget "$budget" --metric "$metric" \
+    --conf "$conf" --pairs "$pairs" --min-pairs "$min_pairs" --budget "$budget" --metric "$metric" \
     ${only:+--only "$only"} --machine "$machine" --csv "$csv" --report "$out/$name.txt"
 rc=$?
 [ -s "$csv" ] && settings_record "$csv"   # its rows come through perfstat.py, not run_point

@@ -14,12 +14,13 @@ cd "$(dirname "$0")/.." || exit 2
 . runs/lib.sh
 settings_begin "runs/gate_check.sh [settings] [N_AA] [N_PLANTED]" "the CI gate's false alarms (N_AA A/A runs, default 30) and misses (N_PLANTED runs with tests/fixtures/slow-force.sh, default 15)"
 setting REV HEAD "the revision (resolved once at the start)"
+setting OUT "" "where the CSVs, log and summary go (default results/<machine>/compare)"
 settings_parse_args "$@"
 set -- "${SETTINGS_ARGS[@]}"
 [ $# -le 2 ] || { echo "gate_check.sh: N_AA N_PLANTED at most, not '$*'" >&2; exit 2; }
 n_aa=${1:-30} n_pl=${2:-15}
 rev=$(git rev-parse --short=7 "$REV") || exit 2
-out=results/$(machine_name)/compare
+out=${OUT:-results/$(machine_name)/compare}
 mkdir -p "$out"
 log=$out/gate-runs.log
 : >"$log"
@@ -51,9 +52,10 @@ secs() { awk -v k="$1" '$1 == k { sub("seconds=", "", $4); print $4 }' "$log" | 
     echo
     echo "Revision $rev; $started to $(date -u +%Y-%m-%dT%H:%M:%SZ); runs/gate_check.sh $n_aa $n_pl on this"
     echo "shared 2-core machine while other engineers built and tested in the same tree."
-    echo "Gate: \`runs/compare.sh --gate\` = suite gate (5 CPU benchmarks), at least 6 and at most 12"
-    echo "pairs A B / B A, budget 150 s, fails (exit 1) only when a benchmark is slower at 25%: its"
-    echo "exact signed-rank interval of B/A lies above 1 and the Hodges-Lehmann estimate exceeds 1.25."
+    echo "Gate: \`runs/compare.sh --gate\` = suite gate (5 CPU benchmarks), 12 pairs A B / B A (fixed;"
+    echo "budget 150 s), fails (exit 1) only when a benchmark is slower at 25%: the one-sided sign test,"
+    echo "Holm-corrected over the 5 benchmarks at family-wise 0.05, finds B slower and the"
+    echo "Hodges-Lehmann estimate of B/A exceeds 1.25."
     echo
     echo "| experiment | gate runs | failed (exit 1) | errors (exit 2) | time per gate run |"
     echo "|---|---|---|---|---|"

@@ -16,12 +16,18 @@ side by side in one session, interleaved in pairs, and every pair gives one rati
     (no normal approximation, no resampling: the same samples always give the same interval).
     The interval's actual coverage is printed (it is discrete: with 6 pairs the widest
     interval, [min d, max d], covers 1 - 2/64 = 96.9%; 5 pairs can reach only 93.8%).
-  * verdict at threshold t:  slower  = interval entirely above 1 and estimate > 1 + t
-                             faster  = interval entirely below 1 and estimate < 1/(1 + t)
+  * every benchmark runs the same fixed number of pairs (--pairs): how many never depends on
+    what the pairs showed, so a test keeps its level (adding pairs until a verdict "settles"
+    is optional stopping, and inflates false alarms).
+  * the decision: per benchmark the exact one-sided sign test of the d_i (how many pairs B was
+    slower in; no symmetry assumed, heavy tails harmless; pairs with d_i = 0 dropped), with
+    Holm's step-down correction across the benchmarks of the comparison, so the chance that
+    an A/A comparison calls any benchmark slower is at most alpha = 1 - conf (family-wise).
+  * verdict at threshold t:  slower  = Holm rejects "not slower" and estimate > 1 + t
+                             faster  = Holm rejects "not faster" and estimate < 1/(1 + t)
                              no change otherwise.
-    The comparison is settled when the verdict is slower or faster, or when the whole interval
-    lies within [1/(1 + t), 1 + t]; unsettled benchmarks get more pairs, up to --max-pairs
-    and the time budget.
+    The interval is shown per benchmark, uncorrected; the verdict uses the corrected test.
+    Simulated and measured error rates: docs/regression.md, runs/verdict_sim.py.
   * per stage: stage time = frac_<stage> x metric (us per atom-step spent in that stage); the
     same paired estimate and interval per stage say which stage moved.
 
@@ -112,13 +118,48 @@ def hl_interval(d, conf=0.95):
     return median(w), w[k - 1], w[len(w) - k], cover
 
 
-def verdict(est, lo, hi, thr):
-    """(verdict, settled) for a ratio B/A: estimate est, interval [lo, hi], threshold thr."""
-    if lo > 1 and est > 1 + thr:
-        return "slower", True
-    if hi < 1 and est < 1 / (1 + thr):
-        return "faster", True
-    return "no change", (lo >= 1 / (1 + thr) and hi <= 1 + thr)
+def sign_p(d):
+    """Exact one-sided sign-test p-values (slower, faster) of the log-ratios d: the chance
+    of at least as many positive (negative) signs among the nonzero d under H0 (each sign
+    1/2). No nonzero d: (1, 1)."""
+    pos = sum(1 for x in d if x > 0)
+    neg = sum(1 for x in d if x < 0)
+    n = pos + neg
+    tail = lambda k: sum(math.comb(n, j) for j in range(k, n + 1)) / 2.0 ** n
+    return (tail(pos), tail(neg)) if n else (1.0, 1.0)
+
+
+def holm(ps, alpha):
+    """Holm's step-down: which of the p-values are rejected at family-wise level alpha."""
+    order = sorted(range(len(ps)), key=lambda i: ps[i])
+    out = [False] * len(ps)
+    for rank, i in enumerate(order):
+        if ps[i] > alpha / (len(ps) - rank):
+            break
+        out[i] = True
+    return out
+
+
+def verdict(est, slower_sig, faster_sig, thr):
+    """The verdict of a ratio B/A with estimate est, given whether the (corrected) test found
+    B slower or faster; threshold thr."""
+    if slower_sig and est > 1 + thr:
+        return "slower"
+    if faster_sig and est < 1 / (1 + thr):
+        return "faster"
+    return "no change"
+
+
+def decide(results, conf, thr):
+    """Holm across the benchmarks of RESULTS (each with p_slower, p_faster, est): sets each
+    one's verdict and its Holm-adjusted p-value of its direction."""
+    have = [r for r in results if "est" in r]
+    alpha = 1 - conf
+    slow = holm([r["p_slower"] for r in have], alpha)
+    fast = holm([r["p_faster"] for r in have], alpha)
+    for r, s, f in zip(have, slow, fast):
+        r["verdict"] = verdict(r["est"], s, f, thr)
+        r["holm"] = s if r["est"] >= 1 else f
 
 
 def compare_pairs(a, b, conf=0.95, thr=0.05):
@@ -132,7 +173,9 @@ def compare_pairs(a, b, conf=0.95, thr=0.05):
     r = dict(n=len(a), med_a=median(a), med_b=median(b), est=math.exp(est), lo=math.exp(lo),
              hi=math.exp(hi), cover=cover)
     r["ratio_of_medians"] = r["med_b"] / r["med_a"]
-    r["verdict"], r["settled"] = verdict(r["est"], r["lo"], r["hi"], thr)
+    r["p_slower"], r["p_faster"] = sign_p(d)
+    r["n_slower"], r["n_nonzero"] = sum(x > 0 for x in d), sum(x != 0 for x in d)
+    decide([r], conf, thr)   # alone: a family of one
     return r
 
 
@@ -279,7 +322,7 @@ def analyze(rows, metric="us_per_atom_step", conf=0.95, thr=0.05):
         ok = [(x, y, p) for x, y, p in zip(a, b, full) if x and y and x > 0 and y > 0]
         res = dict(bench=bench, n=len(ok), stages=[])
         if len(ok) < 2:
-            res.update(verdict="no data", settled=False, error=f"{len(ok)} complete pair(s)")
+            res.update(verdict="no data", error=f"{len(ok)} complete pair(s)")
             results.append(res)
             continue
         res.update(compare_pairs([x for x, _, _ in ok], [y for _, y, _ in ok], conf, thr))
@@ -293,8 +336,11 @@ def analyze(rows, metric="us_per_atom_step", conf=0.95, thr=0.05):
             if min(sa) > 0 and min(sb) > 0:
                 st.update(compare_pairs(sa, sb, conf, thr))
             res["stages"].append(st)
-        res["moved"] = moved_stage(res, thr)
         results.append(res)
+    decide(results, conf, thr)   # the benchmarks are one family: Holm across them
+    for res in results:
+        if "est" in res:
+            res["moved"] = moved_stage(res, thr)
     return results
 
 
@@ -331,21 +377,21 @@ def report(results, meta, out=sys.stdout):
     p(f"  metric {meta['metric']} (each run: the median of its timing blocks); pairs run back to "
       f"back, order alternating A B / B A")
     p(f"  ratio B/A: {METHOD} (nominal {100 * conf:.0f}%; 'cover' = its exact coverage)")
-    p(f"  verdict at {100 * thr:g}%: slower = interval above 1 and estimate > {1 + thr:.3g}; "
-      f"faster = interval below 1 and estimate < {1 / (1 + thr):.3g}; otherwise no change")
+    p(f"  verdict at {100 * thr:g}%: slower = the one-sided sign test, Holm-corrected over the "
+      f"{sum('est' in r for r in results)} benchmarks at family-wise {1 - conf:g}, finds B slower and estimate "
+      f"> {1 + thr:.3g}; faster likewise below {1 / (1 + thr):.3g}; otherwise no change")
+    p("  B>A = pairs in which B was slower / nonzero pairs; p(sign) = the sign test's one-sided p in the "
+      "estimate's direction, uncorrected")
     p("")
     w = max([len(r["bench"]) for r in results] + [9])
-    p(f"{'benchmark':<{w}}  pairs  median A   median B     B/A   interval          cover  verdict     stage that moved")
+    p(f"{'benchmark':<{w}}  pairs  median A   median B     B/A   interval          cover  B>A  p(sign)  verdict     stage that moved")
     for r in results:
         if "est" not in r:
             p(f"{r['bench']:<{w}}  {r['n']:5d}  {'-':>9}  {'-':>9}  {'-':>6}   {'-':<16}  {'-':>5}  {r['verdict']}  ({r.get('error', '')})")
             continue
-        unsettled = "" if r["settled"] or r["verdict"] != "no change" else "?"
         p(f"{r['bench']:<{w}}  {r['n']:5d}  {r['med_a']:9.4g}  {r['med_b']:9.4g}  {r['est']:6.3f}   "
-          f"[{r['lo']:.3f}, {r['hi']:.3f}]  {100 * r['cover']:4.1f}%  {r['verdict'] + unsettled:<10}  "
-          f"{fmt_moved(r['moved'], r['med_a'])}")
-    if any(not r.get("settled", True) and r.get("verdict") == "no change" for r in results):
-        p("  ? = not settled: the interval reaches past the threshold; more pairs would tell")
+          f"[{r['lo']:.3f}, {r['hi']:.3f}]  {100 * r['cover']:4.1f}%  {signs(r):>5} {p_dir(r):8.2g}  "
+          f"{r['verdict']:<10}  {fmt_moved(r['moved'], r['med_a'])}")
     p("")
     p("per stage (us per atom-step = frac_<stage> x metric; medians, and B/A with its interval "
       "where the stage takes time on both sides)")
@@ -379,6 +425,14 @@ def report(results, meta, out=sys.stdout):
     p(f"verdict: no significant slowdown beyond {100 * thr:g}%"
       + (f"; faster: {', '.join(faster)}" if faster else "") + " (exit 0)")
     return 0
+
+
+def signs(r):
+    return f"{r['n_slower']}/{r['n_nonzero']}"
+
+
+def p_dir(r):
+    return r["p_slower"] if r["est"] >= 1 else r["p_faster"]
 
 
 def comparisons(rows):
@@ -470,8 +524,12 @@ def cmd_run(args):
     lock = Lock(os.environ.get("NBR_LOCK", "/tmp/nbrlab-bench.lock"))
     meta = dict(a_label=a.label, b_label=b.label, compare_id=cid, suite=args.suite, machine=args.machine,
                 metric=args.metric, threshold=args.threshold, conf=args.conf)
-    print(f"compare {cid}: {len(benches)} benchmarks x >= {args.min_pairs} pairs (at most {args.max_pairs}, "
-          f"budget {args.budget:g} s): {', '.join(x[0] for x in benches)}", file=sys.stderr)
+    print(f"compare {cid}: {len(benches)} benchmarks x {args.pairs} pairs (budget {args.budget:g} s, at least "
+          f"{args.min_pairs} pairs): {', '.join(x[0] for x in benches)}", file=sys.stderr)
+    least = math.ceil(math.log2(len(benches) / (1 - args.conf)))
+    if args.pairs < least:
+        print(f"  note: {args.pairs} pairs: the sign test over {len(benches)} benchmarks needs {least} pairs to "
+              f"ever find one slower at family-wise {1 - args.conf:g}", file=sys.stderr)
     rows, active, t_start = [], list(benches), time.time()
     round_time = 0.0
     errors, written = [], 0
@@ -499,20 +557,13 @@ def cmd_run(args):
             if len(rows) > written:   # each round's rows at once: an interrupted run keeps them
                 append_rows(args.csv, rows[written:])
                 written = len(rows)
-            done = [x for x in rows if x["bench"] in {bb[0] for bb in active}]
-            if pair < args.min_pairs:
-                continue
-            res = {r["bench"]: r for r in analyze(done, args.metric, args.conf, args.threshold)}
-            active = [bb for bb in active if bb[0] in res and not res[bb[0]]["settled"]]
-            # the next round runs only the unsettled benchmarks: scale the last round's time
-            est_next = round_time * len(active) / max(1, len(res))
-            if active and (pair >= args.max_pairs or elapsed + est_next > args.budget):
-                print(f"  stopping after {pair} pairs ({elapsed:.0f} s): {len(active)} benchmark(s) not "
-                      f"settled", file=sys.stderr)
+            # a fixed number of pairs: what the pairs showed never decides whether more run;
+            # the budget may end it early (a matter of time, not of the data)
+            if pair >= args.pairs:
                 break
-            if active:
-                print(f"  pair {pair} ({elapsed:.0f} s): more pairs for {', '.join(x[0] for x in active)}",
-                      file=sys.stderr)
+            if pair >= args.min_pairs and elapsed + round_time > args.budget:
+                print(f"  stopping after {pair} of {args.pairs} pairs ({elapsed:.0f} s): the budget", file=sys.stderr)
+                break
     results = analyze(rows, args.metric, args.conf, args.threshold) if rows else []
     with open(args.report, "w") if args.report else open(os.devnull, "w") as rep:
         code = report(results, meta, out=sys.stdout)
@@ -592,8 +643,8 @@ def cmd_pairs(args):
     b = [float(x) for x in args.b.split(",")]
     r = compare_pairs(a, b, args.conf, args.threshold)
     print(f"pairs {r['n']}  median A {r['med_a']:.6g}  median B {r['med_b']:.6g}  ratio {r['est']:.4f}  "
-          f"interval [{r['lo']:.4f}, {r['hi']:.4f}]  cover {r['cover']:.4f}  verdict {r['verdict']}"
-          f"{'' if r['settled'] else ' (not settled)'}")
+          f"interval [{r['lo']:.4f}, {r['hi']:.4f}]  cover {r['cover']:.4f}  signs {signs(r)}  p {p_dir(r):.4g}  "
+          f"verdict {r['verdict']}")
     return 1 if r["verdict"] == "slower" else 0
 
 
@@ -625,8 +676,8 @@ def main(argv=None):
     p.add_argument("--suite", default="quick")
     p.add_argument("--suite-file", default=SUITES)
     p.add_argument("--only", help="comma-separated globs of benchmark ids")
-    p.add_argument("--min-pairs", type=int, default=6)
-    p.add_argument("--max-pairs", type=int, default=20)
+    p.add_argument("--pairs", type=int, default=18, help="pairs per benchmark, fixed")
+    p.add_argument("--min-pairs", type=int, default=6, help="pairs that run even past --budget")
     p.add_argument("--budget", type=float, default=600, help="seconds of runs; past it no new pair starts "
                    "(the first --min-pairs always run)")
     p.add_argument("--run-timeout", type=float, default=600)
@@ -669,8 +720,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if getattr(args, "min_pairs", 5) < 5:
         ap.error("--min-pairs must be at least 5 (fewer pairs cannot give a 90% interval)")
-    if getattr(args, "max_pairs", 99) < getattr(args, "min_pairs", 0):
-        ap.error("--max-pairs must not be below --min-pairs")
+    if getattr(args, "pairs", 99) < getattr(args, "min_pairs", 0):
+        ap.error("--pairs must not be below --min-pairs")
     if getattr(args, "build", None) == []:
         args.build = ["build"]
     try:

@@ -71,7 +71,8 @@ t_ok state-explode-in-equil _t22_wrong_state unstable 'step 10: unstable: the en
 # SP jittered by 0.4 spacings, N = 512, checked on its start (--steps 0): U/N ~ 20, moderate, so
 # the float tolerances mean something (the random start's U ~ 5e11 hides a missing potential
 # shift in float: relative 2.5e-7 against a tolerance of 2e-5). Each fault must fail the check,
-# on its own line, with exit 1 and status check-failed; "none" must pass.
+# on its own line, with exit 1 and status check-failed; "none" must pass (status untimed: no
+# production step).
 _t22_plant() {   # PREC FAULT LINE: --check fails (LINE: the check line that must say FAIL)
     local csv=$TEST_LOG_DIR/check-plant-$1-$2.csv out rc=0 st
     rm -f "$csv"
@@ -79,7 +80,7 @@ _t22_plant() {   # PREC FAULT LINE: --check fails (LINE: the check line that mus
     echo "$out" | grep -E '^(check|planted)'
     st=$(_t22_col "$csv" status) || return 1
     if [ "$2" = none ]; then
-        [ $rc -eq 0 ] && [ "$st" = ok ] && grep -q '^check cpu-grouped: PASS$' <<<"$out" && echo "passes unplanted"
+        [ $rc -eq 0 ] && [ "$st" = untimed ] && grep -q '^check cpu-grouped: PASS$' <<<"$out" && echo "passes unplanted"
         return
     fi
     [ $rc -eq 1 ] || { echo "exit $rc, expected 1 (a failed check)"; return 1; }
@@ -87,6 +88,13 @@ _t22_plant() {   # PREC FAULT LINE: --check fails (LINE: the check line that mus
     grep -q '^check cpu-grouped: FAIL$' <<<"$out" || { echo "no FAIL verdict"; return 1; }
     grep -Eq "^check $3[ :].*FAIL\$" <<<"$out" || { echo "the $3 line does not say FAIL"; return 1; }
     echo "the check fails on its $3 line"
+}
+_t22_plant_at() {   # AT PREC FAULT LINE: the fault moved (tests/check_plant.c PLANT_AT)
+    local PLANT_AT=$1
+    export PLANT_AT
+    shift
+    echo "planted at $PLANT_AT"
+    _t22_plant "$@"
 }
 # (test-plant is one of make's TEST_BINS, as test-core and test-loop: missing, these fail)
 for prec in double float; do
@@ -96,6 +104,10 @@ for prec in double float; do
     t_grep "check-plant-energy-$prec" 'fails on its total energy line' _t22_plant $prec energy 'total energy'
     t_grep "check-plant-shift-$prec" 'fails on its total energy line' _t22_plant $prec shift 'total energy'
     t_grep "check-plant-pair-$prec" 'fails on its pairs line' _t22_plant $prec pair pairs
+    # the same faults spread over the system (issue 38): the last atom, a random one, the last pair
+    t_grep "check-plant-force-last-$prec" 'fails on its forces line' _t22_plant_at last $prec force forces
+    t_grep "check-plant-force-random-$prec" 'fails on its forces line' _t22_plant_at $((1 + RANDOM % 510)) $prec force forces
+    t_grep "check-plant-pair-last-$prec" 'fails on its pairs line' _t22_plant_at last $prec pair pairs
 done
 
 # --- grow-cpu-: the CPU capacities grown from a tiny start -------------------------------------

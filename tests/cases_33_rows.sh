@@ -72,13 +72,13 @@ else
     t_skip csv-fulldisk "cannot mount an 8 KB tmpfs here ($(head -n 1 "$rows/mount.err")): needs root"
 fi
 
-# a signal mid-run (started in the background with job control, so that SIGINT is not ignored
-# as a script's background job's is), sent once the first block row is there
+# a signal mid-run (started in the background with job control, and SIGINT at its default
+# (T_SIGDFL) even where the suite runs as a background job), sent once the first block row is there
 _t33_interrupt() (   # SIG
     set -m
     local sig=$1 csv=$rows/int-$1.csv blocks=$rows/int-$1-blocks.csv pid rc k
     rm -f "$csv" "$blocks"
-    $b/cpu-grouped --ne 12 --steps 1000000 --equil 100 --avg-block 50 --quiet --csv "$csv" --blocks-csv "$blocks" \
+    "${T_SIGDFL[@]}" $b/cpu-grouped --ne 12 --steps 1000000 --equil 100 --avg-block 50 --quiet --csv "$csv" --blocks-csv "$blocks" \
         2>"$rows/int-$sig.err" &
     pid=$!
     for k in $(seq 400); do [ -s "$blocks" ] && [ "$(grep -c "" "$blocks")" -ge 3 ] && break; sleep 0.05; done

@@ -129,8 +129,8 @@ _t61_repo() {
 }
 _t61_trees() { git -C "$T61/repo" worktree list --porcelain | grep -c '^worktree '; }
 _t61_cmp() {
-    NBR_LOCK=none NBR_MACHINE=t61 NBR_WT_ROOT=$T61/wt "$T61/repo/runs/compare.sh" --no-plot \
-        --suite-file "$T61/repo/suites.txt" --out "$T61/cmp" --min-pairs 6 --max-pairs 6 HEAD HEAD fake
+    NBR_LOCK=none NBR_MACHINE=t61 NBR_WT_ROOT=$T61/wt "${T_SIGDFL[@]}" "$T61/repo/runs/compare.sh" --no-plot \
+        --suite-file "$T61/repo/suites.txt" --out "$T61/cmp" --pairs 6 HEAD HEAD fake
 }
 _t61_compare_clean() {
     _t61_repo || return 1
@@ -141,7 +141,7 @@ _t61_compare_clean() {
 }
 t_grep drv-compare-removes-worktrees '^compare cleaned up$' _t61_compare_clean
 # Ctrl-C during a build: its process group gets SIGINT, as from a terminal (set -m: a job of
-# its own, whose SIGINT is not ignored as a plain background job's is)
+# its own; T_SIGDFL: SIGINT not ignored even where the suite itself runs as a background job)
 _t61_compare_interrupt() (
     _t61_repo || return 1
     set -m

@@ -11,9 +11,8 @@ _t70_ps=(python3 runs/perfstat.py)
 # 6 pairs: the exact signed-rank interval is the widest one, [min, max] of the pair ratios,
 # with coverage 1 - 2/2^6 = 0.96875; the estimate is exp(median of the Walsh averages).
 _t70_six() { "${_t70_ps[@]}" pairs 1,1,1,1,1,1 1.10,1.12,1.14,1.16,1.18,1.20; [ $? = 1 ]; }
-t_grep stats_six_pairs_interval 'ratio 1\.1496  interval \[1\.1000, 1\.2000\]  cover 0\.9688  verdict slower$' _t70_six
-# the same samples at 25%: significant but within the threshold, and settled (the whole
-# interval lies inside [1/1.25, 1.25])
+t_grep stats_six_pairs_interval 'ratio 1\.1496  interval \[1\.1000, 1\.2000\]  cover 0\.9688  signs 6/6  p 0\.01562  verdict slower$' _t70_six
+# the same samples at 25%: significant but within the threshold
 t_grep stats_six_pairs_threshold 'verdict no change$' "${_t70_ps[@]}" pairs --threshold 0.25 1,1,1,1,1,1 1.10,1.12,1.14,1.16,1.18,1.20
 # 10 pairs with log-ratios 0.01..0.10: Walsh averages of 1..10 (/100); the 95% interval is the
 # 9th smallest and 9th largest (signed-rank critical value 8 for n = 10), 0.03 and 0.08;
@@ -25,7 +24,7 @@ _t70_ten() {
     "${_t70_ps[@]}" pairs "$@" "$a" "$b"
 }
 _t70_ten_slower() { _t70_ten; [ $? = 1 ]; }
-t_grep stats_ten_pairs_interval 'ratio 1\.0565  interval \[1\.0305, 1\.0833\]  cover 0\.9512  verdict slower$' _t70_ten_slower
+t_grep stats_ten_pairs_interval 'ratio 1\.0565  interval \[1\.0305, 1\.0833\]  cover 0\.9512  signs 10/10  p 0\.0009766  verdict slower$' _t70_ten_slower
 t_grep stats_ten_pairs_10pct 'verdict no change$' _t70_ten --threshold 0.10
 # A/A-like: ratios around 1 in both directions: no change, not significant
 t_grep stats_aa_no_change 'interval \[0\.9[0-9]*, 1\.0[0-9]*\].*verdict no change' \
@@ -53,6 +52,48 @@ print("null distribution ok for n = 4..12")
 EOF
 }
 t_grep stats_null_distribution 'null distribution ok' _t70_null
+# the decision (issue 38): the exact one-sided sign test and Holm's step-down, known answers.
+# 10 of 12 pairs slower: p = (C(12,10) + C(12,11) + 1) / 4096 = 79/4096; Holm at 0.05 over
+# p = (0.01, 0.04, 0.03) rejects only 0.01 (0.03 > 0.05/2), over (0.01, 0.02, 0.04) all three
+# (Bonferroni would keep 0.02 and 0.04)
+_t70_rule() {
+    python3 - <<'EOF'
+import sys
+sys.path.insert(0, "runs")
+import perfstat as ps
+d = [0.01] * 10 + [-0.01] * 2
+assert abs(ps.sign_p(d)[0] - 79 / 4096) < 1e-15 and abs(ps.sign_p(d)[1] - 4083 / 4096) < 1e-15, ps.sign_p(d)
+assert ps.sign_p([0.0, 0.0]) == (1.0, 1.0) and ps.sign_p([0.0, 0.1])[0] == 0.5   # zeros dropped
+assert ps.holm([0.01, 0.04, 0.03], 0.05) == [True, False, False]
+assert ps.holm([0.01, 0.02, 0.04], 0.05) == [True, True, True]
+assert ps.holm([0.06, 0.001], 0.05) == [False, True]
+# twelve benchmarks, one of them 6 of 6 pairs 10% slower (p = 1/64), the rest A/A: alone it
+# is slower; in a family of 12 Holm needs p <= 0.05/12, so no benchmark is slower
+def rows(nb, slow):
+    out = []
+    for b in range(nb):
+        for i in range(1, 7):
+            f = 1.10 if b == 0 and slow else (1.01 if i % 2 else 0.99)
+            for side, v in (("A", 1.0), ("B", f)):
+                out.append(dict(compare_id="x", bench=f"b{b}", pair=str(i), side=side, us_per_atom_step=str(v)))
+    return out
+one = ps.analyze(rows(1, True), thr=0.05)
+assert [r["verdict"] for r in one] == ["slower"], one
+twelve = ps.analyze(rows(12, True), thr=0.05)
+assert all(r["verdict"] == "no change" for r in twelve), [(r["bench"], r["verdict"]) for r in twelve]
+print("sign test and Holm ok")
+EOF
+}
+t_grep stats_sign_test_holm 'sign test and Holm ok' _t70_rule
+# the user's false alarm (issue 38: "SLOWER: cpu-full-lj x1.054 [1.000, 1.204]" for commits
+# touching no CPU code): 5 of the 6 nonzero pairs slower is p = 7/64, no verdict
+t_grep stats_user_false_alarm 'signs 5/6  p 0\.1094  verdict no change$' "${_t70_ps[@]}" pairs 1,1,1,1,1,1,1 \
+    1.084,1.033,0.974,1.000,1.339,1.048,1.105
+# "faster" needs the estimate under 1/(1 + t) = 0.952 at 5%: every pair 4% faster is no
+# change, 6% faster is faster (and the reverse for slower: 4% slower no change)
+t_grep stats_faster_threshold 'verdict no change$' "${_t70_ps[@]}" pairs 1,1,1,1,1,1,1,1 0.96,0.96,0.96,0.96,0.96,0.96,0.96,0.96
+t_grep stats_faster_beyond 'verdict faster$' "${_t70_ps[@]}" pairs 1,1,1,1,1,1,1,1 0.94,0.94,0.94,0.94,0.94,0.94,0.94,0.94
+t_grep stats_slower_threshold 'verdict no change$' "${_t70_ps[@]}" pairs 1,1,1,1,1,1,1,1 1.04,1.04,1.04,1.04,1.04,1.04,1.04,1.04
 t_error stats_unpaired 2 'must pair up' "${_t70_ps[@]}" pairs 1,2,3 1,2
 t_error stats_nonpositive 2 'must be positive' "${_t70_ps[@]}" pairs 1,2,0 1,2,3
 
@@ -82,7 +123,7 @@ _t70_cmp() {   # _t70_cmp A B [options]: compare.sh on the fakes, results under 
     local a=$1 b=$2
     shift 2
     NBR_LOCK=none runs/compare.sh --suite-file "$T70/suites.txt" --out "$T70/out" --no-plot \
-        --min-pairs 6 --max-pairs 8 "$@" "build:$T70/$a" "build:$T70/$b" fake
+        --pairs 8 "$@" "build:$T70/$a" "build:$T70/$b" fake
 }
 _t70_rc() { local want=$1; shift; "$@"; local rc=$?; echo "exit status $rc"; [ "$rc" = "$want" ]; }
 t_grep compare_slower_exit1 'verdict: SLOWER beyond 5%: fake-sp x1\.[45].*cpu-fake2-lj x1\.[45]' _t70_rc 1 _t70_cmp base slow
@@ -110,7 +151,7 @@ for cid in ids:
     assert {r["side"] for r in sub} == {"A", "B"}
     for b in {r["bench"] for r in sub}:
         pairs = [int(r["pair"]) for r in sub if r["bench"] == b and r["side"] == "A"]
-        assert sorted(pairs) == list(range(1, len(pairs) + 1)) and len(pairs) >= 6, pairs
+        assert sorted(pairs) == list(range(1, 9)), pairs   # --pairs 8, every benchmark
     assert {r["frac_newstage"] for r in sub if r["side"] == "A"} == {"-"}
     # order alternates: pair 1 of the first benchmark runs A first, pair 2 B first
     first = {(r["pair"], r["side"]): r["order"] for r in sub if r["bench"] == "fake-sp"}
@@ -119,6 +160,40 @@ print(f"csv ok: {len(rows)} rows, {len(ids)} comparison(s)")
 EOF
 }
 t_grep compare_csv_schema 'csv ok' _t70_csv
+# per-stage times: frac_<stage> x metric, each side's median over the pairs, derived here with
+# pandas from the CSV and compared with what the report's analysis holds (fake-variant.sh: B's
+# extra time is all in force, so list's time is the same on both sides and force's grows)
+_t70_pd=""
+for c in "${NBR_PYTHON:-}" "$BUILD/venv/bin/python" python3; do
+    [ -n "$c" ] && "$c" -c 'import pandas' 2>/dev/null && { _t70_pd=$c; break; }
+done
+_t70_stages() {
+    "$_t70_pd" - "$T70/out/base_slow.csv" <<'EOF'
+import sys
+import pandas as pd
+sys.path.insert(0, "runs")
+import perfstat
+_, rows = perfstat.read_csv(sys.argv[1])
+cid = rows[-1]["compare_id"]
+rows = [r for r in rows if r["compare_id"] == cid]
+df = pd.DataFrame(rows)
+df = df[df.bench == "fake-sp"]
+for c in ("us_per_atom_step", "frac_list", "frac_force"):
+    df[c] = df[c].astype(float)
+res = [r for r in perfstat.analyze(rows) if r["bench"] == "fake-sp"][0]
+st = {s["stage"]: s for s in res["stages"]}
+for stage in ("list", "force"):
+    for side in "AB":
+        want = (df[df.side == side]["frac_" + stage] * df[df.side == side].us_per_atom_step).median()
+        got = st[stage]["med_" + side.lower()]
+        assert abs(got - want) < 1e-12 * want, (stage, side, got, want)
+assert abs(st["list"]["med_b"] / st["list"]["med_a"] - 1) < 0.05, st["list"]
+assert st["force"]["est"] > 1.5, st["force"]
+print("stage times ok")
+EOF
+}
+if [ -n "$_t70_pd" ]; then t_grep compare_stage_times 'stage times ok' _t70_stages
+else t_skip compare_stage_times "no python with pandas (plots/venv.sh)"; fi
 # analyze re-derives the verdict and exit status from the CSV alone
 _t70_analyze() { "${_t70_ps[@]}" analyze "$T70/out/base_slow.csv"; [ $? = 1 ]; }
 t_grep compare_analyze 'SLOWER beyond 5%' _t70_analyze
@@ -207,12 +282,12 @@ _t70_gate_build() {   # NAME FACTOR: every CPU program name linked to the fake
 _t70_gate() {   # PCT WANT_RC: the gate on base vs PCT% slower; its exit status and CSV
     local pct=$1 want=$2 rc
     _t70_gate_build "$pct" "$(awk -v p="$pct" 'BEGIN { print 1 + p / 100 }')"
-    env -u GATE_THRESHOLD -u GATE_MAX_PAIRS -u GATE_BUDGET NBR_LOCK=none runs/compare.sh --gate --no-plot \
+    env -u GATE_THRESHOLD -u GATE_PAIRS -u GATE_BUDGET NBR_LOCK=none runs/compare.sh --gate --no-plot \
         --out "$T70/gate" --name "gate-$pct" "build:$T70/gate-base" "build:$T70/gate-$pct"
     rc=$?
     echo "exit status $rc (want $want)"
     [ "$rc" = "$want" ] || return 1
-    # every benchmark of the real gate suite compared, in at least 6 pairs
+    # every benchmark of the real gate suite compared, in exactly 12 pairs (fixed)
     python3 - "$T70/gate/gate-$pct.csv" <<'EOF'
 import csv, sys
 sys.path.insert(0, "runs"); import csvq  # the rows with knobs expanded (docs/csv.md)
@@ -222,7 +297,7 @@ got = {r["bench"] for r in rows}
 assert got == want, (got, want)
 for b in want:
     n = max(int(r["pair"]) for r in rows if r["bench"] == b)
-    assert 6 <= n <= 12, (b, n)
+    assert n == 12, (b, n)
 print(f"gate suite compared: {len(want)} benchmarks")
 EOF
 }
@@ -236,11 +311,11 @@ t_grep gate-threshold-60pct-fails 'gate suite compared' _t70_gate 60 1
 _t70_gate_config() {
     printf '# gate at 40%%\nthreshold=40\n' >"$T70/gate40.conf"
     _t70_gate_build 30 1.3
-    env -u GATE_THRESHOLD -u GATE_MAX_PAIRS -u GATE_BUDGET NBR_LOCK=none runs/compare.sh --config "$T70/gate40.conf" \
+    env -u GATE_THRESHOLD -u GATE_PAIRS -u GATE_BUDGET NBR_LOCK=none runs/compare.sh --config "$T70/gate40.conf" \
         --gate --no-plot --out "$T70/gate" --name gate-conf "build:$T70/gate-base" "build:$T70/gate-30"
     echo "exit status $?"
-    grep -x 'threshold=40' "$T70/gate/gate-conf.csv.settings" && grep -x 'max_pairs=12' "$T70/gate/gate-conf.csv.settings"
+    grep -x 'threshold=40' "$T70/gate/gate-conf.csv.settings" && grep -x 'pairs=12' "$T70/gate/gate-conf.csv.settings"
 }
-t_grep compare_config_over_gate '^max_pairs=12$' _t70_gate_config
+t_grep compare_config_over_gate '^pairs=12$' _t70_gate_config
 t_grep compare_config_over_gate_verdict 'no significant slowdown beyond 40% \(exit 0\)' cat "$T70/gate/gate-conf.txt"
 rm -rf "$T70"

@@ -7,6 +7,9 @@
  *     energy   the total potential energy off by SIZE times its magnitude (default 1e-3)
  *     shift    the potential shift left out of the forces stage (the reference keeps it)
  *     pair     the first stored pair left out of the pairs the structure reports
+ * PLANT_AT (environment) moves a fault along the system (issue 38: faults only at atom 0 and
+ * the first pair left a check of half the atoms, or of all but the last pair, unseen):
+ * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair.
  * The faults live in this test program only, so the programs carry no fault-injection hook.
  * Tested by tests/cases_22_trust.sh (check-plant-*): --check must fail on each, on its own
  * line, and pass with none. */
@@ -32,9 +35,11 @@ static void planted_forces(Sim *s)
     forces(s);
     s->pot.shift = shift;
     if (fault == FORCE) {
-        const double f = sqrt((double)s->a[0].x * s->a[0].x + (double)s->a[0].y * s->a[0].y +
-                              (double)s->a[0].z * s->a[0].z);
-        s->a[0].x += (real)(size * f);
+        const char *at = getenv("PLANT_AT");
+        const int i = !at ? 0 : strcmp(at, "last") == 0 ? s->n - 1 : atoi(at) % s->n;
+        const double f = sqrt((double)s->a[i].x * s->a[i].x + (double)s->a[i].y * s->a[i].y +
+                              (double)s->a[i].z * s->a[i].z);
+        s->a[i].x += (real)(size * f);
     }
     if (fault == VIRIAL) s->props.virial_sum += size * fabs(s->props.virial_sum);
     if (fault == ENERGY) s->props.upot_sum += size * fabs(s->props.upot_sum);
@@ -44,7 +49,15 @@ typedef struct {
     PairFn fn;
     void *arg;
     int dropped;
+    int held, hi, hj;   /* "last": the pair before the next one, never passed on if none follows */
 } Dropper;
+
+static void drop_last(int i, int j, void *arg)
+{
+    Dropper *d = arg;
+    if (d->held) d->fn(d->hi, d->hj, d->arg);
+    d->held = 1, d->hi = i, d->hj = j;
+}
 
 static void drop_first(int i, int j, void *arg)
 {
@@ -55,7 +68,13 @@ static void drop_first(int i, int j, void *arg)
 
 static void planted_pairs(Sim *s, PairFn fn, void *arg)
 {
-    Dropper d = {fn, arg, fault != PAIR};
+    Dropper d = {fn, arg, fault != PAIR, 0, 0, 0};
+    const char *at = getenv("PLANT_AT");
+    if (!d.dropped && at && strcmp(at, "last") == 0) {
+        grouped_stage_pairs(s, drop_last, &d);
+        if (d.held) printf("planted: pair (%d, %d) left out\n", d.hi, d.hj);
+        return;
+    }
     grouped_stage_pairs(s, d.dropped ? fn : drop_first, d.dropped ? arg : &d);
 }
 

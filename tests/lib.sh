@@ -78,3 +78,10 @@ awk_rel='function rel(x, y, floor,  d) { x += 0; d = x - y; if (d < 0) d = -d; i
 
 # A GPU that CUDA programs can use: nvidia-smi lists one.
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
+
+# "${T_SIGDFL[@]}" CMD...: runs CMD (exec'd: the same pid) with SIGINT at its default
+# disposition. A test that sends SIGINT needs it: a suite started from a background job
+# (make test &) inherits SIGINT as ignored, and an ignored SIGINT stays ignored in every
+# child (bash cannot even trap it).
+if env --default-signal=INT true 2>/dev/null; then T_SIGDFL=(env --default-signal=INT)
+else T_SIGDFL=(python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])'); fi
