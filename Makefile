@@ -38,11 +38,12 @@ WITH_NVSHMEM ?= 1
 # -------------------------------------------------------------------------------------------
 
 WARN     := -Wall -Wextra -Wno-unused-parameter
-# provenance: the git revision of THIS tree (a tree inside another repository must not take
-# that repository's revision), else .git-rev (written by runs/stamp_rev.sh before a tree
+# provenance: the git revision of THIS tree's code (a tree inside another repository must not
+# take that repository's revision; rows under results/ and figures in plots/out/ are data and
+# leave it clean: runs/code_rev.sh), else .git-rev (written by runs/stamp_rev.sh before a tree
 # travels without .git), else unknown
 GIT_REV  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
-                git describe --always --dirty --abbrev=12 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
+                runs/code_rev.sh 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
 CC_VER   := $(shell $(CC) --version 2>/dev/null | head -1)
 # off: WITH_<PART>=0 given (then its probe is not even run)
 off       = $(filter 0,$(WITH_$(1)))
