@@ -27,8 +27,11 @@ rm -rf "$scratch/tree/plots/out" "$scratch/tree/$report"
 # no .git in the export: the tree is the committed machines' (plots/outdir.sh), drawn in place
 (cd "$scratch/tree" && NBR_PYTHON=$py BUILD=$build plots/all.sh && NBR_PYTHON=$py BUILD=$build runs/report.sh) \
     >"$scratch/log" 2>&1 || { tail -n 15 "$scratch/log"; echo "check_committed: make plots / make report failed" >&2; exit 2; }
-# plots/out/data/ is ignored by git: the gnuplot data files, not committed
+# plots/out/data/ is ignored by git: the gnuplot data files, not committed. The history figures
+# are make history's (runs/history.sh: bench.csv against git's commit order, which an export
+# without .git lacks), not make plots': left out here
 rm -rf "$scratch/tree/plots/out/data" "$scratch/old/out/data"
+rm -f "$scratch/old/out/mpl"/history-*
 bad=$(diff -rq "$scratch/old/out" "$scratch/tree/plots/out" | sed "s|$scratch/old/out|plots/out|g; s|$scratch/tree/plots/out|plots/out|g" || true)
 cmp -s "$scratch/old/REPORT.md" "$scratch/tree/$report" || {
     diff "$scratch/old/REPORT.md" "$scratch/tree/$report" >"$scratch/report.diff" || true
