@@ -47,3 +47,13 @@ if git rev-parse --show-toplevel >/dev/null 2>&1 && [ "$(git rev-parse --show-to
 else
     t_skip user-make-rev-after-rows "no git checkout here (a copy without .git)"
 fi
+
+# runs/table.sh on the Coulomb program's CSV prints its own columns (pairs_per_s, rel_error), not
+# the MD ones, which it lacks (they were all "-")
+_t37_table_coulomb() {
+    local out
+    out=$(runs/table.sh results/cpu-amd-epyc/coulomb.csv) || return 1
+    head -2 <<<"$out"
+    head -1 <<<"$out" | grep -qw pairs_per_s && ! head -1 <<<"$out" | grep -qw 'us/atom-st' && echo "coulomb's columns"
+}
+t_grep user-table-coulomb-columns "^coulomb's columns$" _t37_table_coulomb
