@@ -57,3 +57,16 @@ _t37_table_coulomb() {
     head -1 <<<"$out" | grep -qw pairs_per_s && ! head -1 <<<"$out" | grep -qw 'us/atom-st' && echo "coulomb's columns"
 }
 t_grep user-table-coulomb-columns "^coulomb's columns$" _t37_table_coulomb
+
+# a GPU driver on a machine without a GPU: one line up front, exit 6 (was: every point into the
+# program's exit 6, then "table.sh: no such file"). A CPU ELF named gpu-layer stands in for the
+# CUDA program (need_bin tells the tests' script stand-ins by the ELF header)
+if have_gpu; then
+    t_skip user-gpu-driver-no-gpu "a GPU is here"
+else
+    mkdir -p "$user/nogpu/float" && cp "$BUILD/double/cpu-layer" "$user/nogpu/float/gpu-layer"
+    t_error user-gpu-driver-no-gpu 6 'no GPU found .*gpu-layer cannot run here' \
+        runs/table1.sh --build "$user/nogpu" --out-dir "$user/nogpu/out"
+fi
+# dd_scaling's plan without gpu-dd built: the plan, from the sources' backends
+t_grep user-dd-plan-without-gpu-dd '^dd-sp-1gpu-ne36' runs/dd_scaling.sh --print-plan --dd-prog "$user/no-gpu-dd"
