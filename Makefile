@@ -282,6 +282,9 @@ run: cpu
 	BUILD=$(BUILD) runs/default.sh
 
 test: all
+	@[ -n "$$NBR_PYTHON" ] || [ -x "$(BUILD)/venv/bin/python" ] || echo "make test: the plot tests first set up" \
+	    "$(BUILD)/venv from PyPI (pandas, matplotlib: about 280 MB; plots/venv.sh); NBR_PYTHON=<python with" \
+	    "both> uses yours, and without python3-venv or PyPI those tests SKIP"
 	tests/run.sh
 
 # mutation test (docs/mutants.md): each fault of tests/mutants.txt planted in a scratch copy, its
