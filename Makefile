@@ -38,11 +38,12 @@ WITH_NVSHMEM ?= 1
 # -------------------------------------------------------------------------------------------
 
 WARN     := -Wall -Wextra -Wno-unused-parameter
-# provenance: the git revision of THIS tree (a tree inside another repository must not take
-# that repository's revision), else .git-rev (written by runs/stamp_rev.sh before a tree
+# provenance: the git revision of THIS tree's code (a tree inside another repository must not
+# take that repository's revision; rows under results/ and figures in plots/out/ are data and
+# leave it clean: runs/code_rev.sh), else .git-rev (written by runs/stamp_rev.sh before a tree
 # travels without .git), else unknown
 GIT_REV  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
-                git describe --always --dirty --abbrev=12 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
+                runs/code_rev.sh 2>/dev/null || cat .git-rev 2>/dev/null || echo unknown)
 CC_VER   := $(shell $(CC) --version 2>/dev/null | head -1)
 # off: WITH_<PART>=0 given (then its probe is not even run)
 off       = $(filter 0,$(WITH_$(1)))
@@ -295,6 +296,9 @@ run: cpu
 	BUILD=$(BUILD) runs/default.sh
 
 test: all
+	@[ -n "$$NBR_PYTHON" ] || [ -x "$(BUILD)/venv/bin/python" ] || echo "make test: the plot tests first set up" \
+	    "$(BUILD)/venv from PyPI (pandas, matplotlib: about 280 MB; plots/venv.sh); NBR_PYTHON=<python with" \
+	    "both> uses yours, and without python3-venv or PyPI those tests SKIP"
 	tests/run.sh
 
 # mutation test (docs/mutants.md): each fault of tests/mutants.txt planted in a scratch copy, its

@@ -29,6 +29,9 @@ typedef struct {
     long border_pairs;
 } Reference;
 void reference_compute(const Sim *s, double band, Reference *ref);
+/* md_loop.c: a long stage (an O(N^2) loop, per row) polls for SIGINT / SIGTERM: the run then
+ * ends at once as it would between steps (interrupted row, the step in progress not counted) */
+void nbr_poll_interrupt(const Sim *s);
 void reference_free(Reference *ref);
 
 /* check.c: validation of the variant's last build and forces against the reference and the

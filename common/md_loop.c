@@ -183,18 +183,22 @@ static void stop_unstable(Sim *s, RunResult *res, const char *why)
 
 /* SIGINT or SIGTERM: a run row with status interrupted and the steps done (nothing measured:
  * its other numbers are zero), so the block rows already written belong to a row; then the
- * signal's own exit. */
-static void stop_if_interrupted(Sim *s)
+ * signal's own exit. Between steps, and inside a long stage through nbr_poll_interrupt. */
+static void stop_if_interrupted(const Sim *s)
 {
     const int sig = nbr_interrupted();
     if (!sig) return;
     static const RunResult none;
+    Sim done = *s;   /* the step in progress, cut short, is not done */
+    if (s->stepping && done.step > 0) done.step--;
     fprintf(stderr, "%s: interrupted (%s) after step %d of %d%s\n", s->variant->name,
-            sig == SIGINT ? "SIGINT" : "SIGTERM", s->step, s->p.steps,
+            sig == SIGINT ? "SIGINT" : "SIGTERM", done.step, s->p.steps,
             s->p.csv[0] ? ": the CSV row says interrupted" : "");
-    report_csv(s, &none, "interrupted");
+    report_csv(&done, &none, "interrupted");
     nbr_die_of(sig);
 }
+
+void nbr_poll_interrupt(const Sim *s) { stop_if_interrupted(s); }
 
 /* Velocity Verlet keeps the energy within a bounded O(dt^2) error of its start: on the suite's
  * lattice starts at dt 0.005 the largest move seen is 1.5e-3 of |E| (LJ), the violent start of
@@ -431,6 +435,7 @@ int loop_run(Sim *s, RunResult *out)
             for (int k = step; k <= end; k++) {
                 stop_if_interrupted(s);   /* s->step steps done */
                 s->step = k;
+                s->stepping = 1;   /* until the loop ends: a stage polling stops within step k */
                 V->kick_drift(s);
                 if (s->rebuild_due) rebuild(s, &ls);
                 V->forces(s);
@@ -507,6 +512,7 @@ int loop_run(Sim *s, RunResult *out)
             block_e = block_t = 0;
         }
     }
+    s->stepping = 0;   /* every step done */
     stop_if_interrupted(s);
     res.nblocks = nblocks;
     res.verified = ls.verified;

@@ -27,6 +27,7 @@ void reference_compute(const Sim *s, double band, Reference *ref)
     ref->uband_total = 0;
     ref->virial_band = 0;
     for (int i = 0; i < n; i++) {
+        nbr_poll_interrupt(s);   /* O(N^2): at large N it runs for minutes */
         double ri[3] = {s->r[i].x, s->r[i].y, s->r[i].z};
         for (int j = i + 1; j < n; j++) {
             double d[3] = {pbc_delta_double(ri[0], s->r[j].x, L), pbc_delta_double(ri[1], s->r[j].y, L),

@@ -77,6 +77,7 @@ typedef struct Sim {
     Props props;
     Stats stats;
     int step;             /* current step, 0 before the first */
+    int stepping;         /* 1 inside the step loop: step s->step is in progress, not done */
     int production;       /* 1 once equilibration is over */
     int rebuild_due;
     double disp_acc;      /* cumulative max displacement since the last build */

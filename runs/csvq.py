@@ -184,8 +184,13 @@ SHORT = {"precision": "prec", "system": "sys", "us_per_atom_step": "us/atom-st",
          "bytes_per_atom": "B/atom"}
 
 
+# coulomb's rows (docs/csv.md): the energy program's own columns, not the MD ones (all "-" there)
+COULOMB_COLS = ["program", "impl", "precision", "unroll", "n", "t_eval_s", "pairs_per_s", "rel_error",
+                "tolerance", "git_rev", "status"]
+
+
 def table(t, prefix="", cols=None, last=False):
-    cols = cols or DEFAULT_COLS
+    cols = cols or (COULOMB_COLS if "pairs_per_s" in t.header and "variant" not in t.header else DEFAULT_COLS)
     pick = [r for r in t.rows if r.get("tag", "").startswith(prefix)]
     if last:
         by_tag = {}

@@ -86,10 +86,16 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 : "${LOGDIR:=$OUT_DIR/logs/dd_scaling}"
 export LOGDIR
 DD_FLAGS="$DD_FLAGS --dd-halo-reps $DD_HALO_REPS"   # the replays, recorded in the row (dd_halo_reps)
-need_bin "$DD_PROG"
-[ "$DD_LAYER" = 1 ] && need_bin "$LAYER_PROG"
-
-compiled=$("$DD_PROG" --help 2>/dev/null | sed -n 's/^compiled backends: //p')
+if [ "$plan" = 1 ] && [ ! -x "$DD_PROG" ]; then
+    # the plan needs no program: without gpu-dd built, every backend of the sources (kernels/cuda/
+    # dd_halo_<comm>.cu), as a build with all libraries would have them
+    compiled=$(cd kernels/cuda && ls dd_halo_*.cu | grep -v _absent | sed 's/^dd_halo_//; s/\.cu$//' | tr '\n' ' ' | sed 's/ $//')
+    echo "dd_scaling.sh: $DD_PROG is not built: the plan names every backend of the sources ($compiled)" >&2
+else
+    # the plan runs nothing: no GPU needed
+    [ "$plan" = 1 ] || { need_bin "$DD_PROG"; [ "$DD_LAYER" = 1 ] && need_bin "$LAYER_PROG"; }
+    compiled=$("$DD_PROG" --help 2>/dev/null | sed -n 's/^compiled backends: //p')
+fi
 [ -n "$compiled" ] || { echo "dd_scaling.sh: $DD_PROG --help names no compiled backends" >&2; exit 1; }
 : "${DD_BACKENDS:=$compiled}"
 for c in $DD_BACKENDS; do

@@ -192,5 +192,11 @@ _run_point_once() {
 }
 
 # the driver's effective settings beside the rows: CSV.settings gets this run's block once, as
-# soon as the CSV exists (a point refused before any row leaves nothing behind)
-_point_record() { [ -e "$1" ] && settings_record "$1"; return 0; }
+# soon as the CSV exists
+# (a point refused before any row leaves nothing behind); a file untouched since the driver
+# started got no row from this run, so no block either (runs whose every point was refused)
+NBR_DRIVER_T0=$(date +%s)
+_point_record() {
+    [ -e "$1" ] && [ "$(stat -c %Y "$1")" -ge "$NBR_DRIVER_T0" ] && settings_record "$1"
+    return 0
+}

@@ -9,7 +9,7 @@
 #             $NBR_WT_ROOT/<hash>[SUFFIX] (default /tmp/nbrlab-wt), reused when it is there
 #             (compare.sh and bench.sh remove the ones they add: rev_cleanup);
 #         WT (or "worktree", "."): a snapshot of the working tree (tracked and untracked,
-#             not ignored files) with the revision `git describe --dirty` in .git-rev;
+#             not ignored files) with the code's revision (runs/code_rev.sh) in .git-rev;
 #         dir:PATH: a source tree without git (an export of `runs/compare.sh --export`, or
 #             the tree on the GPU machine), built in place; the revision is PATH/.git-rev;
 #         build:PATH: programs already built (PATH/<precision>/<variant>); nothing is built.
@@ -93,7 +93,7 @@ rev_tree() {
         fi ;;
     WT | worktree | .)
         local desc
-        desc=$(git -C "$repo" describe --always --dirty --abbrev=12) || { _rev_die "not a git checkout: $repo"; return 2; }
+        desc=$("$repo/runs/code_rev.sh" "$repo") || { _rev_die "not a git checkout: $repo"; return 2; }
         REV_TREE="$NBR_WT_ROOT/worktree$suffix"
         mkdir -p "$REV_TREE"
         # a snapshot, so edits made while the benchmark runs do not reach it; the build dir stays

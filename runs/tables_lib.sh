@@ -100,9 +100,15 @@ point_tag() {
 }
 
 need_bin() {
-    [ -x "$1" ] && return 0
-    echo "$(basename "$0"): $1 is not built (make; GPU programs need nvcc)" >&2
-    exit 1
+    [ -x "$1" ] || { echo "$(basename "$0"): $1 is not built (make; GPU programs need nvcc)" >&2; exit 1; }
+    # a CUDA program (an ELF: the tests' stand-ins are scripts) where no GPU is: one line up front,
+    # not every point into the program's exit 6
+    case $(basename "$1") in gpu-* | coulomb-cuda)
+        if [ "$(head -c 4 "$1" | tr -d '\177')" = ELF ] && ! have_gpu; then
+            echo "$(basename "$0"): no GPU found (nvidia-smi lists none): $1 cannot run here (docs/device.md)" >&2
+            exit 6
+        fi ;;
+    esac
 }
 
 # a point of the driver's plan, like run_point (progress_start, runs/lib.sh)

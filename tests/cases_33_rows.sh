@@ -103,6 +103,38 @@ _t33_interrupt() (   # SIG
 t_ok csv-interrupt-sigint _t33_interrupt INT
 t_ok csv-interrupt-sigterm _t33_interrupt TERM
 
+# inside one long step (issue 39): cpu-allpairs at 864 000 atoms, one force call about 6 minutes
+# here; SIGTERM a second into it (SIGINT is ignored where the suite runs as a background job, as
+# make mutants runs it) ends the run within a second (the O(N^2) loop polls per row):
+# exit 143, an interrupted row with 0 steps done; the estimate line came first, naming --steps
+_t33_interrupt_mid_step() (
+    set -m
+    local csv=$rows/int-step.csv err=$rows/int-step.err pid rc k t0 t1
+    rm -f "$csv"
+    $b/cpu-allpairs --ne 60 --steps 2 --equil 0 --quiet --csv "$csv" 2>"$err" &
+    pid=$!
+    for k in $(seq 100); do [ -s "$err" ] && break; sleep 0.05; done
+    sleep 1
+    t0=$EPOCHREALTIME
+    kill -TERM $pid
+    for k in $(seq 20); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+    t1=$EPOCHREALTIME
+    kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "still running 1 s after SIGTERM"; return 1; }
+    wait $pid; rc=$?
+    cat "$err"
+    echo "stopped $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s after SIGTERM"
+    [ $rc -eq 143 ] || { echo "exit code $rc, not death by SIGTERM"; return 1; }
+    head -1 "$err" | grep -q 'estimated .* --steps' || { echo "no estimate line first"; return 1; }
+    _t33_whole "$csv" || return 1
+    python3 - "$csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1 and rows[0]["status"] == "interrupted" and rows[0]["steps_done"] == "0", rows
+print("mid-step interrupt ok")
+PY
+)
+t_grep csv-interrupt-inside-step '^mid-step interrupt ok$' _t33_interrupt_mid_step
+
 # refused appends name the real reason
 "${_t33_md[@]}" --csv "$rows/md.csv" --blocks-csv "$rows/md-blocks.csv" --avg-block 10 >/dev/null
 $b/coulomb --random 30 --reps 1 --quiet --csv "$rows/coulomb.csv" >/dev/null

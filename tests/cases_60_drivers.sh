@@ -93,6 +93,17 @@ _t60_allowed() (
     ALLOW_DIRTY=1 run_point "$T60/ref/results/m/x.csv" k1 -- "$T60/refuser" --ne 8 2>/dev/null &&
         _t60_csvq get "$T60/ref/results/m/x.csv" git_rev tag=k1
 )
+# a run whose points were all refused leaves no settings block beside an existing CSV (issue 39)
+_t60_refused_no_record() (
+    local csv=$T60/ref2/results/m/x.csv
+    rm -rf "$T60/ref2"; mkdir -p "$(dirname "$csv")"
+    printf 'tag,git_rev,status\nold,abc1234,ok\n' >"$csv"
+    touch -d '1 hour ago' "$csv"
+    . runs/lib.sh
+    run_point "$csv" k1 -- "$T60/refuser" --ne 8 2>/dev/null && { echo "not refused"; return 1; }
+    [ ! -e "$csv.settings" ] || { echo "a settings block for a refused run:"; cat "$csv.settings"; return 1; }
+    echo "no record of a refused run"
+)
 # the rule for rows the drivers write themselves (hyperfine, LAMMPS)
 _t60_dirty_rule() (
     . runs/lib.sh
@@ -307,6 +318,7 @@ _t60_refusal_prog
 t_grep drivers_refusal_shown '^refuser: refusing to add rows to .*results/m/x\.csv' _t60_refused
 t_grep drivers_allow_dirty '^1234567-dirty$' _t60_allowed
 t_grep drivers_dirty_rule 'dirty rule ok' _t60_dirty_rule
+t_grep drivers_refused_no_record '^no record of a refused run$' _t60_refused_no_record
 
 if [ -n "$T60_PY" ]; then
     t_ok csv_figdata_report_unit "$T60_PY" tests/test_csv.py

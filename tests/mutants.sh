@@ -102,7 +102,7 @@ else
     # the working tree as it is: tracked and untracked files that git does not ignore
     git ls-files -z -c -o --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
         tar --null -T - -cf - | tar -x -C "$tree" || { echo "mutants.sh: copying the tree failed" >&2; exit 2; }
-    label=$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+    label=$(runs/code_rev.sh 2>/dev/null || echo unknown)
 fi
 echo "$label-mutant" >"$tree/.git-rev"
 t0=$(date +%s)
