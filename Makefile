@@ -238,7 +238,7 @@ $(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))
 
 # gpu-cluster with planted fault K of its list or force kernel (-DCLUSTER_PLANT=K, kernels/cuda/
 # cluster_list.cuh): built on demand by tests/cases_57_cluster.sh where a GPU is, not by make
-CLUSTER_PLANT_CU := kernels/cuda/cluster_list.cu kernels/cuda/cluster_force.cu
+CLUSTER_PLANT_CU := kernels/cuda/cluster_list.cu kernels/cuda/cluster_force.cu kernels/cuda/integrate.cu
 define CLUSTER_PLANT_RULES
 $(patsubst %.cu,$(BUILD)/$(1)/plant-cluster-$(2)/%.cu.o,$(CLUSTER_PLANT_CU)): $(BUILD)/$(1)/plant-cluster-$(2)/%.cu.o: %.cu $(HEADERS)
 	@mkdir -p $$(@D)
@@ -248,7 +248,7 @@ $(BUILD)/$(1)/test-cluster-plant-$(2): $(BUILD)/$(1)/variants/gpu-cluster.cu.o \
         $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out $(CLUSTER_PLANT_CU),$(KCUDA_SRC))) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
 endef
-$(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4,$(eval $(call CLUSTER_PLANT_RULES,$(p),$(k))))))
+$(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4 5 6 7,$(eval $(call CLUSTER_PLANT_RULES,$(p),$(k))))))
 
 # cpu-cluster with planted fault K of its list or force loops (-DCLUSTER_PLANT=K, kernels/cpu/
 # cluster_list.h): built on demand by tests/cases_58_cpu_cluster.sh, not by make

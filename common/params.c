@@ -99,6 +99,11 @@ static const Option options[] = {
      "cluster pairs; 4 with --icluster 8: its 8x4), tested by bounding box against r_n; cpu-cluster: the SIMD "
      "width M of its 4xM kernels (4 or 8; the scalar loop takes either); 0 = the program's: 1 on the GPU, M on "
      "the CPU"},
+    {"prune", T_REAL, F(prune), 0, 5, NULL, KNOB_PRUNE, "prune",
+     "dynamic pruning (GROMACS's): a second, inner row per i-cluster keeps the entries within r_c + this buffer "
+     "of the cluster's atoms, rewritten by the force kernel whenever the summed largest displacement since the "
+     "last prune reaches --rebuild-frac of it (the rebuild rule's bound, so no pair within r_c is lost); the "
+     "other steps evaluate the inner rows; 0 = off; below --delta"},
     {"simd", T_ENUM, F(simd), 0, 0, simd_names, KNOB_SIMD, "simd",
      "cpu-cluster's force loop: scalar (portable C), avx2 (AVX2 + FMA), avx512 (AVX-512F/VL) or auto (the widest "
      "this CPU has); one this CPU lacks is refused"},
@@ -279,6 +284,8 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lis
                          "between the kick and the next drift)", "leapfrog");
         p->leapfrog = LEAPFROG_SPLIT;
     }
+    if (p->prune > 0 && p->prune >= p->delta)
+        die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
     /* --jcluster 0: the program's; only cpu-cluster (KNOB_SIMD) picks its own, from the SIMD width */
     if (!p->jcluster && !(knobs & KNOB_SIMD)) p->jcluster = 1;
     if (p->tp > 32 && p->tp % 32)

@@ -38,6 +38,7 @@ enum {
     KNOB_TIER     = 1u << 20, /* gpu-onchip: where the system lives during a chunk (block / grid) */
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
     KNOB_SIMD     = 1u << 22, /* the CPU force loop's instruction set (cpu-cluster) */
+    KNOB_PRUNE    = 1u << 23, /* dynamic pruning of the list rows to r_c + a buffer (gpu-cluster) */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -119,6 +120,7 @@ typedef struct Params {
     int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */
     int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster; 0 = the
                             program's (1 on the GPU, the SIMD width M on the CPU) */
+    double prune;        /* the pruned rows' buffer beyond r_c, below delta; 0 = no pruning (KNOB_PRUNE) */
     int simd;            /* SimdLevel (kernels/cpu/cluster_force.h): auto / scalar / avx2 / avx512 */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */

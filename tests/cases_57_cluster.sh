@@ -10,11 +10,19 @@
 #                     read as an atom; each run's row must say check-failed (or the run stop
 #                     unstable), where the same run of the real program says ok
 #   cluster-refuse-*  a shape the kernel has no instance for: one line, exit 2
-# Without a GPU nothing runs: one SKIP line per group, never a pass.
+#   cluster-prune-*   --prune (inner rows cut to r_c + a buffer, rewritten by the rebuild rule's
+#                     bound): --check at every shape, host and device decisions, graphs, the fused
+#                     leapfrog; faults 5-7 (no buffer, no prune between rebuilds, an entry lost in
+#                     the copy) caught; a buffer not below delta refused (also without a GPU)
+# Without a GPU nothing else runs: one SKIP line per group, never a pass.
+if [ -x "$BUILD/double/gpu-cluster" ]; then
+    t_error "cluster-prune-refuse-buffer" 2 'prune.*must be below --delta' \
+        $BUILD/double/gpu-cluster --system lammps-lj --ne 5 --prune 0.3
+fi
 if ! have_gpu || [ ! -x "$BUILD/double/gpu-cluster" ]; then
     why="no GPU found"
     have_gpu && why="gpu-cluster not built (nvcc missing?)"
-    for grp in shape plant refuse; do t_skip "cluster-$grp" "$why"; done
+    for grp in shape plant refuse prune; do t_skip "cluster-$grp" "$why"; done
     return 0 2>/dev/null || exit 0
 fi
 
@@ -49,9 +57,28 @@ t_error "cluster-refuse-jcluster" 2 'jcluster 2 with --icluster 4' $BUILD/double
 t_error "cluster-refuse-icluster" 2 'icluster 2: the force kernel has i-clusters of 4 or 8' \
     $BUILD/double/gpu-cluster --icluster 2 --ne 8
 
+# --prune: every shape, both decisions, graphs and the fused leapfrog; a wide outer shell (delta
+# 0.8) so that inner rows are used for several steps between rebuilds
+for prec in double float; do
+    b=$BUILD/$prec/gpu-cluster
+    for shape in 4x1 8x1 8x4; do
+        for path in host device cond; do
+            case $path in
+            host) dev="" ;;
+            device) dev="--decide device --graph on" ;;
+            cond) dev="--decide device --graph cond --leapfrog fused" ;;
+            esac
+            t_ok "cluster-prune-$prec-$shape-lammps-lj-$path" _t57_ok $b --system lammps-lj --ne 5 --steps 300 \
+                --equil 100 --delta 0.8 --prune 0.1 --icluster ${shape%x*} --jcluster ${shape#*x} $dev --check
+        done
+    done
+    t_ok "cluster-prune-$prec-salt-device" _t57_ok $b --system salt --ne 12 --steps 300 --equil 100 \
+        --prune 0.2 --decide device --graph on --check
+done
+
 # each fault: the real program passes the same run (so a failure is the fault's)
 plants=()
-for k in 1 2 3 4; do plants+=("$BUILD/double/test-cluster-plant-$k"); done
+for k in 1 2 3 4 5 6 7; do plants+=("$BUILD/double/test-cluster-plant-$k"); done
 make --no-print-directory -s -j8 BUILD="$BUILD" "${plants[@]}" >"$TEST_LOG_DIR/cluster-plant-build.log" 2>&1
 for k in 1 2 3 4; do
     name=(- dropped-candidate wrong-shift wrong-mask padding-counted)
@@ -64,5 +91,30 @@ for k in 1 2 3 4; do
     fi
     t_ok "cluster-plant-$k-${name[$k]}-real-passes" _t57_ok $BUILD/double/gpu-cluster "${args[@]}"
     t_ok "cluster-plant-$k-${name[$k]}-caught" _t57_caught "$pb" "${args[@]}"
+done
+# --prune's faults lose pairs on the steps that read the inner rows: the run's last force must be
+# one of them, so four consecutive lengths (a prune every one or two steps) and each decision path
+_t57_caught_any() {
+    local steps
+    for steps in 200 201 202 203; do _t57_caught "$@" --steps $steps && return 0; done
+    return 1
+}
+_t57_ok_all() {
+    local steps
+    for steps in 200 201 202 203; do _t57_ok "$@" --steps $steps || return 1; done
+}
+for k in 5 6 7; do
+    name=(- - - - - no-buffer no-prune-between-rebuilds entry-lost)
+    pb=${plants[$((k - 1))]}
+    for path in host device; do
+        dev=""; [ $path = device ] && dev="--decide device --graph on"
+        args=(--system lammps-lj --ne 5 --equil 0 --delta 1.0 --prune 0.05 $dev --check)
+        if [ ! -x "$pb" ]; then
+            _t_fail "cluster-plant-$k-${name[$k]}-$path" "$pb not built ($TEST_LOG_DIR/cluster-plant-build.log)"
+            continue
+        fi
+        t_ok "cluster-plant-$k-${name[$k]}-$path-real-passes" _t57_ok_all $BUILD/double/gpu-cluster "${args[@]}"
+        t_ok "cluster-plant-$k-${name[$k]}-$path-caught" _t57_caught_any "$pb" "${args[@]}"
+    done
 done
 rm -rf "$_t57_dir"

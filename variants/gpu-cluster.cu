@@ -21,6 +21,11 @@ struct ClusterProgram {
     ClusterList cl;
     int force_blocks, force_group;   /* the force kernel's blocks; of them per partial */
     double within_rc, slots;         /* of the last row count (cluster_row_pairs) */
+    /* --prune: the inner rows are W's second half (rows max_clusters.. of the same stride, so a
+     * capacity growth moves them too); entries per inner row; the host's decisions */
+    int *count_in;
+    double prune_threshold, disp_pruned;
+    long long builds_at_prune, prunes;
 };
 
 static ClusterProgram *prog_of(Sim *s) { return (ClusterProgram *)gpu_of(s)->prog; }
@@ -33,7 +38,25 @@ static void cluster_forces(Sim *s)
     A.group = P->force_group;
     A.force_blocks = P->force_blocks;
     A.block0 = 0;
-    cluster_force_launch(A, P->cl, s->pot.kind, !s->sums_skip, g->stream);
+    ClusterPruneSpec prune = {nullptr, P->count_in, nullptr, PRUNE_OFF, 0.0};
+    if (P->prune_threshold > 0) {
+        prune.W = (unsigned *)g->W + (size_t)P->cl.geo.max_clusters * g->nbr_cap;
+        prune.rin2 = (s->pot.rc + s->p.prune) * (s->pot.rc + s->p.prune);
+        if (g->device_mode) {
+            prune.mode = PRUNE_DEVICE;
+            prune.flag = &g->ctrl->prune_now;
+        } else {   /* host decisions: a build since the last prune resets disp_acc to 0 */
+            const int rebuilt = s->stats.builds_total != P->builds_at_prune;
+            prune.mode = cluster_prune_due(rebuilt, s->disp_acc, P->disp_pruned, P->prune_threshold) ? PRUNE_NOW
+                                                                                                     : PRUNE_INNER;
+            if (prune.mode == PRUNE_NOW) {
+                P->disp_pruned = s->disp_acc;
+                P->builds_at_prune = s->stats.builds_total;
+                if (s->production) P->prunes++;
+            }
+        }
+    }
+    cluster_force_launch(A, P->cl, prune, s->pot.kind, !s->sums_skip, g->stream);
 }
 
 /* the rows after the sort (host decision: grown and redone on overflow by gpu_build_list) */
@@ -98,7 +121,12 @@ static int cluster_init(Sim *s)
     capacity_init(&g->nbr_capacity, who, "cluster-pair list", "entries per i-cluster row", "max-nbr", p->max_nbr,
                   nbr_start_estimate(s, rows), 1);
     g->nbr_cap = (int)g->nbr_capacity.cap;
-    g->w_rows = geo.max_clusters;
+    g->w_rows = p->prune > 0 ? 2 * geo.max_clusters : geo.max_clusters;
+    if (p->prune > 0) {
+        P->prune_threshold = p->rebuild_frac * p->prune;
+        P->builds_at_prune = -1;
+        P->count_in = (int *)gpu_alloc(g, sizeof(int) * (size_t)geo.max_clusters, "the inner rows' counts");
+    }
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * g->w_rows, "the cluster-pair rows");
     P->force_blocks = cluster_force_blocks(geo);
     P->force_group = (P->force_blocks + g->blocks - 1) / g->blocks;
@@ -116,6 +144,7 @@ static void cluster_finish(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     if (g && g->prog) {
+        if (prog_of(s)->count_in) gpu_free(g, prog_of(s)->count_in, sizeof(int) * (size_t)prog_of(s)->cl.geo.max_clusters);
         cluster_list_free(&prog_of(s)->cl, g);
         delete prog_of(s);
         g->prog = nullptr;
@@ -159,6 +188,17 @@ static void cluster_row_pairs(Sim *s, void (*put)(void *, const char *, const ch
     put(ctx, "pair_eff", v);
     snprintf(v, sizeof v, "%.1f", 4.0 * P->slots / P->cl.geo.C / P->cl.geo.Cj / s->n);
     put(ctx, "list_bpa", v);
+    if (P->prune_threshold > 0) {   /* the inner rows as the last force left them */
+        double inner_rc = 0;
+        const double inner = cluster_rows_pairs(&P->cl, g, (const unsigned *)g->W + (size_t)P->cl.geo.max_clusters * g->nbr_cap,
+                                                P->count_in, s->n, g->nbr_cap, s->pot.rc, nullptr, nullptr, &inner_rc);
+        snprintf(v, sizeof v, "%.4f", inner > 0 ? inner_rc / inner : 0.0);
+        put(ctx, "prune_eff", v);
+        snprintf(v, sizeof v, "%.1f", inner / s->n);
+        put(ctx, "prune_slots", v);
+        snprintf(v, sizeof v, "%lld", g->device_mode ? g->ctrl_host->prunes_prod : P->prunes);
+        put(ctx, "prunes", v);
+    }
 }
 
 int main(int argc, char **argv)
@@ -169,7 +209,7 @@ int main(int argc, char **argv)
         "i-cluster loading each j once; no minimum image, no Newton 3; rebuilds decided on the device",
         cluster_build, NBR_COMPILER);
     variant.knobs = KNOB_THREADS | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_LEAPFROG |
-                    KNOB_CLUSTERS;
+                    KNOB_CLUSTERS | KNOB_PRUNE;
     variant.init = cluster_init;
     variant.finish = cluster_finish;
     variant.forces = cluster_forces;

@@ -346,6 +346,12 @@ void cluster_list_search(ClusterList *cl, const real4 *r, int n, int *W, int cap
 double cluster_list_pairs(const ClusterList *cl, GpuSim *g, int n, int cap, real rc, PairFn fn, void *arg,
                           double *within_rc)
 {
+    return cluster_rows_pairs(cl, g, (const unsigned *)g->W, cl->row_count, n, cap, rc, fn, arg, within_rc);
+}
+
+double cluster_rows_pairs(const ClusterList *cl, GpuSim *g, const unsigned *W_dev, const int *rows_dev, int n, int cap,
+                          real rc, PairFn fn, void *arg, double *within_rc)
+{
     const ClusterGeom &geo = cl->geo;
     int total = 0;
     CUDA_CHECK(cudaMemcpyAsync(&total, cl->status_units, sizeof(int), cudaMemcpyDeviceToHost, g->stream));
@@ -355,8 +361,8 @@ double cluster_list_pairs(const ClusterList *cl, GpuSim *g, int n, int cap, real
     std::vector<real4> r(n);
     CUDA_CHECK(cudaMemcpyAsync(first.data(), cl->cl_first, sizeof(int) * total, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(count.data(), cl->cl_count, sizeof(int) * total, cudaMemcpyDeviceToHost, g->stream));
-    CUDA_CHECK(cudaMemcpyAsync(rows.data(), cl->row_count, sizeof(int) * total, cudaMemcpyDeviceToHost, g->stream));
-    CUDA_CHECK(cudaMemcpyAsync(W.data(), g->W, sizeof(int) * (size_t)total * cap, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(rows.data(), rows_dev, sizeof(int) * total, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(W.data(), W_dev, sizeof(int) * (size_t)total * cap, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaMemcpyAsync(r.data(), g->r, sizeof(real4) * n, cudaMemcpyDeviceToHost, g->stream));
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     const double L = geo.L, rn2 = (double)geo.rn * geo.rn, rc2 = (double)rc * rc;

@@ -37,7 +37,9 @@
  * each one the check must catch: 1 the search drops the atom after the cluster's last in its
  * column (a neighbour: the next cluster's first, just above it in z), 2 a shift along x
  * with the wrong sign, 3 the force kernel's mask drops the pair (i, i + 1) as well as (i, i),
- * 4 a j-unit's padding slot read as an atom. 0 in every other build: the tests fold away. */
+ * 4 a j-unit's padding slot read as an atom; --prune's: 5 the inner rows cut at r_c (no buffer),
+ * 6 no prune between rebuilds (integrate.cu's decision too), 7 a batch's last kept entry not
+ * copied. 0 in every other build: the tests fold away. */
 #ifndef CLUSTER_PLANT
 #define CLUSTER_PLANT 0
 #endif
@@ -95,6 +97,9 @@ void cluster_list_search(ClusterList *cl, const real4 *r, int n, int *W, int cap
  * atoms (i x j) and, in *within_rc, how many of them lie within rc. */
 double cluster_list_pairs(const ClusterList *cl, GpuSim *g, int n, int cap, real rc, PairFn fn, void *arg,
                           double *within_rc);
+/* The same over other rows of the same stride and table (--prune's inner rows) */
+double cluster_rows_pairs(const ClusterList *cl, GpuSim *g, const unsigned *W_dev, const int *rows_dev, int n, int cap,
+                          real rc, PairFn fn, void *arg, double *within_rc);
 
 /* Bytes a build moves at least: the counting sort (keys, slots, bins, perm, r and v there and
  * back), the table and boxes, and the search (the positions of its candidates read once per
@@ -113,7 +118,24 @@ static inline int cluster_force_blocks(const ClusterGeom &geo)
 {
     return (geo.max_clusters + CLUSTER_FORCE_THREADS / 32 - 1) / (CLUSTER_FORCE_THREADS / 32);
 }
-void cluster_force_launch(const PairForceArgs &A, const ClusterList &cl, int potential, int energy, cudaStream_t stream);
+/* --prune (GROMACS's dynamic pruning): a second row per i-cluster (W, the rows' stride; count)
+ * keeps the entries with a slot within sqrt(rin2) = r_c + buffer of a cluster atom. The force
+ * kernel that prunes evaluates the rows and rewrites the inner rows; the others read the inner
+ * rows. mode: PRUNE_OFF (the rows only), PRUNE_NOW or PRUNE_INNER (the host's decision), or
+ * PRUNE_DEVICE (*flag: the device loop's prune_now, decide_step's rule). */
+enum { PRUNE_OFF, PRUNE_NOW, PRUNE_INNER, PRUNE_DEVICE };
+struct ClusterPruneSpec {
+    unsigned *W;
+    int *count;
+    const int *flag;
+    int mode;
+    double rin2;
+};
+/* The host's decision, decide_step's rule: prune at a rebuild, or once the summed largest
+ * displacement since the last prune reaches the threshold (--rebuild-frac x the buffer). */
+int cluster_prune_due(int rebuilt, double disp, double disp_pruned, double threshold);
+void cluster_force_launch(const PairForceArgs &A, const ClusterList &cl, const ClusterPruneSpec &prune, int potential,
+                          int energy, cudaStream_t stream);
 /* r of the clusters' atoms once, the rows, each listed unit's atoms once per row (from L2 /
  * L1), a written */
 double cluster_force_bytes(const ClusterGeom &geo, double n, double entries);

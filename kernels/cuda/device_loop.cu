@@ -44,6 +44,7 @@
 __global__ void force_rebuild_kernel(DeviceControl *c, BuildStatus *st)
 {
     c->due = 1;
+    c->prune_now = c->prune_threshold > 0;
     c->reorder_now = 0;
     st->nbr_total = 0;
     st->nbr_max = 0;
@@ -91,6 +92,8 @@ void gpu_device_begin(Sim *s)
     loop_ctrl_start(c, s);
     c->layers_last = s->stats.layers;
     c->layers_max = s->stats.layers_max;
+    c->prune_threshold = s->p.prune > 0 ? s->p.rebuild_frac * s->p.prune : 0;
+    c->prune_now = c->prune_threshold > 0;   /* the host's steps left no inner rows the device knows of */
     CUDA_CHECK(cudaMemcpyAsync(g->ctrl, c, sizeof *c, cudaMemcpyHostToDevice, g->stream));
     take_snapshot(s, g);
     CUDA_CHECK(cudaStreamSynchronize(g->stream));

@@ -68,7 +68,10 @@ struct DeviceControl {
     unsigned long long rebuild_hash;/* the steps of the rebuilds, hashed as the host does */
     int layers_last, layers_max;    /* N_l of the last build, largest N_l so far */
     int nbr_max_seen;               /* largest m_i of any build: beyond nbr_cap = overflow */
-    int pad;
+    int prune_now;                  /* the next step's force kernel prunes (gpu-cluster's --prune) */
+    double prune_threshold;         /* --rebuild-frac x --prune: re-prune at this displacement; 0 = off */
+    double disp_pruned;             /* disp at the force that last pruned */
+    long long prunes_prod;          /* prunes in production steps */
 };
 
 enum { GRAPH_CACHE = 8 };

@@ -15,6 +15,11 @@
 #include "gpu_sim.cuh"
 #include "leapfrog.cuh"
 
+/* gpu-cluster's planted fault 6 (cluster_list.cuh) reaches the device's prune decision */
+#ifndef CLUSTER_PLANT
+#define CLUSTER_PLANT 0
+#endif
+
 #include <math.h>
 
 /* The split kernels and the fused one (leapfrog_kernel) run the same per-atom arithmetic in the
@@ -80,6 +85,11 @@ __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt,
 __device__ __forceinline__ void decide_step(DeviceControl *c, BuildStatus *st, double vv, double dt,
                                             double threshold, int equil, int reorder_every)
 {
+    const double disp_at_force = c->due ? 0.0 : c->disp;   /* a rebuilding step's force: 0, as on the host */
+    if (c->prune_threshold > 0 && c->prune_now) {
+        c->disp_pruned = disp_at_force;
+        if (c->step + 1 > equil) c->prunes_prod++;
+    }
     if (c->due) {
         const int cur = c->step + 1;
         c->builds_total++;
@@ -99,6 +109,10 @@ __device__ __forceinline__ void decide_step(DeviceControl *c, BuildStatus *st, d
     c->step++;
     c->disp += sqrt(vv) * dt;
     c->due = c->disp >= threshold;
+    /* the inner rows hold every pair within r_c + b at the last prune; the same bound as the
+     * rebuild's keeps them whole until the summed displacement since then reaches frac x b */
+    c->prune_now = c->prune_threshold > 0 &&
+                   (c->due || (CLUSTER_PLANT != 6 && c->disp - c->disp_pruned >= c->prune_threshold));
     c->reorder_now = c->due && reorder_every > 0 && c->step + 1 - c->last_reorder >= reorder_every;
     if (c->due) {
         st->nbr_total = 0;

@@ -10,12 +10,14 @@ set -u
 . "$(dirname "$0")/lib.sh"
 settings_begin "runs/device/cluster.sh [settings]" "gpu-cluster's checks and timings in one device call"
 setting OUT /tmp/cluster-out "where the logs and CSVs land (the device tool's \$OUT)"
-setting PARTS "build check tests time" "the parts, space-separated (also stages, profile)"
+setting PARTS "build check tests time" "the parts, space-separated (also cases, stages, profile)"
 setting SHAPES "4x1 8x1 4x4 8x4 8x8" "the list shapes --icluster x --jcluster the check part runs"
 setting TIME_SHAPES "4x1 8x1 8x4" "the shapes the time part runs"
+setting PRUNES "0.3:0" "gpu-cluster's outer shells and prune buffers the time part runs, delta:prune (0: no pruning)"
 setting SIZES "fcc:8 fcc:16 fcc:32 fcc:64" "lammps-lj sizes of the time part (lattice:ne)"
 setting TIME_STEPS 1000 "timed steps per point (after 500 untimed)"
 setting TESTS_S 300 "seconds for the tests part"
+setting CASES "57_cluster 58_cpu_cluster" "the test files the cases part runs (tests/run.sh, TEST_JOBS=16)"
 setting TIME_S 240 "seconds for the time part"
 setting PROFILE_SIZE "fcc:64" "lammps-lj size of the stages and profile parts"
 setting PROFILE_SHAPES "8x1" "the shapes the stages and profile parts run"
@@ -26,7 +28,8 @@ has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if has build; then
     make -j16 build/double/gpu-cluster build/float/gpu-cluster build/float/gpu-layer build/float/gpu-rumd \
-        build/double/cpu-allpairs >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+        build/double/cpu-allpairs build/float/cpu-cluster build/double/cpu-cluster build/float/cpu-grouped \
+        build/double/cpu-grouped build/float/cpu-pairlist >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
     echo "build: ok ($(cat .git-rev 2>/dev/null || git describe --always --dirty 2>/dev/null))"
 fi
 
@@ -53,6 +56,14 @@ if has tests; then
     grep -E 'FAIL' "$OUT/tests.log" | head -20
 fi
 
+if has cases; then   # whole test files, their plant builds made on demand
+    for c in $CASES; do
+        TEST_JOBS=16 timeout "$TESTS_S" tests/run.sh "$c" >"$OUT/cases-$c.log" 2>&1
+        echo "cases $c: rc $?; $(grep -E '^[0-9]+ passed' "$OUT/cases-$c.log" | tail -1)"
+        grep -E '^FAIL' "$OUT/cases-$c.log" | head -20
+    done
+fi
+
 if has time; then
     csv=$OUT/cluster_time.csv
     run=(--system lammps-lj --equil 500 --rescale-every 1000000000 --stage-reps 0 --decide device --graph on
@@ -67,8 +78,13 @@ if has time; then
         build/float/gpu-rumd "${run[@]}" --lattice "$lat" --ne "$ne" --steps $steps --tag "c-rumd-$sz" --read ldg \
             >/dev/null 2>&1
         for shape in $TIME_SHAPES; do
-            build/float/gpu-cluster "${run[@]}" --lattice "$lat" --ne "$ne" --steps $steps --tag "c-cluster$shape-$sz" \
-                --icluster "${shape%x*}" --jcluster "${shape#*x}" >/dev/null 2>&1 || echo "time: $shape $sz failed"
+            for pr in $PRUNES; do
+                d=${pr%:*} b=${pr#*:} tag=c-cluster$shape-$sz
+                [ "$PRUNES" = 0.3:0 ] || tag=$tag-d$d-p$b
+                build/float/gpu-cluster "${run[@]}" --lattice "$lat" --ne "$ne" --steps $steps --tag "$tag" \
+                    --icluster "${shape%x*}" --jcluster "${shape#*x}" --delta "$d" --prune "$b" >/dev/null 2>&1 ||
+                    echo "time: $shape $sz $pr failed"
+            done
         done
     done
     python3 - "$csv" <<'EOF'
@@ -77,7 +93,8 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 for r in rows:
     kn = dict(kv.split('=', 1) for kv in r['knobs'].split())
     print(f"{r['tag']:28s} n={r['n']:>8s} us/step={float(r['us_per_step']):9.2f} ns/atom-step={1e3*float(r['us_per_atom_step']):7.4f} "
-          f"nbr={float(r['nbr_per_atom']):7.1f} spr={r['steps_per_rebuild']} fill={kn.get('fill','-')} eff={kn.get('pair_eff','-')} {r['status']}")
+          f"nbr={float(r['nbr_per_atom']):7.1f} spr={r['steps_per_rebuild']} fill={kn.get('fill','-')} eff={kn.get('pair_eff','-')} "
+          f"peff={kn.get('prune_eff','-')} pslots={kn.get('prune_slots','-')} prunes={kn.get('prunes','-')} {r['status']}")
 EOF
 fi
 
