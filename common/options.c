@@ -84,7 +84,11 @@ void opt_set(const OptTable *t, void *p, const Option *o, const char *text)
         errno = 0;
         const unsigned long long u = strtoull(text, &end, 10);
         if (!isdigit((unsigned char)text[0]) || *end != '\0') {
-            snprintf(msg, sizeof msg, " needs a whole number in decimal digits (got '%s')", text);
+            char *rest;
+            const double d = strtod(text, &rest);
+            if (rest == text || *rest != '\0') snprintf(msg, sizeof msg, " needs a number (got '%s')", text);
+            else if (d < o->min) snprintf(msg, sizeof msg, " = %s is outside its limits [%g, %g]", text, o->min, o->max);
+            else snprintf(msg, sizeof msg, " needs a whole number in decimal digits (got '%s')", text);
             opt_die(program, msg, o->flag);
         }
         if (errno == ERANGE || (double)u < o->min || (double)u > o->max) {
