@@ -133,7 +133,7 @@ _t62_every_driver() {
         case ${f#runs/} in
         lib.sh|settings.sh|tables_lib.sh|revs.sh|device/lib.sh) continue ;;   # sourced libraries
         lmp_variant.sh) continue ;;   # LAMMPS behind an nbrlab program's command line
-        table.sh|stamp_rev.sh) continue ;;   # helpers: positional arguments, no settings
+        table.sh|stamp_rev.sh|code_rev.sh) continue ;;   # helpers: positional arguments, no settings
         device/snap.sh) continue ;;   # the two-mode wrapper of a device call: no settings
         esac
         k=$((k + 1))
