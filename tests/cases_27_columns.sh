@@ -1,7 +1,7 @@
 # tests/cases_27_columns.sh - columns tested for what their names say (issue 38, point 1): the
 # run row's energy, temperature and step columns derived independently from the blocks CSV of
 # the same run, and the stage fractions summing to 1; the list's columns (nbr_per_atom,
-# cells_per_axis, rebuilds, steps_per_rebuild, bytes_per_atom) on a lattice computed apart; the
+# cells_per_axis, rebuilds, steps_per_rebuild, bytes_per_atom, lists_verified) on a lattice; the
 # kernel-level columns (t_*_us, gbs_*, frac_*) under a fake clock. The timing columns of
 # production: tests/cases_12_timing.sh.
 # The run: --equil 0, a sample point and a block every 10 steps, 40 steps, so each block row's
@@ -66,10 +66,14 @@ done
 #                     the cells (a head per cell, a link per atom: ints), and the list as
 #                     allocated (--max-nbr M: M ints per atom + N + 2; --max-pairs P: P + 1 pairs
 #                     of two 32-bit ints)
+#   lists_verified    --verify-lists checks each list before its rebuild, equilibration's too:
+#                     every build after step 0 (builds_total - 1), one more if the last step
+#                     asked for a rebuild the run did not reach
 _t27_lattice() {   # PROGRAM CAPACITY-OPTION VALUE
     local v=$1 run=$cols/lattice-$1.csv blocks=$cols/lattice-$1-blocks.csv
     $b/$v --system sp --lattice fcc --rho 1.2 --delta 0.5 --ne 4 --temp 0.01 --rebuild-frac 0.05 --steps 600 --equil 100 \
-        --avg-block 100 --stage-reps 0 "$2" "$3" --quiet --csv "$run" --blocks-csv "$blocks" >/dev/null || return 1
+        --avg-block 100 --stage-reps 0 "$2" "$3" --verify-lists --quiet --csv "$run" --blocks-csv "$blocks" >/dev/null ||
+        return 1
     python3 - "$run" "$blocks" "$2" "$3" <<'PY'
 import itertools, math, sys
 import numpy as np
@@ -103,9 +107,11 @@ want = {
     "bytes_per_atom": ((n * (9 * real + real) + 4 * (G ** 3 + n) + lists) / n, 0.05 + 1e-9),
 }
 bad = [f"{c}: row {run[c]}, derived {w:.6g}" for c, (w, tol) in want.items() if not abs(float(run[c]) - w) <= tol]
+verified, last = int(run["lists_verified"]), int(blocks[-1]["builds_total"])
+if not last - 1 <= verified <= last: bad.append(f"lists_verified: row {verified}, derived {last - 1} (or {last})")
 if builds < 10: bad.append(f"only {builds} production builds: the mean over builds is not tested")
 if bad: sys.exit("\n".join(bad))
-print("list columns derived: " + ", ".join(f"{c} {w:.6g}" for c, (w, _) in want.items()))
+print("list columns derived: " + ", ".join(f"{c} {w:.6g}" for c, (w, _) in want.items()) + f", lists_verified {verified}")
 PY
 }
 if [ -x "$b/cpu-grouped" ]; then t_grep columns-lattice-cpu-grouped 'list columns derived' _t27_lattice cpu-grouped --max-nbr 40
