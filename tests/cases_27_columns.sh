@@ -1,9 +1,9 @@
 # tests/cases_27_columns.sh - columns tested for what their names say (issue 38, point 1): the
 # run row's energy, temperature and step columns derived independently from the blocks CSV of
 # the same run, and the stage fractions summing to 1; the list's columns (nbr_per_atom,
-# cells_per_axis, rebuilds, steps_per_rebuild, bytes_per_atom, lists_verified) on a lattice; the
-# kernel-level columns (t_*_us, gbs_*, frac_*) under a fake clock. The timing columns of
-# production: tests/cases_12_timing.sh.
+# cells_per_axis, layers, rebuilds, steps_per_rebuild, bytes_per_atom, lists_verified) on a
+# lattice; the kernel-level columns (t_*_us, gbs_*, frac_*) under a fake clock. The timing
+# columns of production: tests/cases_12_timing.sh.
 # The run: --equil 0, a sample point and a block every 10 steps, 40 steps, so each block row's
 # e_end is one production sample and its temp_mean that sample's sum v^2 / (3N); then
 #   e_start = block 1's e_end, e_end = block 4's (windows of one sample: 4 samples / 10 < 1),
@@ -60,6 +60,9 @@ done
 #   nbr_per_atom      full-list entries per atom: twice the O(N^2) count of lattice pairs within
 #                     r_n (minimum image) over N
 #   cells_per_axis    floor(L / r_n), L = (N / rho)^(1/3)
+#   layers            the largest cell occupancy (N_l): the start's sites ((i, j, k) + the fcc basis
+#                     offset by 1/4) a - L/2 (common/state.c) in cells of width L / G from -L/2
+#                     (kernels/cells.h); each site 0.06 cell widths or more from a cell's face
 #   rebuilds          the blocks CSV's builds_total at the last block minus at step --equil;
 #   steps_per_rebuild (--steps - --equil) / that (production builds only)
 #   bytes_per_atom    the storage docs/csv.md names: r, v, f (3 x 3 reals) and one real per atom,
@@ -96,12 +99,16 @@ at = {int(b["step"]): int(b["builds_total"]) for b in blocks}
 steps, equil = int(run["steps"]), int(run["equil"])
 builds = at[steps] - at[equil]
 G = max(3, math.floor(L / rn))
+cell = np.floor((pos + a / 4) / (L / G)).astype(int)
+assert (np.abs((pos + a / 4) / (L / G) - np.round((pos + a / 4) / (L / G))) > 0.05).all()   # no site near a face
+layers = np.unique(cell @ [1, G, G * G], return_counts=True)[1].max()
 real = 8 if run["precision"] == "double" else 4
 cap, value = sys.argv[3], int(sys.argv[4])
 lists = 4 * (n + 2 + value * n) if cap == "--max-nbr" else 8 * (value + 1)
 want = {
     "nbr_per_atom": (2 * pairs / n, 5e-5),
     "cells_per_axis": (G, 0),
+    "layers": (layers, 0),
     "rebuilds": (builds, 0),
     "steps_per_rebuild": ((steps - equil) / builds, 5e-5),
     "bytes_per_atom": ((n * (9 * real + real) + 4 * (G ** 3 + n) + lists) / n, 0.05 + 1e-9),

@@ -16,7 +16,8 @@
 #                                 positions to float alone moves E by sd 6.9e-6 of E, so kahan's
 #                                 1e-6 cannot hold there (it missed with -1.93e-6, every sum
 #                                 correct); the float modes' tolerance is 4 sd, the tolerance
-#                                 column matches 4 sd computed apart, and --check passes
+#                                 column matches 4 sd computed apart, and --check passes; the
+#                                 cond column matches sum |E_ij| / |E| computed apart (3113)
 # Sourced by tests/run.sh (tests/lib.sh loaded).
 c83=$BUILD/double/coulomb
 p83=$TEST_LOG_DIR/coulomb-precision
@@ -87,15 +88,17 @@ _t83_tol() {   # ACC T: --e-ref 3 T off fails --check, 0.3 T off passes
     [ $rc3 = 1 ] && [ $rc03 = 0 ]
 }
 _t83_rounding() {
-    local sd
+    local sd cond
     $c83 --impl ref --acc kahan --random 2000 --reps 1 --warmup 0 --quiet --check --csv "$p83/rounding.csv" || return 1
-    $c83 --random 2000 --write "$p83/random2000.xyzq" >/dev/null && sd=$(python3 tests/coulomb_precision.py spread "$p83/random2000.xyzq") ||
+    $c83 --random 2000 --write "$p83/random2000.xyzq" >/dev/null && read -r sd cond < <(python3 tests/coulomb_precision.py spread "$p83/random2000.xyzq") ||
         return 1
-    python3 - "$p83/rounding.csv" "$sd" <<'PY'
+    python3 - "$p83/rounding.csv" "$sd" "$cond" <<'PY'
 import csv, sys
 r = list(csv.DictReader(open(sys.argv[1])))[-1]
 rel, tol, want = float(r["rel_error"]), float(r["tolerance"]), max(1e-6, 4 * float(sys.argv[2]))
-print(f"rel_error {rel:.3g}, tolerance {tol:.3g}, 4 sd computed apart {want:.3g}")
+cond, want_cond = float(r["cond"]), float(sys.argv[3])
+print(f"rel_error {rel:.3g}, tolerance {tol:.3g}, 4 sd computed apart {want:.3g}; cond {cond:.4g}, apart {want_cond:.4g}")
+if not abs(cond - want_cond) <= 1e-3 * want_cond: sys.exit("the cond column is not sum |E_ij| / |E|")
 sys.exit(0 if abs(tol - want) <= 0.01 * want and abs(rel) <= tol and r["status"] == "ok" else "the tolerance is not 4 sd")
 PY
 }

@@ -9,7 +9,8 @@
   fsum FILE              E (kcal/mol) summed exactly (math.fsum) from the C reference's double
                          terms q_j / sqrt(dx dx + dy dy + dz dz), times q_i
   spread FILE            the relative sd of E from rounding the positions to float, first order:
-                         u / sqrt(3) sqrt(sum (F_id x_id)^2) / |E|, u = 2^-24
+                         u / sqrt(3) sqrt(sum (F_id x_id)^2) / |E|, u = 2^-24; then the sum's
+                         condition sum |E_ij| / |E|
 """
 import math
 import sys
@@ -57,15 +58,16 @@ def fsum(path):
 
 def spread(path):
     pos, q = load(path)
-    e, fx2 = 0.0, 0.0
+    e, fx2, a = 0.0, 0.0, 0.0
     for i in range(len(q)):
         d = pos[i] - pos
         r = np.sqrt((d * d).sum(axis=1))
         r[i] = np.inf
         e += 0.5 * K * q[i] * (q / r).sum()
+        a += 0.5 * K * abs(q[i]) * (np.abs(q) / r).sum()
         f = K * q[i] * ((q / r ** 3)[:, None] * d).sum(axis=0)
         fx2 += ((f * pos[i]) ** 2).sum()
-    return 2.0 ** -24 / math.sqrt(3) * math.sqrt(fx2) / abs(e)
+    return 2.0 ** -24 / math.sqrt(3) * math.sqrt(fx2) / abs(e), a / abs(e)
 
 
 if __name__ == "__main__":
@@ -77,6 +79,6 @@ if __name__ == "__main__":
     elif cmd == "fsum":
         print(repr(float(fsum(args[0]))))
     elif cmd == "spread":
-        print(repr(float(spread(args[0]))))
+        print(*(repr(float(v)) for v in spread(args[0])))
     else:
         sys.exit(f"coulomb_precision.py: no command {cmd}")
