@@ -1,8 +1,8 @@
 # tests/cases_27_columns.sh - columns tested for what their names say (issue 38, point 1): the
 # run row's energy, temperature and step columns derived independently from the blocks CSV of
 # the same run, and the stage fractions summing to 1; the list's columns (nbr_per_atom,
-# cells_per_axis, layers, rebuilds, steps_per_rebuild, bytes_per_atom, lists_verified) on a
-# lattice; the kernel-level columns (t_*_us, gbs_*, frac_*) under a fake clock. The timing
+# cells_per_axis, layers, rebuilds, reorders, steps_per_rebuild, bytes_per_atom, lists_verified)
+# on a lattice; the kernel-level columns (t_*_us, gbs_*, frac_*) under a fake clock. The timing
 # columns of production: tests/cases_12_timing.sh.
 # The run: --equil 0, a sample point and a block every 10 steps, 40 steps, so each block row's
 # e_end is one production sample and its temp_mean that sample's sum v^2 / (3N); then
@@ -69,13 +69,15 @@ done
 #                     the cells (a head per cell, a link per atom: ints), and the list as
 #                     allocated (--max-nbr M: M ints per atom + N + 2; --max-pairs P: P + 1 pairs
 #                     of two 32-bit ints)
+#   reorders          --reorder 1: every rebuild reorders the atoms first, so the production
+#                     reorderings are the production builds
 #   lists_verified    --verify-lists checks each list before its rebuild, equilibration's too:
 #                     every build after step 0 (builds_total - 1), one more if the last step
 #                     asked for a rebuild the run did not reach
 _t27_lattice() {   # PROGRAM CAPACITY-OPTION VALUE
     local v=$1 run=$cols/lattice-$1.csv blocks=$cols/lattice-$1-blocks.csv
     $b/$v --system sp --lattice fcc --rho 1.2 --delta 0.5 --ne 4 --temp 0.01 --rebuild-frac 0.05 --steps 600 --equil 100 \
-        --avg-block 100 --stage-reps 0 "$2" "$3" --verify-lists --quiet --csv "$run" --blocks-csv "$blocks" >/dev/null ||
+        --avg-block 100 --stage-reps 0 "$2" "$3" --reorder 1 --verify-lists --quiet --csv "$run" --blocks-csv "$blocks" >/dev/null ||
         return 1
     python3 - "$run" "$blocks" "$2" "$3" <<'PY'
 import itertools, math, sys
@@ -110,6 +112,7 @@ want = {
     "cells_per_axis": (G, 0),
     "layers": (layers, 0),
     "rebuilds": (builds, 0),
+    "reorders": (builds, 0),
     "steps_per_rebuild": ((steps - equil) / builds, 5e-5),
     "bytes_per_atom": ((n * (9 * real + real) + 4 * (G ** 3 + n) + lists) / n, 0.05 + 1e-9),
 }
