@@ -1,9 +1,9 @@
 # tests/cases_27_columns.sh - columns tested for what their names say (issue 38, point 1): the
 # run row's energy, temperature and step columns derived independently from the blocks CSV of
 # the same run, and the stage fractions summing to 1; the list's columns (nbr_per_atom,
-# cells_per_axis, layers, rebuilds, reorders, steps_per_rebuild, bytes_per_atom, lists_verified)
-# on a lattice; the kernel-level columns (t_*_us, gbs_*, frac_*) under a fake clock. The timing
-# columns of production: tests/cases_12_timing.sh.
+# cells_per_axis, layers, rebuilds, reorders, steps_per_rebuild, bytes_per_atom,
+# capacity_grows, lists_verified) on a lattice; the kernel-level columns (t_*_us, gbs_*,
+# frac_*) under a fake clock. The timing columns of production: tests/cases_12_timing.sh.
 # The run: --equil 0, a sample point and a block every 10 steps, 40 steps, so each block row's
 # e_end is one production sample and its temp_mean that sample's sum v^2 / (3N); then
 #   e_start = block 1's e_end, e_end = block 4's (windows of one sample: 4 samples / 10 < 1),
@@ -68,7 +68,9 @@ done
 #   bytes_per_atom    the storage docs/csv.md names: r, v, f (3 x 3 reals) and one real per atom,
 #                     the cells (a head per cell, a link per atom: ints), and the list as
 #                     allocated (--max-nbr M: M ints per atom + N + 2; --max-pairs P: P + 1 pairs
-#                     of two 32-bit ints)
+#                     of two 32-bit ints; grown from --grow-from 5: to 10% over the need + 2
+#                     (kernels/capacity.c), the need the lattice's pairs, N x 9)
+#   capacity_grows    0 at a fixed capacity; 1 grown from 5 (the need never changes after)
 #   reorders          --reorder 1: every rebuild reorders the atoms first, so the production
 #                     reorderings are the production builds
 #   lists_verified    --verify-lists checks each list before its rebuild, equilibration's too:
@@ -106,7 +108,8 @@ assert (np.abs((pos + a / 4) / (L / G) - np.round((pos + a / 4) / (L / G))) > 0.
 layers = np.unique(cell @ [1, G, G * G], return_counts=True)[1].max()
 real = 8 if run["precision"] == "double" else 4
 cap, value = sys.argv[3], int(sys.argv[4])
-lists = 4 * (n + 2 + value * n) if cap == "--max-nbr" else 8 * (value + 1)
+grown = math.ceil(1.1 * pairs + 2)   # kernels/capacity.c's margin over the need
+lists = 4 * (n + 2 + value * n) if cap == "--max-nbr" else 8 * (value + 1) if cap == "--max-pairs" else 8 * (grown + 1)
 want = {
     "nbr_per_atom": (2 * pairs / n, 5e-5),
     "cells_per_axis": (G, 0),
@@ -115,6 +118,7 @@ want = {
     "reorders": (builds, 0),
     "steps_per_rebuild": ((steps - equil) / builds, 5e-5),
     "bytes_per_atom": ((n * (9 * real + real) + 4 * (G ** 3 + n) + lists) / n, 0.05 + 1e-9),
+    "capacity_grows": (1 if cap == "--grow-from" else 0, 0),
 }
 bad = [f"{c}: row {run[c]}, derived {w:.6g}" for c, (w, tol) in want.items() if not abs(float(run[c]) - w) <= tol]
 verified, last = int(run["lists_verified"]), int(blocks[-1]["builds_total"])
@@ -126,7 +130,9 @@ PY
 }
 if [ -x "$b/cpu-grouped" ]; then t_grep columns-lattice-cpu-grouped 'list columns derived' _t27_lattice cpu-grouped --max-nbr 40
 else t_skip columns-lattice-cpu-grouped "$b/cpu-grouped not built"; fi
-if [ -x "$b/cpu-pairlist" ]; then t_grep columns-lattice-cpu-pairlist 'list columns derived' _t27_lattice cpu-pairlist --max-pairs 5000
+if [ -x "$b/cpu-pairlist" ]; then
+    t_grep columns-lattice-cpu-pairlist 'list columns derived' _t27_lattice cpu-pairlist --max-pairs 5000
+    t_grep columns-lattice-cpu-pairlist-grown 'list columns derived' _t27_lattice cpu-pairlist --grow-from 5
 else t_skip columns-lattice-cpu-pairlist "$b/cpu-pairlist not built"; fi
 
 # The kernel-level columns under a fake clock (test-clock: tests/fake_clock.c): each of the
