@@ -1,6 +1,6 @@
 """tests/coulomb_precision.py - inputs and independent values for tests/cases_83_coulomb_precision.sh.
 
-  positive N SEED FILE   N atoms uniform in a cube (0.1 per A^3), charges in [0.5, 1]: a sum
+  positive N SEED FILE...  N atoms uniform in a cube (0.1 per A^3), charges in [0.5, 1]: a sum
                          without cancellation (condition 1), where only the accumulation errs
   cancelling FILE        400 charges +-1 (neutral) and two pairs 1e-6 A apart, (+1, +1) and
                          (+1, -1): terms of +-3.3e8 kcal/mol that cancel to leave E ~ 1e2, so a
@@ -72,8 +72,9 @@ def spread(path):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    if cmd == "positive":
-        positive(int(args[0]), int(args[1]), args[2])
+    if cmd == "positive":   # N SEED FILE, more triples alike (one numpy start for all)
+        for k in range(0, len(args), 3):
+            positive(int(args[k]), int(args[k + 1]), args[k + 2])
     elif cmd == "cancelling":
         cancelling(args[0])
     elif cmd == "fsum":
