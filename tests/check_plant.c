@@ -9,14 +9,16 @@
  *     pair     the first stored pair left out of the pairs the structure reports
  *     extra    a pair of atoms 2 r_n or more apart reported too: the first such pair in the
  *              check's order (i < j, by i then j), or with PLANT_AT=last the last one; it
- *              says whether that lies before (after) every pair within r_n (the last needs
- *              atoms not sorted by cell: --config random --reorder 0)
+ *              says whether that lies before (after) every pair within r_n (not so where
+ *              atoms 0 and 1, or the last two, are neighbours: the tests use random
+ *              positions, seed 1)
  * PLANT_AT (environment) moves a fault along the system (issue 38: faults only at atom 0 and
  * the first pair left a check of half the atoms, or of all but the last pair, unseen):
- * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair.
+ * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair;
+ * extra: "last" adds the last far pair, anything else the first.
  * The faults live in this test program only, so the programs carry no fault-injection hook.
- * Tested by tests/cases_22_trust.sh (check-plant-*): --check must fail on each, on its own
- * line, and pass with none. */
+ * Tested by tests/cases_22_trust.sh (check-plant-*, check-tol-*): --check must fail on each,
+ * on its own line, and pass with none. */
 #define main cpu_grouped_main
 #include "../variants/cpu-grouped.c"
 #undef main
