@@ -76,10 +76,14 @@ typedef struct {
     int default_impl;
     /* The exact energy: double terms, compensated sums (kernels/cpu/coulomb_ref.c). */
     double (*exact)(const ChargeSystem *s, int threads, double *abs_sum);
+    /* The sd of E from rounding the positions to float (coulomb_ref_rounding_spread). */
+    double (*spread)(const ChargeSystem *s, int threads);
 } CoulombProgram;
 
-/* Relative error tolerance each accumulation mode states (the tests and --check use it). */
-double coulomb_tolerance(int acc, long n);
+/* Relative error tolerance each accumulation mode states (the tests and --check use it); for
+ * the modes with float positions (float, kahan, pairwise) at least 4 times spread, the relative
+ * sd of E from rounding the positions to float (NaN: not known, the stated tolerance alone). */
+double coulomb_tolerance(int acc, double spread);
 
 int coulomb_main(int argc, char **argv, const CoulombProgram *prog);
 

@@ -82,3 +82,21 @@ getenv_planted() {
     echo "planted getenvs caught"
 }
 t_grep getenv-planted-caught 'planted getenvs caught' getenv_planted
+
+# docs/mutants.md says how many faults tests/mutants.txt holds: its lines that are neither blank
+# nor comments (issue 38, point 9). Planted: a table with one fault more must fail.
+mutants_count() {   # TABLE
+    local n said
+    n=$(grep -cv '^[[:space:]]*\(#\|$\)' "$1")
+    said=$(sed -n 's/.*The table holds \([0-9]*\) faults.*/\1/p' docs/mutants.md)
+    echo "tests/mutants.txt: $n faults; docs/mutants.md says ${said:-nothing}"
+    [ "$n" = "$said" ]
+}
+mutants_count_planted() {
+    local t=$TEST_LOG_DIR/mutants-planted.txt
+    { cat tests/mutants.txt; echo 'planted-fault common/pbc.h 10_core ^core-unit-double$ double/test-core s|a|b|'; } >"$t"
+    mutants_count "$t" && { echo "a table one fault longer passed"; return 1; }
+    echo "planted count caught"
+}
+t_grep docs-mutants-count 'docs/mutants.md says' mutants_count tests/mutants.txt
+t_grep docs-mutants-count-planted-caught 'planted count caught' mutants_count_planted

@@ -3,7 +3,9 @@
 #   state-*        the temperature column, the temperature a rescaled run must reach, and the
 #                  energy that may not move from step 0 (or the last rescaling) at any sample point
 #   check-plant-*  --check against cpu-grouped with one planted fault (tests/check_plant.c):
-#                  atom 0's force, the virial, the total energy, the potential shift, a stored pair
+#                  atom 0's force, the virial, the total energy, the potential shift, a stored pair;
+#                  moved to the last and a random atom, the last pair; an extra pair at each end
+#   check-tol-*    each --check tolerance T fails a planted error of 3 T
 #   grow-cpu-*     the CPU lists' capacity grown from a tiny start (--grow-from 5), then --check
 #   rebuild-rule-* --config approach: two atoms closing head-on at the largest speed, just outside
 #                  the step-0 list; the rule 0.5 delta keeps their pair, 0.6 loses it
@@ -73,10 +75,12 @@ t_ok state-explode-in-equil _t22_wrong_state unstable 'step 10: unstable: the en
 # shift in float: relative 2.5e-7 against a tolerance of 2e-5). Each fault must fail the check,
 # on its own line, with exit 1 and status check-failed; "none" must pass (status untimed: no
 # production step).
-_t22_plant() {   # PREC FAULT LINE: --check fails (LINE: the check line that must say FAIL)
-    local csv=$TEST_LOG_DIR/check-plant-$1-$2.csv out rc=0 st
+_t22_plant() {   # PREC FAULT LINE [SIZE [ARGS...]]: --check fails (LINE: the check line that must say FAIL)
+    local csv=$TEST_LOG_DIR/check-plant-$1-$2.csv out rc=0 st size=()
+    [ $# -ge 4 ] && [ "$4" != - ] && size=("$4")
     rm -f "$csv"
-    out=$("$BUILD/$1/test-plant" "$2" --ne 8 --config jitter --steps 0 --equil 0 --check --quiet --csv "$csv") || rc=$?
+    out=$("$BUILD/$1/test-plant" "$2" "${size[@]}" --ne 8 --config jitter --steps 0 --equil 0 --check --quiet --csv "$csv" \
+        "${@:5}") || rc=$?
     echo "$out" | grep -E '^(check|planted)'
     st=$(_t22_col "$csv" status) || return 1
     if [ "$2" = none ]; then
@@ -108,6 +112,19 @@ for prec in double float; do
     t_grep "check-plant-force-last-$prec" 'fails on its forces line' _t22_plant_at last $prec force forces
     t_grep "check-plant-force-random-$prec" 'fails on its forces line' _t22_plant_at $((1 + RANDOM % 510)) $prec force forces
     t_grep "check-plant-pair-last-$prec" 'fails on its pairs line' _t22_plant_at last $prec pair pairs
+    # a pair not within r_n reported too, before the first and after the last pair in the check's
+    # order (random positions, seed 1: atoms 0 and 1, and the last two, are far apart)
+    for _t22_at in first last; do
+        t_grep "check-plant-extra-$_t22_at-$prec" "planted: extra pair .* (before|after) every pair within r_n" \
+            _t22_plant_at $_t22_at $prec extra pairs - --config random --seed 1
+    done
+    # each tolerance T fails a fault of 3 T (so a tolerance 10x looser would pass it): double
+    # 1e-12 (forces, total energy, virial), float 2e-4 (forces), 2e-5 (total energy, virial)
+    if [ $prec = double ]; then _t22_ta=1e-12 _t22_tt=1e-12; else _t22_ta=2e-4 _t22_tt=2e-5; fi
+    t_grep "check-tol-force-$prec" 'fails on its forces line' _t22_plant $prec force forces "$(awk -v t=$_t22_ta 'BEGIN { print 3 * t }')"
+    t_grep "check-tol-energy-$prec" 'fails on its total energy line' _t22_plant $prec energy 'total energy' \
+        "$(awk -v t=$_t22_tt 'BEGIN { print 3 * t }')"
+    t_grep "check-tol-virial-$prec" 'fails on its virial line' _t22_plant $prec virial virial "$(awk -v t=$_t22_tt 'BEGIN { print 3 * t }')"
 done
 
 # --- grow-cpu-: the CPU capacities grown from a tiny start -------------------------------------

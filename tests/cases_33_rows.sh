@@ -102,6 +102,20 @@ _t33_interrupt() (   # SIG
 )
 t_ok csv-interrupt-sigint _t33_interrupt INT
 t_ok csv-interrupt-sigterm _t33_interrupt TERM
+# the same with SIGINT ignored on entry, as in a suite started from a background job (make test
+# &): T_SIGDFL must restore its default in the program whatever the suite inherited (issue 38,
+# class 8; the suite from the foreground could not tell)
+_t33_interrupt_ignored() ( trap '' INT; _t33_interrupt INT )
+t_ok csv-interrupt-sigint-ignored _t33_interrupt_ignored
+# T_SIGDFL itself, in no time: under it, a shell that sends itself SIGINT dies of it (exit 130)
+# though SIGINT was ignored on entry (without it: ignored, the shell exits 0 a second later)
+_t33_sigdfl() {
+    local rc=0
+    ( trap '' INT; "${T_SIGDFL[@]}" sh -c 'kill -INT $$; sleep 1; exit 0' ) || rc=$?
+    echo "exit $rc"
+    [ $rc = 130 ]
+}
+t_grep sigdfl-restores-default '^exit 130$' _t33_sigdfl
 
 # inside one long step (issue 39): cpu-allpairs at 864 000 atoms, one force call about 6 minutes
 # here; SIGTERM a second into it (SIGINT is ignored where the suite runs as a background job, as

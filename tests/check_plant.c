@@ -7,12 +7,18 @@
  *     energy   the total potential energy off by SIZE times its magnitude (default 1e-3)
  *     shift    the potential shift left out of the forces stage (the reference keeps it)
  *     pair     the first stored pair left out of the pairs the structure reports
+ *     extra    a pair of atoms 2 r_n or more apart reported too: the first such pair in the
+ *              check's order (i < j, by i then j), or with PLANT_AT=last the last one; it
+ *              says whether that lies before (after) every pair within r_n (not so where
+ *              atoms 0 and 1, or the last two, are neighbours: the tests use random
+ *              positions, seed 1)
  * PLANT_AT (environment) moves a fault along the system (issue 38: faults only at atom 0 and
  * the first pair left a check of half the atoms, or of all but the last pair, unseen):
- * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair.
+ * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair;
+ * extra: "last" adds the last far pair, anything else the first.
  * The faults live in this test program only, so the programs carry no fault-injection hook.
- * Tested by tests/cases_22_trust.sh (check-plant-*): --check must fail on each, on its own
- * line, and pass with none. */
+ * Tested by tests/cases_22_trust.sh (check-plant-*, check-tol-*): --check must fail on each,
+ * on its own line, and pass with none. */
 #define main cpu_grouped_main
 #include "../variants/cpu-grouped.c"
 #undef main
@@ -22,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, NFAULTS };
-static const char *const fault_names[NFAULTS] = {"none", "force", "virial", "energy", "shift", "pair"};
-static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0};
+enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, EXTRA, NFAULTS };
+static const char *const fault_names[NFAULTS] = {"none", "force", "virial", "energy", "shift", "pair", "extra"};
+static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0, 0};
 static int fault;
 static double size;
 
@@ -66,8 +72,45 @@ static void drop_first(int i, int j, void *arg)
     d->fn(i, j, d->arg);
 }
 
+static double dist2(const Sim *s, int i, int j)   /* minimum image */
+{
+    double r2 = 0;
+    const double d[3] = {(double)s->r[i].x - s->r[j].x, (double)s->r[i].y - s->r[j].y, (double)s->r[i].z - s->r[j].z};
+    for (int k = 0; k < 3; k++) {
+        const double m = d[k] - s->L * round(d[k] / s->L);
+        r2 += m * m;
+    }
+    return r2;
+}
+
+/* The extra pair, and whether a pair within r_n lies beyond it in the check's order. */
+static void plant_extra(Sim *s, PairFn fn, void *arg, int last)
+{
+    const int n = s->n;
+    long step = last ? -1 : 1, k = last ? (long)n * n - 1 : 0, near_beyond = 0;
+    int pi = -1, pj = -1;
+    for (; k >= 0 && k < (long)n * n; k += step) {
+        const int i = (int)(k / n), j = (int)(k % n);
+        if (i >= j) continue;
+        const double r2 = dist2(s, i, j), rn2 = (double)s->rn * s->rn;
+        if (pi < 0 && r2 >= 4 * rn2) pi = i, pj = j;
+        else if (pi < 0 && r2 < 1.0001 * rn2) near_beyond = 1;   /* a pair within r_n comes first */
+    }
+    if (pi < 0) { printf("planted: no pair far apart\n"); return; }
+    if (last) grouped_stage_pairs(s, fn, arg);
+    fn(pi, pj, arg);
+    if (!last) grouped_stage_pairs(s, fn, arg);
+    printf("planted: extra pair (%d, %d), %s every pair within r_n\n", pi, pj,
+           near_beyond ? "not beyond" : last ? "after" : "before");
+}
+
 static void planted_pairs(Sim *s, PairFn fn, void *arg)
 {
+    if (fault == EXTRA) {
+        const char *at = getenv("PLANT_AT");
+        plant_extra(s, fn, arg, at && strcmp(at, "last") == 0);
+        return;
+    }
     Dropper d = {fn, arg, fault != PAIR, 0, 0, 0};
     const char *at = getenv("PLANT_AT");
     if (!d.dropped && at && strcmp(at, "last") == 0) {
@@ -84,7 +127,7 @@ int main(int argc, char **argv)
     for (int k = 0; argc > 1 && k < NFAULTS; k++)
         if (strcmp(argv[1], fault_names[k]) == 0) fault = k;
     if (fault < 0) {
-        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair [SIZE] ARGS...\n");
+        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair|extra [SIZE] ARGS...\n");
         return 2;
     }
     size = default_size[fault];

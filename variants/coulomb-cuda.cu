@@ -14,5 +14,6 @@ int main(int argc, char **argv)
     prog.missing[CIMPL_OPENCL] = "the OpenCL version is the program coulomb";
     prog.default_impl = CIMPL_CUDA;
     prog.exact = coulomb_ref_exact;
+    prog.spread = coulomb_ref_rounding_spread;
     return coulomb_main(argc, argv, &prog);
 }

@@ -30,6 +30,7 @@ int main(int argc, char **argv)
                     [CIMPL_CUDA] = "the CUDA version is the program coulomb-cuda"},
         .default_impl = CIMPL_REF,
         .exact = coulomb_ref_exact,
+        .spread = coulomb_ref_rounding_spread,
     };
     return coulomb_main(argc, argv, &prog);
 }

@@ -101,6 +101,33 @@ double coulomb_ref_exact(const ChargeSystem *sys, int threads, double *abs_sum)
     return COULOMB_K * (S + C);
 }
 
+/* The spread that rounding the positions to float alone gives E (first order, each coordinate
+ * off by up to half an ulp, uniform: sd u |x| / sqrt(3) with u = 2^-24): sqrt(sum (F_id x_id)^2)
+ * u / sqrt(3), F_i = -dE/dr_i from double terms over full rows. */
+double coulomb_ref_rounding_spread(const ChargeSystem *sys, int threads)
+{
+    Dbl d;
+    dbl_make(&d, sys);
+    const long n = sys->n;
+    const double *x = d.x, *y = d.y, *z = d.z, *q = d.q;
+    double sum = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : sum) num_threads(nthreads(threads))
+    for (long i = 0; i < n; i++) {
+        double fx = 0, fy = 0, fz = 0;
+        const double xi = x[i], yi = y[i], zi = z[i];
+#pragma omp simd reduction(+ : fx, fy, fz)
+        for (long j = 0; j < n; j++) {
+            const double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j], r2 = dx * dx + dy * dy + dz * dz;
+            const double w = j == i ? 0 : q[j] / (r2 * sqrt(r2));
+            fx += w * dx, fy += w * dy, fz += w * dz;
+        }
+        fx *= COULOMB_K * q[i] * xi, fy *= COULOMB_K * q[i] * yi, fz *= COULOMB_K * q[i] * zi;
+        sum += fx * fx + fy * fy + fz * fz;
+    }
+    dbl_free(&d);
+    return 0x1p-24 / sqrt(3.0) * sqrt(sum);
+}
+
 /* ---- --impl ref --------------------------------------------------------------------------- */
 typedef struct { Dbl d; Flt f; float *hi, *lo; } RefCtx;
 
