@@ -80,17 +80,23 @@ done
 plants=()
 for k in 1 2 3 4 5 6 7; do plants+=("$BUILD/double/test-cluster-plant-$k"); done
 make --no-print-directory -s -j8 BUILD="$BUILD" "${plants[@]}" >"$TEST_LOG_DIR/cluster-plant-build.log" 2>&1
+# NAME: the real program passes the run ARGS (OK, a function) and the test build PB fails it
+# (CAUGHT)
+_t57_plant() {
+    local name=$1 pb=$2 ok=$3 caught=$4; shift 4
+    if [ ! -x "$pb" ]; then
+        _t_fail "$name" "$pb not built ($TEST_LOG_DIR/cluster-plant-build.log)"
+        return
+    fi
+    t_ok "$name-real-passes" "$ok" $BUILD/double/gpu-cluster "$@"
+    t_ok "$name-caught" "$caught" "$pb" "$@"
+}
 for k in 1 2 3 4; do
     name=(- dropped-candidate wrong-shift wrong-mask padding-counted)
     shape="--icluster 8 --jcluster 1"; [ $k = 4 ] && shape="--icluster 8 --jcluster 4"
-    args=(--system lammps-lj --ne 5 --steps 200 --equil 0 $shape --check)   # NVE: no temperature verdict
-    pb=${plants[$((k - 1))]}
-    if [ ! -x "$pb" ]; then
-        _t_fail "cluster-plant-$k-${name[$k]}" "$pb not built ($TEST_LOG_DIR/cluster-plant-build.log)"
-        continue
-    fi
-    t_ok "cluster-plant-$k-${name[$k]}-real-passes" _t57_ok $BUILD/double/gpu-cluster "${args[@]}"
-    t_ok "cluster-plant-$k-${name[$k]}-caught" _t57_caught "$pb" "${args[@]}"
+    # NVE: no temperature verdict
+    _t57_plant "cluster-plant-$k-${name[$k]}" "${plants[$((k - 1))]}" _t57_ok _t57_caught \
+        --system lammps-lj --ne 5 --steps 200 --equil 0 $shape --check
 done
 # --prune's faults lose pairs on the steps that read the inner rows: the run's last force must be
 # one of them, so four consecutive lengths (a prune every one or two steps) and each decision path
@@ -105,16 +111,10 @@ _t57_ok_all() {
 }
 for k in 5 6 7; do
     name=(- - - - - no-buffer no-prune-between-rebuilds entry-lost)
-    pb=${plants[$((k - 1))]}
     for path in host device; do
         dev=""; [ $path = device ] && dev="--decide device --graph on"
-        args=(--system lammps-lj --ne 5 --equil 0 --delta 1.0 --prune 0.05 $dev --check)
-        if [ ! -x "$pb" ]; then
-            _t_fail "cluster-plant-$k-${name[$k]}-$path" "$pb not built ($TEST_LOG_DIR/cluster-plant-build.log)"
-            continue
-        fi
-        t_ok "cluster-plant-$k-${name[$k]}-$path-real-passes" _t57_ok_all $BUILD/double/gpu-cluster "${args[@]}"
-        t_ok "cluster-plant-$k-${name[$k]}-$path-caught" _t57_caught_any "$pb" "${args[@]}"
+        _t57_plant "cluster-plant-$k-${name[$k]}-$path" "${plants[$((k - 1))]}" _t57_ok_all _t57_caught_any \
+            --system lammps-lj --ne 5 --equil 0 --delta 1.0 --prune 0.05 $dev --check
     done
 done
 rm -rf "$_t57_dir"
