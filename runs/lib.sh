@@ -29,6 +29,13 @@
 #   progress_plan FN ARGS...  progress_start with the points FN would run, counted by a dry call
 #   progress_eta K N ELAPSED RAN RAN_S   that line's text (K done of N, ELAPSED s since
 #                         progress_start, RAN of them ran, in RAN_S s): one place for the rule
+#   points_tally_begin    this driver prints a table of its points: each point (its own and its
+#                         sub-drivers', runs/sweep.sh) is tallied, ok or not, in $NBR_POINT_TALLY
+#   driver_table CSV PREFIX [CSVQ TABLE FLAGS]...
+#                         runs/table.sh's table of CSV's rows tagged PREFIX*, but only when
+#                         at least one tallied point of CSV and PREFIX ran or was already
+#                         measured; else one line saying that nothing ran, and status 1 (the
+#                         rows in CSV are older runs': not this run's result)
 
 NBR_RUNS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$NBR_RUNS_DIR/settings.sh"
@@ -138,10 +145,38 @@ _point_with_progress() {
     local fn=$1 t0=$EPOCHREALTIME rc=0
     shift
     if [ -n "${NBR_PLAN_COUNTING:-}" ]; then NBR_PLAN_POINTS=$((NBR_PLAN_POINTS + 1)); return 0; fi
-    NBR_POINT_RAN=0
+    NBR_POINT_RAN=0 NBR_POINT_ABSENT=0
     "$fn" "$@" || rc=$?
     _progress_tick "$2" "$t0"
+    _points_tally "$1" "$2" "$rc"
     return $rc
+}
+
+# the tally: one line per point, "ok|failed|absent<TAB>CSV<TAB>KEY" (absent: a tool the point
+# needs is not installed, said so; it neither ran nor failed)
+NBR_POINT_TALLY=${NBR_POINT_TALLY:-}
+points_tally_begin() {
+    [ -z "$NBR_POINT_TALLY" ] || return 0   # a sub-driver: its points are its parent's
+    NBR_POINT_TALLY=$(mktemp "${TMPDIR:-/tmp}/nbrlab-points.XXXXXX")
+    export NBR_POINT_TALLY
+    trap 'rm -f "$NBR_POINT_TALLY"' EXIT
+}
+_points_tally() {   # CSV KEY RC
+    [ -n "$NBR_POINT_TALLY" ] || return 0
+    local how=failed
+    [ "$3" = 0 ] && how=ok && [ "$NBR_POINT_ABSENT" = 1 ] && how=absent
+    printf '%s\t%s\t%s\n' "$how" "$1" "$2" >>"$NBR_POINT_TALLY"
+}
+driver_table() {
+    local csv=$1 prefix=$2 tried ok
+    shift 2
+    tried=$(awk -F'\t' -v c="$csv" -v p="$prefix" '$2 == c && index($3, p) == 1' "$NBR_POINT_TALLY" 2>/dev/null | wc -l)
+    ok=$(awk -F'\t' -v c="$csv" -v p="$prefix" '$1 == "ok" && $2 == c && index($3, p) == 1' "$NBR_POINT_TALLY" 2>/dev/null | wc -l)
+    if [ "$ok" -eq 0 ]; then
+        echo "$(basename "$0"): nothing ran: none of the $tried points was measured or already in $csv at this revision (the messages above say why); no table: its rows are from earlier runs" >&2
+        return 1
+    fi
+    if [ $# -eq 0 ]; then runs/table.sh "$csv" "$prefix"; else csvq table "$csv" --prefix "$prefix" "$@"; fi
 }
 
 run_point() { _point_with_progress _run_point_once "$@"; }
