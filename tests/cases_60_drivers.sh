@@ -340,6 +340,8 @@ t_grep drivers_all_refused_no_table '^no table of older rows$' _t60_all_refused
 
 if [ -n "$T60_PY" ]; then
     t_ok csv_figdata_report_unit "$T60_PY" tests/test_csv.py
+    # the committed rows' figures as a reader sees them (issue 39 point 7), about 30 s
+    t_ok figures_as_seen "$T60_PY" tests/test_figures.py
     t_grep report_without_data 'Not measured yet' \
         env NBR_RESULTS="$T60/empty" NBR_PLOTS_OUT="$T60/noplots" sh -c "'$T60_PY' plots/report.py '$T60/REPORT.md' && cat '$T60/REPORT.md'"
     # The figures: one table from the resume test's rows, relabelled as table5 of the GPU machine.
