@@ -208,6 +208,23 @@ static void stop_if_interrupted(const char *where, CsvRow *row, const OptTable *
     nbr_die_of(sig);
 }
 
+/* An O(N^2) run on the CPU that will take a minute or more says so before it starts, with the
+ * flags that shorten it: the reference (computed on the CPU unless given or --ref device) and,
+ * under --impl ref, every evaluation; about 10 ns a pair per core (the C reference's double sum
+ * on the 2-core EPYC: 2e8 pairs per second on 2 threads). */
+static void say_estimate(const char *name, const CoulombParams *p, const CoulombImpl *impl, long n)
+{
+    const int ref_on_cpu = isnan(p->e_ref) && !(p->ref == REF_DEVICE && impl->kind != CIMPL_REF);
+    const double evals = ref_on_cpu + (impl->kind == CIMPL_REF ? p->warmup + p->reps : 0);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const int threads = impl->kind == CIMPL_REF && p->threads > 0 ? p->threads : (int)(cores > 0 ? cores : 1);
+    const double sec = 0.5 * (double)n * (double)n * evals * 10e-9 / threads;
+    if (sec < 60) return;
+    fprintf(stderr, "%s: estimated %.3g %s on the CPU for %ld atoms (%g evaluation(s) of N^2/2 pairs, about 10 ns a "
+            "pair on each of %d threads); --reps, --warmup, --e-ref (a known reference) or a smaller system shortens "
+            "it\n", name, sec >= 7200 ? sec / 3600 : sec / 60, sec >= 7200 ? "hours" : "minutes", n, evals, threads);
+}
+
 int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
 {
     static CoulombParams p;
@@ -304,6 +321,7 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
 
     impl->setup(&run);   /* first: a missing device stops the run before the reference is computed */
     nbr_catch_interrupts();   /* from here on a row says interrupted (stop_if_interrupted) */
+    say_estimate(prog->name, &p, impl, sys.n);
 
     /* the reference */
     out.ref_source = "given";

@@ -19,8 +19,9 @@
 #                           (t_ref_s 0.005), the warm-up 3 ms, the reps 1 4 1.5 9 2.5: median
 #                           0.0025, min 0.001, pairs_per_s 11200
 #   coulomb-interrupt-*     SIGINT / SIGTERM a second into an evaluation at 10^6 atoms (minutes
-#                           of OpenMP rows on 2 cores): stopped within a second, the signal's
-#                           exit code, one row with status interrupted and nothing measured (empty)
+#                           of OpenMP rows on 2 cores): its estimate said first, stopped within a
+#                           second, the signal's exit code, one row with status interrupted and
+#                           nothing measured (empty)
 T81=$TEST_LOG_DIR/t81
 mkdir -p "$T81"
 
@@ -62,7 +63,7 @@ _t81_interrupt() (
     local sig=$1 csv=$T81/int-$1.csv pid rc k
     shift
     rm -f "$csv"
-    "${T_SIGDFL[@]}" "$c" "$@" --reps 1 --quiet --csv "$csv" &
+    "${T_SIGDFL[@]}" "$c" "$@" --reps 1 --quiet --csv "$csv" 2>"$T81/int-$sig.err" &
     pid=$!
     sleep 1
     kill -"$sig" $pid
@@ -70,6 +71,8 @@ _t81_interrupt() (
     kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "still running 1 s after SIG$sig"; return 1; }
     wait $pid; rc=$?
     [ $rc -eq $((128 + $(kill -l "$sig"))) ] || { echo "exit code $rc, not death by SIG$sig"; return 1; }
+    # minutes of work: said first, with the flags that shorten it (issue 39 point 3)
+    head -1 "$T81/int-$sig.err" | grep -q 'estimated .* --reps' || { echo "no estimate line first:"; cat "$T81/int-$sig.err"; return 1; }
     python3 - "$csv" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
