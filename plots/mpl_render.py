@@ -18,7 +18,9 @@ LEGEND_PT = 7
 
 def draw_panel(ax, p, cats):
     spec = p["spec"]
-    ax.set_title(spec.get("title", ""), fontsize=9)
+    # a panel's width holds about 60 characters of its title: longer ones wrap (table3's (d) ran
+    # off the figure's edge)
+    ax.set_title(textwrap.fill(spec.get("title", ""), 60), fontsize=9)
     ax.set_xlabel(spec["xlabel"])
     ax.set_ylabel(spec["ylabel"])
     ax.grid(True, alpha=0.3)
@@ -37,8 +39,9 @@ def draw_panel(ax, p, cats):
         ax.set_yscale("log")
         # 0.2, 0.5 rather than 2x10^-1: a log axis spanning less than a decade or two
         ax.yaxis.set_major_formatter(plain)
+        # (the leading digit of the value: "0.0002"'s is 2, not 0)
         ax.yaxis.set_minor_formatter(ticker.FuncFormatter(
-            lambda v, _: f"{v:g}" if str(f"{v:g}")[0] in "25" else ""))
+            lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "25" else ""))
     xs = [pt[0] for s in p["series"] for pt in s["points"]]
     lo, hi = (min(xs), max(xs)) if not cats else (0.5, len(cats) + 0.5)
     for j, s in enumerate(p["series"]):

@@ -64,6 +64,26 @@ class Figures(unittest.TestCase):
                 hidden = [p for p in data_points(ax) if box.contains(*p)]
                 self.assertEqual(hidden, [], f"{t['id']}, {ax.get_title()}: {len(hidden)} point(s) under the legend")
 
+    def test_titles_inside_the_figure(self):
+        for t, _, fig in self.drawn:
+            r = fig.canvas.get_renderer()
+            box = fig.bbox
+            for ax in fig.axes:
+                e = ax.title.get_window_extent(r)
+                self.assertTrue(e.x0 >= box.x0 - 1 and e.x1 <= box.x1 + 1,
+                                f"{t['id']}: the title {ax.get_title()!r} runs off the figure")
+
+    def test_log_y_axis_has_numbers(self):
+        # a log axis spanning less than a decade showed one number (table3 (a): 0.001 alone)
+        for t, td, fig in self.drawn:
+            for ax, p in zip([a for a in fig.axes if a.get_visible()], td["panels"]):
+                if not (p["spec"].get("logy") and p["has_data"]):
+                    continue
+                lo, hi = sorted(ax.get_ylim())
+                shown = [x for x in ax.yaxis.get_majorticklabels() + ax.yaxis.get_minorticklabels()
+                         if x.get_text() and lo <= x.get_position()[1] <= hi]
+                self.assertGreaterEqual(len(shown), 2, f"{t['id']}, {ax.get_title()!r}: y numbers {[x.get_text() for x in shown]}")
+
     def test_log_x_axis_spans_the_data(self):
         for t, td, fig in self.drawn:
             for ax, p in zip([a for a in fig.axes if a.get_visible()], td["panels"]):
