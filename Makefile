@@ -137,7 +137,7 @@ TEST_BINS += $(if $(OPENCL_FOUND),$(BUILD)/double/test-coulomb-cl) \
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
 FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 
-.PHONY: all cpu gpu run test mutants tour info clean plots report
+.PHONY: all cpu gpu run test mutants tour info clean plots report site
 all: cpu gpu $(TEST_BINS)
 # what a missing part's line says: switched off, or not found and how to get it
 absent = $(if $(call off,$(1)),switched off (WITH_$(1)=0),$(2))
@@ -297,8 +297,8 @@ run: cpu
 
 test: all
 	@[ -n "$$NBR_PYTHON" ] || [ -x "$(BUILD)/venv/bin/python" ] || echo "make test: the plot tests first set up" \
-	    "$(BUILD)/venv from PyPI (pandas, matplotlib: about 280 MB; plots/venv.sh); NBR_PYTHON=<python with" \
-	    "both> uses yours, and without python3-venv or PyPI those tests SKIP"
+	    "$(BUILD)/venv from PyPI (pandas, matplotlib, markdown: about 280 MB; plots/venv.sh); NBR_PYTHON=<python with" \
+	    "them> uses yours, and without python3-venv or PyPI those tests SKIP"
 	tests/run.sh
 
 # mutation test (docs/mutants.md): each fault of tests/mutants.txt planted in a scratch copy, its
@@ -326,6 +326,11 @@ plots:
 
 report:
 	BUILD=$(BUILD) runs/report.sh
+
+# static HTML of the report, figures, regression history and comparisons (plots/site.sh):
+# results/<cpu>/site/index.html, opened from the file system
+site:
+	BUILD=$(BUILD) plots/site.sh
 
 info:
 	@echo "nbrlab $(GIT_REV)"

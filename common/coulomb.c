@@ -4,10 +4,12 @@
 #include "core.h"
 #include "csvrow.h"
 #include "fail.h"
+#include "interrupt.h"
 #include "options.h"
 #include "real.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,17 +170,61 @@ static void fill_row(CsvRow *row, const OptTable *t, const CoulombParams *p, con
     opt_columns(&ti, p, option_col, row);
     csv_col(row, "input", "%s", r->sys ? r->sys->name : "");
     csv_col(row, "n", "%ld", n);
-    csv_col(row, "t_eval_s", "%.6g", o->median);
-    csv_col(row, "t_min_s", "%.6g", o->min);
-    csv_col(row, "pairs_per_s", "%.6g", o->median > 0 ? pairs / o->median : 0.0);
-    csv_col(row, "energy", "%.17g", o->energy);
+    /* an interrupted run measured nothing: its numbers empty, not 0 (docs/csv.md) */
+    const int measured = !(o->status && !strcmp(o->status, "interrupted"));
+    if (measured) {
+        csv_col(row, "t_eval_s", "%.6g", o->median);
+        csv_col(row, "t_min_s", "%.6g", o->min);
+        csv_col(row, "pairs_per_s", "%.6g", o->median > 0 ? pairs / o->median : 0.0);
+        csv_col(row, "energy", "%.17g", o->energy);
+    } else {
+        csv_col(row, "t_eval_s", "%s", ""); csv_col(row, "t_min_s", "%s", "");
+        csv_col(row, "pairs_per_s", "%s", ""); csv_col(row, "energy", "%s", "");
+    }
     csv_col(row, "e_ref", "%.17g", o->e_ref);
     csv_col(row, "ref_source", "%s", o->ref_source ? o->ref_source : "");
     csv_col(row, "t_ref_s", "%.6g", o->ref_seconds);
     csv_col(row, "cond", "%.4g", o->cond);
-    csv_col(row, "rel_error", "%.4g", o->rel_error);
+    if (measured) csv_col(row, "rel_error", "%.4g", o->rel_error);
+    else csv_col(row, "rel_error", "%s", "");
     csv_col(row, "tolerance", "%.3g", o->tol);
     csv_col(row, "status", "%s", o->status ? o->status : "ok");
+}
+
+/* SIGINT or SIGTERM: the OpenMP row loops skip their remaining rows at once (coulomb_ref.c), so
+ * the energy call in progress returns within a row's time; the run ends here with a row that
+ * says interrupted (nothing measured: its times and energy empty), then the signal's own exit,
+ * as the MD programs' runs do (md_loop.c). WHERE: what the run was doing. */
+static void stop_if_interrupted(const char *where, CsvRow *row, const OptTable *t, const CoulombParams *p,
+                                const CoulombImpl *impl, CoulombRun *r, const Outcome *o)
+{
+    const int sig = nbr_interrupted();
+    if (!sig) return;
+    fprintf(stderr, "%s: interrupted (%s) %s%s\n", t->program, sig == SIGINT ? "SIGINT" : "SIGTERM", where,
+            p->csv[0] ? ": the CSV row says interrupted" : "");
+    if (p->csv[0]) {
+        Outcome none = {.e_ref = o->e_ref, .cond = o->cond, .ref_source = o->ref_source, .status = "interrupted"};
+        fill_row(row, t, p, impl, r, &none);
+        csv_append(t->program, p->allow_dirty, p->csv, "csv", row);
+    }
+    nbr_die_of(sig);
+}
+
+/* An O(N^2) run on the CPU that will take a minute or more says so before it starts, with the
+ * flags that shorten it: the reference (computed on the CPU unless given or --ref device) and,
+ * under --impl ref, every evaluation; about 10 ns a pair per core (the C reference's double sum
+ * on the 2-core EPYC: 2e8 pairs per second on 2 threads). */
+static void say_estimate(const char *name, const CoulombParams *p, const CoulombImpl *impl, long n)
+{
+    const int ref_on_cpu = isnan(p->e_ref) && !(p->ref == REF_DEVICE && impl->kind != CIMPL_REF);
+    const double evals = ref_on_cpu + (impl->kind == CIMPL_REF ? p->warmup + p->reps : 0);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const int threads = impl->kind == CIMPL_REF && p->threads > 0 ? p->threads : (int)(cores > 0 ? cores : 1);
+    const double sec = 0.5 * (double)n * (double)n * evals * 10e-9 / threads;
+    if (sec < 60) return;
+    fprintf(stderr, "%s: estimated %.3g %s on the CPU for %ld atoms (%g evaluation(s) of N^2/2 pairs, about 10 ns a "
+            "pair on each of %d threads); --reps, --warmup, --e-ref (a known reference) or a smaller system shortens "
+            "it\n", name, sec >= 7200 ? sec / 3600 : sec / 60, sec >= 7200 ? "hours" : "minutes", n, evals, threads);
 }
 
 int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
@@ -276,6 +322,8 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
     }
 
     impl->setup(&run);   /* first: a missing device stops the run before the reference is computed */
+    nbr_catch_interrupts();   /* from here on a row says interrupted (stop_if_interrupted) */
+    say_estimate(prog->name, &p, impl, sys.n);
 
     /* the reference */
     out.ref_source = "given";
@@ -304,10 +352,17 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
         if (p.acc != ACC_DOUBLE && p.acc != ACC_EXACT && prog->spread && out.e_ref != 0)
             spread = prog->spread(&sys, impl->kind == CIMPL_REF ? p.threads : 0) / fabs(out.e_ref);
     }
+    stop_if_interrupted("while computing the reference", &row, &t, &p, impl, &run, &out);
 
     double *times = nbr_alloc(sizeof(double) * (size_t)p.reps, "timings"), e = 0, secs;
-    for (int k = 0; k < p.warmup; k++) e = impl->energy(&run, &secs);
-    for (int k = 0; k < p.reps; k++) e = impl->energy(&run, &times[k]);
+    for (int k = 0; k < p.warmup; k++) {
+        e = impl->energy(&run, &secs);
+        stop_if_interrupted("in a warm-up evaluation", &row, &t, &p, impl, &run, &out);
+    }
+    for (int k = 0; k < p.reps; k++) {
+        e = impl->energy(&run, &times[k]);
+        stop_if_interrupted("in a timed evaluation", &row, &t, &p, impl, &run, &out);
+    }
     qsort(times, (size_t)p.reps, sizeof *times, cmp_double);
     out.median = p.reps % 2 ? times[p.reps / 2] : 0.5 * (times[p.reps / 2 - 1] + times[p.reps / 2]);
     out.min = times[0];

@@ -141,17 +141,22 @@ def draw(outdir):
     fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(19, 5.2))
     a1.plot(SIZES, [tv(refs, f"t4_g{n}") ** 0.5 for n in SIZES], "k--o", label="thesis: OpenCL float, 9600 GT")
     a1.plot(SIZES, [tv(refs, f"t4_c{n}") ** 0.5 for n in SIZES], "k:s", label="thesis: C double, E8400 (1 core)")
+    # CUDA dashed with hollow, larger marks: its times equal NVIDIA OpenCL's within a few per cent,
+    # so a plain line lay hidden under OpenCL's
+    def style(impl):
+        return dict(ls="--", marker="o", ms=7, mfc="none") if impl == "cuda" else dict(ls="-", marker="o", ms=4)
+
     for label, m, impl, prec in series_defs():
         xs, ys = by_n(df, m, impl, prec)
         if xs:
-            a1.plot(xs, [y ** 0.5 for y in ys], "-o", ms=4, label=label)
+            a1.plot(xs, [y ** 0.5 for y in ys], label=label, **style(impl))
     a1.set(xscale="log", yscale="log", xlabel="atoms N (water boxes)", ylabel="sqrt(t) (sqrt(s))",
            title="Fig. 10: sqrt(time) against N (log-log: slope 1 = t ~ N^2)")
     # throughput: pair interactions per second, the figure that makes machines comparable
     for label, m, impl, prec in series_defs():
         xs, ys = by_n(df, m, impl, prec)
         if xs:
-            a2.plot(xs, [0.5 * n * (n - 1) / y for n, y in zip(xs, ys)], "-o", ms=4, label=label)
+            a2.plot(xs, [0.5 * n * (n - 1) / y for n, y in zip(xs, ys)], label=label, **style(impl))
     a2.plot(SIZES, [0.5 * n * (n - 1) / tv(refs, f"t4_g{n}") for n in SIZES], "k--o", label="thesis GPU")
     a2.plot(SIZES, [0.5 * n * (n - 1) / tv(refs, f"t4_c{n}") for n in SIZES], "k:s", label="thesis CPU")
     a2.set(xscale="log", yscale="log", xlabel="atoms N", ylabel="pair interactions per second",

@@ -411,11 +411,15 @@ def ref_marks(panel, refs):
             label = f"paper{who}: +-{fmt(value)}"
         else:
             label = f"paper{who}: {fmt(value)}"
+        # a paper point's legend entry is its source ("paper SP"), once per panel; its value is
+        # written beside it (three points of one paper: one entry, not three)
+        legend, value_text = f"paper{who}", (f"{fmt(lo)}-{fmt(hi)}" if lo is not None else fmt(value))
         if spec.get("label"):
-            label = spec["label"]
+            label = legend = spec["label"]
         if kind == "point" and lo is not None:
             value = 0.5 * (lo + hi)
-        out.append(dict(id=spec["id"], kind=kind, value=value, lo=lo, hi=hi, x=x, label=label))
+        out.append(dict(id=spec["id"], kind=kind, value=value, lo=lo, hi=hi, x=x, label=label,
+                        legend=legend if kind == "point" else label, value_text=value_text if kind == "point" else None))
     return out
 
 
@@ -537,11 +541,15 @@ def write_gnuplot(td, outdir):
         xs = [pt[0] for s in p["series"] for pt in s["points"]]
         ys = [v for s in p["series"] for q in s["points"] for v in (q.lo, q.hi)]
         if spec.get("logx") and xs:
-            setup.append("set logscale x")
+            setup.append("set logscale x; set format x '%g'")
         elif xs and not cats and max(xs) >= 10000:
             setup.append("set format x '%.0s%c'")  # 10k, 20k: long numbers collide
         if spec.get("logy") and xs:
-            setup.append("set logscale y")
+            setup.append("set logscale y; set format y '%g'")  # 0.01, not 0.010000
+        elif ys and min(ys) >= 0 and all(m["kind"] == "vline" or m["kind"] != "pm" and
+                                         (m["lo"] if m["lo"] is not None else m["value"]) >= 0 for m in p["refs"]):
+            # times, ratios: from 0, the headroom (render.gp's set offsets) at the top only
+            setup.append("set yrange [0:*]; set offsets 0, 0, graph 0.05, 0")
         if cats:
             setup.append("set xtics (" + ", ".join(f"{gp_str(c)} {i}" for i, c in enumerate(cats, 1)) + ")"
                          + (" rotate by -20" if len(cats) > 3 else ""))
@@ -573,6 +581,7 @@ def write_gnuplot(td, outdir):
                     style, cols = "linespoints pt 7 ps 0.8 lw 1.5", "1:2"
                 terms.append(f"{gp_str(f)} using {cols} with {style} lc rgb {gp_str(color)} title {gp_str(s['label'])}")
             ymin, ymax = min(ys), max(ys)
+            shown = set()
             for j, m in enumerate(p["refs"], start=1):
                 f = os.path.join(d, f"p{k}_r{j}.dat")
                 dt = 1 + j % 4 + 1
@@ -595,8 +604,13 @@ def write_gnuplot(td, outdir):
                         if m["x"] is None:
                             continue
                         out.write(f"{m['x']} {m['value']}\n")
-                        terms.append(f"{gp_str(f)} using 1:2 with points pt 3 ps 2 lc rgb {gp_str(REF_COLOR)} "
-                                     f"title {gp_str(m['label'])}")
+                        # one key entry per source, each point's value beside it (as matplotlib)
+                        title = f"title {gp_str(m['legend'])}" if m["legend"] not in shown else "notitle"
+                        shown.add(m["legend"])
+                        terms.append(f"{gp_str(f)} using 1:2 with points pt 3 ps 2 lc rgb {gp_str(REF_COLOR)} {title}")
+                        if m.get("value_text"):
+                            setup.append(f"set label {10 + j} {gp_str(m['value_text'])} at {m['x']}, {m['value']} "
+                                         f"offset 1, -0.3 font ',8' tc rgb {gp_str(REF_COLOR)}")
                         continue
                 terms.append(f"{gp_str(f)} using 1:2 with lines dt {dt} lw 1.5 lc rgb {gp_str(REF_COLOR)} "
                              f"title {gp_str(m['label'])}")

@@ -13,11 +13,14 @@ import nbrcsv  # noqa: E402
 import tables  # noqa: E402
 
 REF_DASHES = ["--", ":", "-.", (0, (5, 2, 1, 2))]
+LEGEND_PT = 7
 
 
 def draw_panel(ax, p, cats):
     spec = p["spec"]
-    ax.set_title(spec.get("title", ""), fontsize=9)
+    # a panel's width holds about 60 characters of its title: longer ones wrap (table3's (d) ran
+    # off the figure's edge)
+    ax.set_title(textwrap.fill(spec.get("title", ""), 60), fontsize=9)
     ax.set_xlabel(spec["xlabel"])
     ax.set_ylabel(spec["ylabel"])
     ax.grid(True, alpha=0.3)
@@ -36,8 +39,9 @@ def draw_panel(ax, p, cats):
         ax.set_yscale("log")
         # 0.2, 0.5 rather than 2x10^-1: a log axis spanning less than a decade or two
         ax.yaxis.set_major_formatter(plain)
+        # (the leading digit of the value: "0.0002"'s is 2, not 0)
         ax.yaxis.set_minor_formatter(ticker.FuncFormatter(
-            lambda v, _: f"{v:g}" if str(f"{v:g}")[0] in "25" else ""))
+            lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "25" else ""))
     xs = [pt[0] for s in p["series"] for pt in s["points"]]
     lo, hi = (min(xs), max(xs)) if not cats else (0.5, len(cats) + 0.5)
     for j, s in enumerate(p["series"]):
@@ -53,6 +57,10 @@ def draw_panel(ax, p, cats):
             err = [[q.y - q.lo for q in pts], [q.hi - q.y for q in pts]] if any(q.hi > q.lo for q in pts) else None
             ax.errorbar([q.x for q in pts], ys, yerr=err, fmt="o-", ms=4, lw=1.5, capsize=3,
                         color=color, label=s["label"])
+    if spec.get("logx") and not cats:
+        # the data's span (and a margin): matplotlib's log autoscale may reach decades below it
+        ax.set_xlim(lo / 1.3, hi * 1.3)
+    shown = set()   # paper points of one legend entry (figdata.ref_marks: "legend")
     for j, m in enumerate(p["refs"]):
         dash = REF_DASHES[j % len(REF_DASHES)]
         c = figdata.REF_COLOR
@@ -66,8 +74,49 @@ def draw_panel(ax, p, cats):
         elif m["kind"] == "vline" and m["x"] is not None:
             ax.axvline(m["x"], ls=dash, color=c, lw=1.2, label=m["label"])
         elif m["kind"] == "point" and m["x"] is not None:
-            ax.plot([m["x"]], [m["value"]], "*", ms=11, color=c, label=m["label"], ls="none")
-    ax.legend(fontsize=7, loc="best", framealpha=0.85)
+            # one legend entry per source ("paper SP"), each point's value written beside it
+            ax.plot([m["x"]], [m["value"]], "*", ms=11, color=c, ls="none",
+                    label=m["legend"] if m["legend"] not in shown else None)
+            shown.add(m["legend"])
+            if m.get("value_text"):
+                ax.annotate(m["value_text"], (m["x"], m["value"]), xytext=(6, -3), textcoords="offset points",
+                            fontsize=7, color=c)
+    # below the axes, as gnuplot's "key below": a legend inside would hide points (place_legends
+    # moves it under the x axis' labels)
+    ax.legend(fontsize=LEGEND_PT, loc="upper center", bbox_to_anchor=(0.5, 0), ncol=legend_cols(p), framealpha=0.85)
+
+
+def legend_entries(p):
+    """The labels of the panel's legend."""
+    if not p["has_data"]:
+        return []
+    return [s["label"] for s in p["series"] if s["points"]] + list(dict.fromkeys(m["legend"] for m in p["refs"]))
+
+
+def legend_cols(p):
+    """Two columns where the labels are short enough to fit a panel's width side by side."""
+    return 2 if max([len(x) for x in legend_entries(p)] + [0]) <= 32 else 1
+
+
+def place_legends(fig, axes):
+    """Each legend just under its panel's tick labels and x label: their depth is measured (in
+    points, which do not change with the panel's size), so tight_layout then makes room."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    for ax in axes:
+        leg = ax.get_legend()
+        if leg is None:
+            continue
+        depth = (ax.get_window_extent(r).y0 - ax.xaxis.get_tightbbox(r).y0) * 72 / fig.dpi
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper center", bbox_to_anchor=(0.5, 0),
+                  ncol=leg._ncols, framealpha=0.85, borderaxespad=(depth + 3) / LEGEND_PT)
+
+
+def legend_rows(p):
+    """Lines the panel's legend takes."""
+    c = legend_cols(p)
+    return (len(legend_entries(p)) + c - 1) // c
 
 
 def figure(td):
@@ -78,13 +127,18 @@ def figure(td):
 
     t = td["table"]
     rows, cols = figdata.layout(len(td["panels"]))
-    fig, axes = plt.subplots(rows, cols, figsize=(6.4 if cols == 1 else 4.3 * cols, 3.6 * rows + 0.4), squeeze=False)
+    # each row of panels grows by its tallest legend (below the axes)
+    extra = sum(max(legend_rows(p) for p in td["panels"][r * cols:(r + 1) * cols]) * 0.16 + 0.3
+                for r in range(rows))
+    fig, axes = plt.subplots(rows, cols, figsize=(6.4 if cols == 1 else 4.3 * cols, 3.6 * rows + 0.4 + extra),
+                             squeeze=False)
     for k, p in enumerate(td["panels"]):
         draw_panel(axes[k // cols][k % cols], p, p["spec"].get("categories"))
     for k in range(len(td["panels"]), rows * cols):
         axes[k // cols][k % cols].set_visible(False)
     note = figdata.figure_note(td)
     fig.suptitle(t["title"] + ("\n" + textwrap.fill(note, 40 * cols + 20) if note else ""), fontsize=10)
+    place_legends(fig, [ax for row in axes for ax in row if ax.get_visible()])
     fig.tight_layout()
     return fig
 

@@ -34,6 +34,7 @@ setting ACCS "float double kahan pairwise exact" "accumulation modes"
 setting BIO reference/adk_oplsaa/adk_oplsaa.xyzq.gz "the protein's file (empty: none)"
 setting COULOMB_CL "" "the coulomb program for OpenCL (default BUILD/double/coulomb)"
 settings_parse "$@"
+points_tally_begin   # runs/lib.sh: the summary only of points that ran (driver_table)
 : "${OUT_DIR:=results/$(machine_name)}"
 c=$BUILD/double/coulomb
 cu=$BUILD/double/coulomb-cuda
@@ -150,4 +151,4 @@ for n in $WATER_SIZES; do modes_rows 4 "n$n"; done
 
 # summary: the last row of each tag
 echo
-csvq table "$csv" --last --cols tag,impl,precision,unroll,n,t_eval_s,pairs_per_s,energy,rel_error,git_rev
+driver_table "$csv" "" --last --cols tag,impl,precision,unroll,n,t_eval_s,pairs_per_s,energy,rel_error,git_rev

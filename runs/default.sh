@@ -15,6 +15,7 @@ setting EQUIL 500 "equilibration steps"
 setting GPU_SP_NE 100 "SP's lattice edge, GPU programs"
 setting GPU_LJ_NE 64 "LJ's lattice edge, GPU programs"
 settings_parse "$@"
+points_tally_begin   # runs/lib.sh: the table only of points that ran (driver_table)
 out=results/$(machine_name)
 mkdir -p "$out"
 csv=$out/default.csv
@@ -50,5 +51,5 @@ for v in $gpu; do
     done
 done
 echo
-runs/table.sh "$csv" "$run_id" || failed=1
+driver_table "$csv" "$run_id" || failed=1
 exit $failed

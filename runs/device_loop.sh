@@ -28,4 +28,4 @@ for point in $SIZES; do
         --graph "$GRAPHS" --sample-every "$SAMPLE"
 done
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" dl-
+driver_table "$csv" dl-

@@ -23,5 +23,5 @@ for pt in $POINTS; do
         --ne "$ne" --steps "$STEPS" --equil "$EQUIL" || failed=1
 done
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" lammps- || failed=1
+driver_table "$csv" lammps- || failed=1
 exit $failed

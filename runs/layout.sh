@@ -21,5 +21,5 @@ failed=0
 layer_sweep "$csv" lay sp "$SP_NE" --wlayout row,col || failed=1
 layer_sweep "$csv" lay lj "$LJ_NE" --wlayout row,col || failed=1
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" lay- || failed=1
+driver_table "$csv" lay- || failed=1
 exit $failed

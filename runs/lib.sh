@@ -27,8 +27,23 @@
 #                         time left = the points to go x the mean time of the points that ran
 #                         (skipped ones cost nothing, so a resumed run's estimate is not fooled)
 #   progress_plan FN ARGS...  progress_start with the points FN would run, counted by a dry call
-#   progress_eta K N ELAPSED RAN RAN_S   that line's text (K done of N, ELAPSED s since
-#                         progress_start, RAN of them ran, in RAN_S s): one place for the rule
+#   progress_weights W... the plan's points' relative costs in the order they run (after
+#                         progress_start; runs/sweep.sh: point_weight of each): the time left is
+#                         then the cost to go at the cost rate so far, not the points to go at
+#                         the mean point's time (a sweep over sizes said "about 10 s left" after
+#                         its small points, then ran minutes)
+#   point_weight ARGS...  a program's cost from its flags: atoms x steps, atoms ~ --ne^3 (each
+#                         factor 1 where its flag is absent)
+#   progress_eta K N ELAPSED RAN RAN_S [TOGO_W RAN_W]   that line's text (K done of N, ELAPSED
+#                         s since progress_start, RAN of them ran, in RAN_S s; with weights: the
+#                         points to go weigh TOGO_W, the ones that ran RAN_W): the rule, once
+#   points_tally_begin    this driver prints a table of its points: each point (its own and its
+#                         sub-drivers', runs/sweep.sh) is tallied, ok or not, in $NBR_POINT_TALLY
+#   driver_table CSV PREFIX [CSVQ TABLE FLAGS]...
+#                         runs/table.sh's table of CSV's rows tagged PREFIX*, but only when
+#                         at least one tallied point of CSV and PREFIX ran or was already
+#                         measured; else one line saying that nothing ran, and status 1 (the
+#                         rows in CSV are older runs': not this run's result)
 
 NBR_RUNS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$NBR_RUNS_DIR/settings.sh"
@@ -97,8 +112,16 @@ dirty_refused() {   # dirty_refused CSV REV WHO: exit status 0 (and one line) wh
 
 # progress: one implementation for every driver (a long run says how far it is and how long to go)
 NBR_PROGRESS_N="" NBR_PROGRESS_K=0 NBR_PROGRESS_T0="" NBR_PROGRESS_RAN=0 NBR_PROGRESS_RAN_S=0 NBR_POINT_RAN=0
+NBR_PROGRESS_W=() NBR_PROGRESS_RAN_W=0
 progress_start() {
     NBR_PROGRESS_N=$1 NBR_PROGRESS_K=0 NBR_PROGRESS_T0=$EPOCHREALTIME NBR_PROGRESS_RAN=0 NBR_PROGRESS_RAN_S=0
+    NBR_PROGRESS_W=() NBR_PROGRESS_RAN_W=0
+}
+progress_weights() { NBR_PROGRESS_W=("$@"); }
+point_weight() {
+    awk -v args=" $* " 'BEGIN { n = split(args, a, " "); ne = 1; st = 1
+        for (k = 1; k < n; k++) { if (a[k] == "--ne") ne = a[k + 1]; if (a[k] == "--steps") st = a[k + 1] }
+        printf "%.0f\n", ne * ne * ne * st }'
 }
 # progress_plan FN ARGS...: progress_start with the number of points FN's plan has, counted by
 # calling FN once with every run_point / hyperfine_point only counting (nothing runs, FN's output
@@ -112,24 +135,35 @@ progress_plan() {
 }
 _progress_fmt() { awk -v s="$1" 'BEGIN { if (s < 100) printf "%d s", s + 0.5; else if (s < 6000) printf "%d min", s / 60 + 0.5; else printf "%.1f h", s / 3600 }'; }
 progress_eta() {
-    local k=$1 n=$2 el=$3 ran=$4 ran_s=$5 left
+    local k=$1 n=$2 el=$3 ran=$4 ran_s=$5 togo_w=${6:-} ran_w=${7:-} left
     [ "$k" -gt "$n" ] && n=$k   # a plan that undercounted: no estimate beyond it
     if [ "$k" -ge "$n" ]; then echo "[$k/$n] elapsed $(_progress_fmt "$el"), done"; return; fi
     if [ "$ran" -eq 0 ]; then echo "[$k/$n] elapsed $(_progress_fmt "$el"), time left not known yet"; return; fi
-    left=$(awk -v r="$ran" -v s="$ran_s" -v m=$((n - k)) 'BEGIN { print m * s / r }')
+    if [ -n "$togo_w" ] && awk -v w="$ran_w" 'BEGIN { exit !(w > 0) }'; then
+        left=$(awk -v w="$togo_w" -v s="$ran_s" -v r="$ran_w" 'BEGIN { print w * s / r }')
+    else
+        left=$(awk -v r="$ran" -v s="$ran_s" -v m=$((n - k)) 'BEGIN { print m * s / r }')
+    fi
     echo "[$k/$n] elapsed $(_progress_fmt "$el"), about $(_progress_fmt "$left") left"
 }
 _progress_tick() {   # _progress_tick KEY T0: after a point that began at T0 (EPOCHREALTIME)
     [ -n "$NBR_PROGRESS_N" ] || return 0
-    local now=$EPOCHREALTIME
+    local now=$EPOCHREALTIME weighted=() togo=0 k
     NBR_PROGRESS_K=$((NBR_PROGRESS_K + 1))
     if [ "$NBR_POINT_RAN" = 1 ]; then
         NBR_PROGRESS_RAN=$((NBR_PROGRESS_RAN + 1))
         NBR_PROGRESS_RAN_S=$(awk -v a="$NBR_PROGRESS_RAN_S" -v t0="$2" -v t="$now" 'BEGIN { print a + t - t0 }')
+        [ ${#NBR_PROGRESS_W[@]} -ge "$NBR_PROGRESS_K" ] &&
+            NBR_PROGRESS_RAN_W=$((NBR_PROGRESS_RAN_W + NBR_PROGRESS_W[NBR_PROGRESS_K - 1]))
+    fi
+    # with every point's weight known: the cost of the points to go
+    if [ ${#NBR_PROGRESS_W[@]} -eq "$NBR_PROGRESS_N" ]; then
+        for ((k = NBR_PROGRESS_K; k < NBR_PROGRESS_N; k++)); do togo=$((togo + NBR_PROGRESS_W[k])); done
+        weighted=("$togo" "$NBR_PROGRESS_RAN_W")
     fi
     echo "$(progress_eta "$NBR_PROGRESS_K" "$NBR_PROGRESS_N" \
         "$(awk -v t0="$NBR_PROGRESS_T0" -v t="$now" 'BEGIN { print t - t0 }')" \
-        "$NBR_PROGRESS_RAN" "$NBR_PROGRESS_RAN_S") ($1)" >&2
+        "$NBR_PROGRESS_RAN" "$NBR_PROGRESS_RAN_S" "${weighted[@]}") ($1)" >&2
 }
 
 # a point of the driver's plan through FN (_run_point_once, tables_lib.sh's
@@ -138,10 +172,38 @@ _point_with_progress() {
     local fn=$1 t0=$EPOCHREALTIME rc=0
     shift
     if [ -n "${NBR_PLAN_COUNTING:-}" ]; then NBR_PLAN_POINTS=$((NBR_PLAN_POINTS + 1)); return 0; fi
-    NBR_POINT_RAN=0
+    NBR_POINT_RAN=0 NBR_POINT_ABSENT=0
     "$fn" "$@" || rc=$?
     _progress_tick "$2" "$t0"
+    _points_tally "$1" "$2" "$rc"
     return $rc
+}
+
+# the tally: one line per point, "ok|failed|absent<TAB>CSV<TAB>KEY" (absent: a tool the point
+# needs is not installed, said so; it neither ran nor failed)
+NBR_POINT_TALLY=${NBR_POINT_TALLY:-}
+points_tally_begin() {
+    [ -z "$NBR_POINT_TALLY" ] || return 0   # a sub-driver: its points are its parent's
+    NBR_POINT_TALLY=$(mktemp "${TMPDIR:-/tmp}/nbrlab-points.XXXXXX")
+    export NBR_POINT_TALLY
+    trap 'rm -f "$NBR_POINT_TALLY"' EXIT
+}
+_points_tally() {   # CSV KEY RC
+    [ -n "$NBR_POINT_TALLY" ] || return 0
+    local how=failed
+    [ "$3" = 0 ] && how=ok && [ "$NBR_POINT_ABSENT" = 1 ] && how=absent
+    printf '%s\t%s\t%s\n' "$how" "$1" "$2" >>"$NBR_POINT_TALLY"
+}
+driver_table() {
+    local csv=$1 prefix=$2 tried ok
+    shift 2
+    tried=$(awk -F'\t' -v c="$csv" -v p="$prefix" '$2 == c && index($3, p) == 1' "$NBR_POINT_TALLY" 2>/dev/null | wc -l)
+    ok=$(awk -F'\t' -v c="$csv" -v p="$prefix" '$1 == "ok" && $2 == c && index($3, p) == 1' "$NBR_POINT_TALLY" 2>/dev/null | wc -l)
+    if [ "$ok" -eq 0 ]; then
+        echo "$(basename "$0"): nothing ran: none of the $tried points was measured or already in $csv at this revision (the messages above say why); no table: its rows are from earlier runs" >&2
+        return 1
+    fi
+    if [ $# -eq 0 ]; then runs/table.sh "$csv" "$prefix"; else csvq table "$csv" --prefix "$prefix" "$@"; fi
 }
 
 run_point() { _point_with_progress _run_point_once "$@"; }

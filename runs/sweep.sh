@@ -64,6 +64,10 @@ repeat=$REPEAT
 total=$((${#points[@]} * repeat)) k=0 failed=0
 echo "sweep: $name ($prec) $system, $total runs -> $csv" >&2
 progress_start "$total"   # runs/lib.sh: "[k/total] ... about N min left" after each point
+# each point's cost (atoms x steps): a sweep over sizes is not a sweep of equal points
+weights=()
+for rep in $(seq 1 "$repeat"); do for p in "${points[@]}"; do weights+=("$(point_weight $p)"); done; done
+progress_weights "${weights[@]}"
 for rep in $(seq 1 "$repeat"); do
 for p in "${points[@]}"; do
     k=$((k + 1))

@@ -47,5 +47,5 @@ for prec in $PRECISIONS; do
     fi
 done
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" t1- || failed=1
+driver_table "$csv" t1- || failed=1
 exit $failed

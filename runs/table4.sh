@@ -28,5 +28,5 @@ for prec in $PRECISIONS; do
         --steps "$STEPS" --equil "$EQUIL" || failed=1
 done
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" t4- || failed=1
+driver_table "$csv" t4- || failed=1
 exit $failed

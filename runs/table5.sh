@@ -20,5 +20,5 @@ csv=$OUT_DIR/table5.csv
 rc=0
 layer_sweep "$csv" t5 sp "$NE" --delta "$DELTAS" || rc=$?
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" t5- || rc=1
+driver_table "$csv" t5- || rc=1
 exit $rc

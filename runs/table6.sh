@@ -19,5 +19,5 @@ csv=$OUT_DIR/table6.csv
 rc=0
 layer_sweep "$csv" t6 sp "$NE" --threads "$THREADS" || rc=$?
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" t6- || rc=1
+driver_table "$csv" t6- || rc=1
 exit $rc

@@ -20,5 +20,5 @@ csv=$OUT_DIR/table7.csv
 rc=0
 layer_sweep "$csv" t7 sp "$NE" --reorder "$REORDERS" || rc=$?
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" t7- || rc=1
+driver_table "$csv" t7- || rc=1
 exit $rc

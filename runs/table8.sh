@@ -29,5 +29,5 @@ if [ -n "$BIG_NE" ]; then
         --steps "$BIG_STEPS" --equil "$EQUIL" || failed=1
 fi
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" t8- || failed=1
+driver_table "$csv" t8- || failed=1
 exit $failed

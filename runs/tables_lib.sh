@@ -48,6 +48,7 @@ _tables_setup() {
         *) echo "$(basename "$0"): GPU_LOOP=$GPU_LOOP: expected device or paper" >&2; exit 2 ;;
     esac
     [ -n "$TABLES_NO_MKDIR" ] || mkdir -p "$OUT_DIR"
+    points_tally_begin   # runs/lib.sh: a table only of points that ran (driver_table)
 }
 settings_hook _tables_setup
 # every flag is one the GPU programs (gpu-layer, gpu-old) have: `<program> --help`
@@ -119,6 +120,7 @@ _hyperfine_point_once() {
     shift 6   # CSV KEY RUNS N STEPS --
     local hf=${HYPERFINE:-hyperfine}
     if ! command -v "$hf" >/dev/null 2>&1; then
+        NBR_POINT_ABSENT=1
         echo "  skip hyperfine $key: hyperfine is not installed (apt-get install hyperfine, or HYPERFINE=path)" >&2
         return 0
     fi

@@ -23,5 +23,5 @@ failed=0
 layer_sweep "$csv" tex sp "$SP_NE" --read "$READS" || failed=1
 layer_sweep "$csv" tex lj "$LJ_NE" --read "$READS" || failed=1
 _point_record "$csv"   # this driver's own settings, beside its sweeps' blocks
-runs/table.sh "$csv" tex- || failed=1
+driver_table "$csv" tex- || failed=1
 exit $failed

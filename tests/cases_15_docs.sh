@@ -36,6 +36,29 @@ readme_is_guide() {
 }
 t_grep readme-is-a-guide 'README: ' readme_is_guide
 
+# Durations measured, not remembered (issue 39 point 4): the README's "Durations" table is what
+# runs/timings.sh --table makes of the committed log, results/cpu-amd-epyc/timings.csv
+durations_from_the_log() {
+    local want got
+    want=$(runs/timings.sh --table results/cpu-amd-epyc/timings.csv) || return 1
+    got=$(sed -n '/^## Durations/,/^## /p' README.md | grep '^|')
+    [ "$got" = "$want" ] || { diff <(echo "$want") <(echo "$got"); return 1; }
+    echo "durations are the log's"
+}
+t_grep readme-durations-from-the-log "^durations are the log's$" durations_from_the_log
+
+# Written for a user's own GPU machine (issue 39 point 8), not for the batch machine the project's
+# GPU runs used: docs/device.md and the suite's SKIP reasons speak of no device call, nothing
+# carried to it, no limit on the files a call returns, no output folder only that machine has
+docs_for_users() {
+    local pat='device (call|tool)|\b(a|one|the) call\b|\bcarr(y|ied|ies)\b|returns at most [0-9]+ files|the device tool'
+    local hits
+    hits=$( { grep -nHiE "$pat" docs/device.md; grep -nHE 't_skip ' tests/cases_*.sh | grep -iE "$pat"; } || true)
+    [ -z "$hits" ] || { echo "$hits"; return 1; }
+    echo "written for a user's machine"
+}
+t_grep docs-for-a-users-machine "^written for a user's machine$" docs_for_users
+
 # Configuration in the open (issue 26): every getenv in the programs' sources (common/, kernels/,
 # variants/) reads a literal variable that docs/programs.md's "Environment" section names, so a
 # new environment switch fails here until it is documented there (and argued to change no result,

@@ -104,6 +104,23 @@ _t60_refused_no_record() (
     [ ! -e "$csv.settings" ] || { echo "a settings block for a refused run:"; cat "$csv.settings"; return 1; }
     echo "no record of a refused run"
 )
+# A driver whose every point was refused prints no table: the rows in its CSV are older runs'
+# (issue 39), so stdout stays empty and the exit is non-zero; once its points run (ALLOW_DIRTY=1)
+# the table is printed, with this run's rows
+_t60_all_refused() (
+    local fb=$T60/refbuild out=$T60/ref3/results/m rc=0
+    rm -rf "$T60/ref3" "$fb"; mkdir -p "$fb/float" "$out"
+    cp "$T60/refuser" "$fb/float/cpu-layer"
+    printf 'tag,git_rev,status\nt2-old-row,abc1234,ok\n' >"$out/table2.csv"
+    local t2=(runs/table2.sh --build "$fb" --out-dir "$out" --quick --hyper-runs 0)
+    "${t2[@]}" >"$T60/ref3/out" 2>"$T60/ref3/err" || rc=$?
+    [ $rc != 0 ] || { echo "exit 0 with every point refused"; return 1; }
+    [ ! -s "$T60/ref3/out" ] || { echo "a table from a run that measured nothing:"; cat "$T60/ref3/out"; return 1; }
+    "${t2[@]}" --allow-dirty >"$T60/ref3/out" 2>"$T60/ref3/err" || { echo "ALLOW_DIRTY run: exit $?"; return 1; }
+    # its table: the quick plan's 3 points, at the stand-in's revision (the git_rev column)
+    [ "$(grep -c ' 1234567-dirty ' "$T60/ref3/out")" = 3 ] || { echo "the table lacks this run's 3 rows:"; cat "$T60/ref3/out"; return 1; }
+    echo "no table of older rows"
+)
 # the rule for rows the drivers write themselves (hyperfine, LAMMPS)
 _t60_dirty_rule() (
     . runs/lib.sh
@@ -319,9 +336,12 @@ t_grep drivers_refusal_shown '^refuser: refusing to add rows to .*results/m/x\.c
 t_grep drivers_allow_dirty '^1234567-dirty$' _t60_allowed
 t_grep drivers_dirty_rule 'dirty rule ok' _t60_dirty_rule
 t_grep drivers_refused_no_record '^no record of a refused run$' _t60_refused_no_record
+t_grep drivers_all_refused_no_table '^no table of older rows$' _t60_all_refused
 
 if [ -n "$T60_PY" ]; then
     t_ok csv_figdata_report_unit "$T60_PY" tests/test_csv.py
+    # the committed rows' figures as a reader sees them (issue 39 point 7), about 30 s
+    t_ok figures_as_seen "$T60_PY" tests/test_figures.py
     t_grep report_without_data 'Not measured yet' \
         env NBR_RESULTS="$T60/empty" NBR_PLOTS_OUT="$T60/noplots" sh -c "'$T60_PY' plots/report.py '$T60/REPORT.md' && cat '$T60/REPORT.md'"
     # The figures: one table from the resume test's rows, relabelled as table5 of the GPU machine.

@@ -34,10 +34,30 @@ _t61_eta() (
 1 3 5000 1 5000|[1/3] elapsed 83 min, about 2.8 h left
 5 5 100 5 100|[5/5] elapsed 2 min, done
 6 5 99 5 100|[6/6] elapsed 99 s, done
+2 4 2 2 2 16 2|[2/4] elapsed 2 s, about 16 s left
+1 3 1 1 1 0 1|[1/3] elapsed 1 s, about 0 s left
+2 4 2 0 0 16 0|[2/4] elapsed 2 s, time left not known yet
 CASES
     [ $fail = 0 ] && echo "estimates ok"
 )
 t_grep drv-progress-estimate '^estimates ok$' _t61_eta
+
+# a sweep over sizes (issue 39 point 4: "about 10 s left", then minutes): points of ne 10, 10,
+# 30 on a stand-in whose time grows as ne^3 (0.125 s, 0.125 s, 3.4 s); after the second point the
+# time left is the big point's, about 3 s or more (the points' overhead counts too), where the
+# mean point's time said under a second
+_t61_sweep_eta() (
+    export BUILD=$T61/sweb OUT_DIR=$T61/swe NBR_LOCK=none
+    _t61_fake_build "$BUILD" 0
+    echo 0.000125 >"$BUILD/sleep_ne3"
+    runs/sweep.sh --tag=swe "$BUILD/double/cpu-grouped" sp --ne 10,10,30 2>"$T61/swe.err" >/dev/null ||
+        { cat "$T61/swe.err"; return 1; }
+    cat "$T61/swe.err"
+    local left
+    left=$(sed -n 's/^\[2\/3\] elapsed [0-9]* s, about \([0-9]*\) s left.*/\1/p' "$T61/swe.err")
+    [ -n "$left" ] && [ "$left" -ge 3 ] && echo "size-weighted estimate: $left s left"
+)
+t_grep drv-progress-by-size '^size-weighted estimate: ' _t61_sweep_eta
 
 # progress_plan: a plan's points counted by a dry call (nothing runs), then one "[k/N]" line per
 # point of the real call; a point that cannot run in the dry call does not stop the count

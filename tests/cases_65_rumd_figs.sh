@@ -190,7 +190,7 @@ fi
 whl=$(ls .whl/gamdpy-*.whl 2>/dev/null | head -1)
 py65n=${NBR_NUMBA_PYTHON:-python3}
 if [ -z "$whl" ] || ! "$py65n" -c 'import numba.cuda, cuda.core' >/dev/null 2>&1; then
-    t_skip rumd-gamdpy-shims "needs numba-cuda (NBR_NUMBA_PYTHON) and .whl/gamdpy-*.whl"
+    t_skip rumd-gamdpy-shims "needs numba-cuda (NBR_NUMBA_PYTHON=a python with it) and gamdpy's wheel in .whl/ (pip download --no-deps gamdpy==0.8.3 -d .whl; docs/device.md)"
 else
     # python's own zipfile: the GPU machine has no unzip (the wheel was not unpacked there)
     rm -rf "$tmp/site" && mkdir -p "$tmp/site" && "$py65n" -m zipfile -e "$whl" "$tmp/site"

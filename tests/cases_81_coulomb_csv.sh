@@ -18,6 +18,10 @@
 #                           t_ref_s 0; with the reference computed it takes the first interval
 #                           (t_ref_s 0.005), the warm-up 3 ms, the reps 1 4 1.5 9 2.5: median
 #                           0.0025, min 0.001, pairs_per_s 11200
+#   coulomb-interrupt-*     SIGINT / SIGTERM a second into an evaluation at 10^6 atoms (minutes
+#                           of OpenMP rows on 2 cores): its estimate said first, stopped within a
+#                           second, the signal's exit code, one row with status interrupted and
+#                           nothing measured (empty)
 T81=$TEST_LOG_DIR/t81
 mkdir -p "$T81"
 
@@ -52,6 +56,32 @@ exec(sys.argv[2])
 EOF
 }
 
+# _t81_interrupt SIG ARGS...: coulomb ARGS (an evaluation of minutes) and SIG a second into it
+# (T_SIGDFL: SIGINT not ignored where the suite runs as a background job)
+_t81_interrupt() (
+    set -m
+    local sig=$1 csv=$T81/int-$1.csv pid rc k
+    shift
+    rm -f "$csv"
+    "${T_SIGDFL[@]}" "$c" "$@" --reps 1 --quiet --csv "$csv" 2>"$T81/int-$sig.err" &
+    pid=$!
+    sleep 1
+    kill -"$sig" $pid
+    for k in $(seq 20); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+    kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "still running 1 s after SIG$sig"; return 1; }
+    wait $pid; rc=$?
+    [ $rc -eq $((128 + $(kill -l "$sig"))) ] || { echo "exit code $rc, not death by SIG$sig"; return 1; }
+    # minutes of work: said first, with the flags that shorten it (issue 39 point 3)
+    head -1 "$T81/int-$sig.err" | grep -q 'estimated .* --reps' || { echo "no estimate line first:"; cat "$T81/int-$sig.err"; return 1; }
+    python3 - "$csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1 and rows[0]["status"] == "interrupted", rows
+r = rows[0]
+assert r["n"] == "1000000" and r["t_eval_s"] == r["energy"] == r["rel_error"] == "", r
+EOF
+)
+
 c=$BUILD/double/coulomb
 cc=$BUILD/double/test-coulomb-clock
 d=tests/data/coulomb
@@ -83,6 +113,8 @@ near("cond", 1, 1e-4)
 near("tolerance", 1e-4, 0)
 near("rel_error", (num("energy") - num("e_ref")) / num("e_ref"), 1e-3) if num("rel_error") else None
 assert abs(num("rel_error")) <= 1e-4'
+    t_ok coulomb-interrupt-reference-sigint _t81_interrupt INT --random 1000000
+    t_ok coulomb-interrupt-timed-sigterm _t81_interrupt TERM --random 1000000 --e-ref -1 --acc float --warmup 0
     if [ -x "$cc" ]; then
         t_ok coulomb-csv-fake-clock-given _t81_row clock-given "$cc" --input $d/nacl_cube.xyzq --e-ref -1000 \
             --warmup 1 --reps 5 -- '

@@ -105,6 +105,7 @@ else
     label=$(runs/code_rev.sh 2>/dev/null || echo unknown)
 fi
 echo "$label-mutant" >"$tree/.git-rev"
+venv=${NBR_VENV:-$PWD/${BUILD:-build}/venv}
 t0=$(date +%s)
 echo "mutants: ${#sel[@]} fault(s) of $table, planted one at a time in $tree ($label)"
 
@@ -118,7 +119,8 @@ build_targets() {   # TARGETS (comma-separated precision/program, "-" none): mak
 run_tests() {   # PATTERN TEST_ONLY: the suite's output in $scratch/tests.log; sets $failed (FAIL names)
     local p=$1 rc
     [ "$p" = - ] && p=""
-    step env -C "$tree" BUILD=build TEST_ONLY="$2" tests/run.sh "$p" >"$scratch/tests.log" 2>&1
+    # the checkout's python environment (plots/venv.sh), not a second 280 MB install per copy
+    step env -C "$tree" BUILD=build TEST_ONLY="$2" NBR_VENV="$venv" tests/run.sh "$p" >"$scratch/tests.log" 2>&1
     rc=$?
     failed=$(sed -n 's/^FAIL  \([^:]*\):.*/\1/p' "$scratch/tests.log")
     return $rc

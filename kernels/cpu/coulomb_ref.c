@@ -3,11 +3,13 @@
  * Every loop is the thesis's Appendix B loop, E = sum_i q_i sum_{j>i} q_j / r_ij, with the j loop
  * in L lanes (an `omp simd` loop over padded arrays: padding atoms have charge 0 and sit far
  * away, so they add exactly 0) and the i loop over the cores (dynamic schedule: row i has
- * n - 1 - i terms). */
+ * n - 1 - i terms). A caught SIGINT / SIGTERM skips the rows not begun (a loop at a million atoms
+ * takes minutes; a row, a millisecond): the caller sees it (nbr_interrupted) and stops. */
 #include "coulomb_ref.h"
 #include "../../common/core.h"
 #include "../../common/csvrow.h"
 #include "../../common/fail.h"
+#include "../../common/interrupt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +77,7 @@ double coulomb_ref_exact(const ChargeSystem *sys, int threads, double *abs_sum)
     const double *x = d.x, *y = d.y, *z = d.z, *q = d.q;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads(threads))
     for (long i = 0; i < n; i++) {
+        if (nbr_interrupted()) continue;   /* the row sums are dropped: the caller stops */
         double s[L] = {0}, c[L] = {0}, a[L] = {0};
         const double xi = x[i], yi = y[i], zi = z[i];
         for (long j0 = i + 1; j0 < n; j0 += L) {
@@ -152,6 +155,7 @@ static void ref_setup(CoulombRun *r)
         T e = 0;                                                                               \
         _Pragma("omp parallel for schedule(dynamic, 16) reduction(+ : e) num_threads(nthreads(threads))") \
         for (long i = 0; i < n; i++) {                                                         \
+            if (nbr_interrupted()) continue;                                                   \
             T s = 0;                                                                           \
             const T xi = x[i], yi = y[i], zi = z[i];                                           \
             _Pragma("omp simd reduction(+ : s)")                                               \
@@ -181,6 +185,7 @@ static double energy_kahan(const Flt *d, long n, int threads, float *hi, float *
     const float *x = d->x, *y = d->y, *z = d->z, *q = d->q;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads(threads))
     for (long i = 0; i < n; i++) {
+        if (nbr_interrupted()) continue;
         float s[L] = {0}, c[L] = {0};
         const float xi = x[i], yi = y[i], zi = z[i];
         for (long j0 = i + 1; j0 < n; j0 += L) {
