@@ -12,7 +12,7 @@
 #   table2-quick    runs/table2.sh --quick
 #   salt-quick      runs/salt_mats.sh --quick
 # runs/timings.sh --table prints README.md's "Durations" table from the newest row of each item
-# (tests/cases_15_docs.sh checks that the README's is this one). Commit the CSV (it is data: it
+# that exited 0 (tests/cases_15_docs.sh checks that the README's is this one). Commit the CSV (it is data: it
 # leaves the code's revision clean).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,13 +21,14 @@ order=(make-run make-test tour gate table2-quick salt-quick)
 declare -A cmd=([make-run]="make run" [make-test]="make test" [tour]="make tour"
                 [gate]="runs/compare.sh --gate --no-plot HEAD^1 HEAD"
                 [table2-quick]="runs/table2.sh --quick" [salt-quick]="runs/salt_mats.sh --quick")
+case "${1:-}" in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 if [ "${1:-}" = --table ]; then
     csv=${2:-results/$(machine_name)/timings.csv}
     echo "| command | wall time | load before, after |"
     echo "|---|---|---|"
     for it in "${order[@]}"; do
         awk -F, -v it="$it" -v c="${cmd[$it]}" '
-            NR > 1 && $1 == it { w = $3; l = $4 ", " $5 }
+            NR > 1 && $1 == it && $9 == 0 { w = $3; l = $4 ", " $5 }
             END { if (w == "") printf "| `%s` | not measured yet (`runs/timings.sh %s`) | - |\n", c, it
                   else printf "| `%s` | %s | %s |\n", c, (w < 100 ? sprintf("%d s", w + 0.5) : sprintf("%.1f min", w / 60)), l }' \
             "$csv"

@@ -134,6 +134,7 @@ _t62_every_driver() {
         lib.sh|settings.sh|tables_lib.sh|revs.sh|device/lib.sh) continue ;;   # sourced libraries
         lmp_variant.sh) continue ;;   # LAMMPS behind an nbrlab program's command line
         table.sh|stamp_rev.sh|code_rev.sh) continue ;;   # helpers: positional arguments, no settings
+        timings.sh) continue ;;   # positional items; it times other commands from a fresh clone
         device/snap.sh) continue ;;   # the two-mode wrapper of a device call: no settings
         esac
         k=$((k + 1))
