@@ -133,6 +133,7 @@ TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/tes
 # the test builds with a planted fault compiled in (-DNBR_PLANT_*; docs/programs.md "Environment"):
 # the programs themselves never carry one. The fault tests run them in double only.
 TEST_BINS += $(if $(OPENCL_FOUND),$(BUILD)/double/test-coulomb-cl) \
+             $(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-components)) \
              $(if $(and $(NVCC_ON),$(MPI_FOUND)),$(BUILD)/double/test-dd-plant)
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
 FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
@@ -214,6 +215,9 @@ $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 $(addprefix $(BUILD)/$(1)/,$(MD_GPU)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/gpu-onchip: $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(ONCHIP_CU))
+# the device components in small kernels against their host counterparts (tests/test_components.cu)
+$(BUILD)/$(1)/test-components: $(BUILD)/$(1)/tests/test_components.cu.o
+	$(NVCC) $(NVFLAGS) $$^ -o $$@
 $(BUILD)/$(1)/coulomb-cuda: $(BUILD)/$(1)/variants/coulomb-cuda.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(COULOMB_CU)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C))
 	$(NVCC) $(NVFLAGS) -Xcompiler -fopenmp $$^ -o $$@ $(LDLIBS)
 endef

@@ -15,6 +15,7 @@
 #include "core.h"
 #include "interrupt.h"
 #include "sim.h"
+#include "../kernels/rebuild_rule.h"
 
 #include <math.h>
 #include <signal.h>
@@ -73,7 +74,7 @@ static void rebuild(Sim *s, LoopState *ls)
 void loop_rebuild_done(Sim *s)
 {
     s->stats.builds_total++;
-    if (s->step > 0) s->stats.rebuild_hash = s->stats.rebuild_hash * 1000003u + (unsigned long long)s->step;
+    if (s->step > 0) s->stats.rebuild_hash = rebuild_hash_add(s->stats.rebuild_hash, s->step);
     if (s->production) {
         s->stats.builds++;
         s->stats.nbr_sum += s->stats.nbr_entries;
@@ -335,7 +336,7 @@ int loop_run(Sim *s, RunResult *out)
     /* step 1's drift already moves the atoms from the step-0 structure: counted now, as each
      * later step's is at the end of the step before it (else that structure could be used
      * one step past the rule: --config approach lost its pair at --rebuild-frac 0.5) */
-    s->disp_acc = sqrt(s->props.vv_max) * p->dt;
+    s->disp_acc = rebuild_disp_add(0, s->props.vv_max, p->dt);
     if (p->steps > 0) {
         char why[200];
         if (V->download) V->download(s);
@@ -442,8 +443,7 @@ int loop_run(Sim *s, RunResult *out)
                 V->kick(s);
                 V->props(s);
                 stop_if_not_finite(s, &res);
-                s->disp_acc += sqrt(s->props.vv_max) * p->dt;
-                if (s->disp_acc >= p->rebuild_frac * p->delta) {
+                if (rebuild_after_step(&s->disp_acc, s->props.vv_max, p->dt, p->rebuild_frac * p->delta)) {
                     s->rebuild_due = 1;
                     /* the forces of this step were the stale structure's last use */
                     if (p->verify_lists) {

@@ -17,6 +17,7 @@
 #define main cpu_allpairs_main
 #include "../variants/cpu-allpairs.c"
 #undef main
+#include "../kernels/rebuild_rule.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +75,7 @@ static void emu_decide(Sim *s)
     if (emu.halted) return;
     emu.device = s->props;
     s->props = emu.seen;
-    emu.disp += sqrt(emu.device.vv_max) * s->p.dt;
-    if (emu.disp >= s->p.rebuild_frac * s->p.delta) emu.halted = s->step;
+    if (rebuild_after_step(&emu.disp, emu.device.vv_max, s->p.dt, s->p.rebuild_frac * s->p.delta)) emu.halted = s->step;
 }
 
 /* --leapfrog fused: the stages of the fused kernel, in its order */

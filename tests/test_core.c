@@ -5,9 +5,11 @@
 #include "../kernels/capacity.h"
 #include "../kernels/cells.h"
 #include "../kernels/cpu/layers.h"
+#include "../kernels/rebuild_rule.h"
 #include "../common/pbc.h"
 #include "../common/potential.h"
 #include "../common/rng.h"
+#include "rebuild_cases.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -445,6 +447,27 @@ static void test_autotune_generic(void)
     expect(start_rc == 1 && h.trials == 1, "generic autotune: a failed start ends the search", h.trials, 1);
 }
 
+/* The rebuild rule on crafted steps (tests/rebuild_cases.h; test_components.cu runs the same on
+ * the GPU): the threshold reached exactly rebuilds, one ulp short does not, and the sum is rounded
+ * as a product then a sum. */
+static void test_rebuild_rule(void)
+{
+    for (int k = 0; k < REBUILD_NCASES; k++) {
+        const RebuildCase *c = &rebuild_cases[k];
+        double disp = c->disp;
+        const int due = rebuild_after_step(&disp, c->vv, c->dt, c->threshold);
+        expect(due == c->due, c->what, due, c->due);
+    }
+    unsigned long long h = 0;
+    for (int k = 0; k < 3; k++) h = rebuild_hash_add(h, rebuild_hash_steps[k]);
+    expect(h == REBUILD_HASH_WANT, "rebuild hash of builds at steps 7, 19, 40", (double)h, (double)REBUILD_HASH_WANT);
+    const int p0 = prune_due(1, 0, 0, 1), p1 = prune_due(0, 0.75, 0.25, 0.5),
+              p2 = prune_due(0, 0.75, 0.25, 0x1.0000000000001p-1);
+    expect(p0 == 1, "a rebuild prunes", p0, 1);
+    expect(p1 == 1, "prune due at 0.75 - 0.25 = 0.5 exactly", p1, 1);
+    expect(p2 == 0, "no prune one ulp below", p2, 0);
+}
+
 int main(void)
 {
     test_potential();
@@ -459,6 +482,7 @@ int main(void)
     test_configs();
     test_autotune();
     test_autotune_generic();
+    test_rebuild_rule();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -15,6 +15,7 @@
  * u_i; the block sums go to the partials as pair_force_kernel's do (force_block_sums). No
  * Newton's third law: every pair is evaluated from both clusters' rows, so no atomics. */
 #include "cluster_list.cuh"
+#include "../rebuild_rule.h"
 
 #define FAR_AWAY ((real)1e30)
 
@@ -272,5 +273,5 @@ double cluster_force_bytes(const ClusterGeom &geo, double n, double entries)
 
 int cluster_prune_due(int rebuilt, double disp, double disp_pruned, double threshold)
 {
-    return rebuilt || (CLUSTER_PLANT != 6 && disp - disp_pruned >= threshold);
+    return prune_due(rebuilt, disp, disp_pruned, CLUSTER_PLANT == 6 ? INFINITY : threshold);
 }

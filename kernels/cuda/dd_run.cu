@@ -27,6 +27,7 @@
  * or with --dd-force-gate off, the forces run ungated: correct (nothing moved, the same forces
  * again), only slower. */
 #include "dd_halo.cuh"
+#include "../rebuild_rule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,8 +43,7 @@ __global__ void run_decide_kernel(DdCtrl *c, unsigned long long *vv_local, const
     if (c->halted) return;
     const double vv = __longlong_as_double((long long)*vv_all);
     *vv_local = 0;
-    c->disp = __dadd_rn(c->disp, __dmul_rn(sqrt(vv), dt));   /* no fused multiply-add: the host's rounding */
-    if (c->disp >= threshold) {
+    if (rebuild_after_step(&c->disp, vv, dt, threshold)) {
         c->halted = step;
         *(volatile int *)halt_host = step;
     }

@@ -14,6 +14,7 @@
  * props() recomputes them from v. Partials are kept in double in both precisions. */
 #include "gpu_sim.cuh"
 #include "leapfrog.cuh"
+#include "../rebuild_rule.h"
 
 /* gpu-cluster's planted fault 6 (cluster_list.cuh) reaches the device's prune decision */
 #ifndef CLUSTER_PLANT
@@ -78,7 +79,7 @@ __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt,
     }
 }
 
-/* The host's rebuild test and bookkeeping (md_loop.c), on the device, at the end of a step;
+/* The rebuild rule (kernels/rebuild_rule.h) and the host loop's bookkeeping, at the end of a step;
  * one thread. The rebuild this step did (if it was due) is counted; then the summed largest
  * displacement (vv: this step's largest v^2) decides whether the next step rebuilds, and
  * whether it reorders first. decide_kernel and the last block of leapfrog_kernel. */
@@ -93,7 +94,7 @@ __device__ __forceinline__ void decide_step(DeviceControl *c, BuildStatus *st, d
     if (c->due) {
         const int cur = c->step + 1;
         c->builds_total++;
-        c->rebuild_hash = c->rebuild_hash * 1000003ull + (unsigned long long)cur;
+        c->rebuild_hash = rebuild_hash_add(c->rebuild_hash, cur);
         if (cur > equil) {
             c->builds_prod++;
             c->nbr_sum_prod += (double)st->nbr_total;
@@ -107,12 +108,11 @@ __device__ __forceinline__ void decide_step(DeviceControl *c, BuildStatus *st, d
         c->disp = 0;
     }
     c->step++;
-    c->disp += sqrt(vv) * dt;
-    c->due = c->disp >= threshold;
+    c->due = rebuild_after_step(&c->disp, vv, dt, threshold);
     /* the inner rows hold every pair within r_c + b at the last prune; the same bound as the
      * rebuild's keeps them whole until the summed displacement since then reaches frac x b */
     c->prune_now = c->prune_threshold > 0 &&
-                   (c->due || (CLUSTER_PLANT != 6 && c->disp - c->disp_pruned >= c->prune_threshold));
+                   prune_due(c->due, c->disp, c->disp_pruned, CLUSTER_PLANT == 6 ? INFINITY : c->prune_threshold);
     c->reorder_now = c->due && reorder_every > 0 && c->step + 1 - c->last_reorder >= reorder_every;
     if (c->due) {
         st->nbr_total = 0;

@@ -33,6 +33,7 @@
 
 #include "leapfrog.cuh"
 #include "pair_force.cuh"
+#include "../rebuild_rule.h"
 
 #include <stdint.h>
 
@@ -379,19 +380,18 @@ __device__ __forceinline__ void oc_chunk_done(OnchipCtrl &c, const OcSums &T, in
     *A.ctrl_host = c;   /* mapped host memory: the sample point reads it after one event */
 }
 
-/* md_loop.c's rebuild test and bookkeeping (integrate.cu's decide_step), in every thread of every
- * tier: the step's largest v^2 vv is the same everywhere, so are the decisions. */
+/* The rebuild rule (kernels/rebuild_rule.h) and its bookkeeping, in every thread of every tier:
+ * the step's largest v^2 vv is the same everywhere, so are the decisions. */
 __device__ __forceinline__ void oc_decide(OnchipCtrl &c, int step, double vv, const ChunkArgs &A)
 {
     if (c.due) {
         c.builds_total++;
-        c.rebuild_hash = c.rebuild_hash * 1000003ull + (unsigned long long)step;
+        c.rebuild_hash = rebuild_hash_add(c.rebuild_hash, step);
         if (step > A.equil) c.builds_prod++;
         c.disp = 0;
     }
     c.step = step;
-    c.disp += sqrt(vv) * A.ddt;
-    c.due = c.disp >= A.threshold;
+    c.due = rebuild_after_step(&c.disp, vv, A.ddt, A.threshold);
 }
 
 /* ---- the component's state and its parts' host functions ---------------------------------- */

@@ -1,0 +1,128 @@
+/* test_components.cu - device components on their own: each wrapped in a small kernel and
+ * compared with its host counterpart on crafted inputs (issue 36, tests/cases_52_components.sh).
+ * Prints one line per check, then "N passed, M failed"; exit 0 when all pass, 1 when one fails,
+ * 2 when no GPU can run it.
+ *
+ * The rebuild rule (kernels/rebuild_rule.h): tests/rebuild_cases.h's steps, a run of 400 steps to
+ * its first rebuild, the build hash and the prune test, every value bit for bit as on the host.
+ * The test checks its own power: on the first crafted step the fused multiply-add that nvcc makes
+ * of `disp + sqrt(vv) * dt` must cross the threshold where the rule does not. */
+#include "../kernels/rebuild_rule.h"
+#include "rebuild_cases.h"
+
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void expect(int ok, const char *what)
+{
+    ok ? passed++ : failed++;
+    printf("%s  %s\n", ok ? "ok  " : "FAIL", what);
+}
+
+static void cuda_or_die(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return;
+    fprintf(stderr, "test-components: %s: %s\n", what, cudaGetErrorString(e));
+    exit(1);
+}
+
+/* ---- the rebuild rule -------------------------------------------------------------------- */
+
+struct RuleIn {
+    RebuildCase cases[REBUILD_NCASES];
+    double run_vv[REBUILD_RUN_STEPS];   /* made on the host: the device must not round them again */
+    long long hash_steps[3];
+};
+
+struct RuleOut {
+    int due[REBUILD_NCASES], fused_due[REBUILD_NCASES];
+    double disp[REBUILD_NCASES];
+    unsigned long long hash;
+    int prune[3];
+    int run_step;
+    double run_disp;
+};
+
+/* the rule's answers for every crafted input, in one thread: the same code on both sides */
+__host__ __device__ static void rule_answers(const RuleIn *in, RuleOut *o)
+{
+    for (int k = 0; k < REBUILD_NCASES; k++) {
+        const RebuildCase c = in->cases[k];
+        double disp = c.disp;
+        o->due[k] = rebuild_after_step(&disp, c.vv, c.dt, c.threshold);
+        o->disp[k] = disp;
+        o->fused_due[k] = fma(sqrt(c.vv), c.dt, c.disp) >= c.threshold;
+    }
+    unsigned long long h = 0;
+    for (int k = 0; k < 3; k++) h = rebuild_hash_add(h, in->hash_steps[k]);
+    o->hash = h;
+    o->prune[0] = prune_due(1, 0, 0, 1);
+    o->prune[1] = prune_due(0, 0.75, 0.25, 0.5);
+    o->prune[2] = prune_due(0, 0.75, 0.25, 0x1.0000000000001p-1);
+    double disp = 0;
+    o->run_step = -1;
+    for (int k = 0; k < REBUILD_RUN_STEPS; k++)
+        if (rebuild_after_step(&disp, in->run_vv[k], 0.005, 0.15)) { o->run_step = k; break; }
+    o->run_disp = disp;
+}
+
+__global__ void rule_kernel(const RuleIn *in, RuleOut *o) { rule_answers(in, o); }
+
+static void test_rebuild_rule(void)
+{
+    RuleIn in;
+    memcpy(in.cases, rebuild_cases, sizeof in.cases);
+    for (int k = 0; k < REBUILD_RUN_STEPS; k++) in.run_vv[k] = rebuild_run_vv(k);
+    memcpy(in.hash_steps, rebuild_hash_steps, sizeof in.hash_steps);
+    RuleOut host, dev;
+    rule_answers(&in, &host);
+    RuleIn *d_in;
+    RuleOut *d_out;
+    cuda_or_die(cudaMalloc(&d_in, sizeof in), "cudaMalloc");
+    cuda_or_die(cudaMalloc(&d_out, sizeof dev), "cudaMalloc");
+    cuda_or_die(cudaMemcpy(d_in, &in, sizeof in, cudaMemcpyHostToDevice), "copy in");
+    rule_kernel<<<1, 1>>>(d_in, d_out);
+    cuda_or_die(cudaGetLastError(), "rule_kernel launch");
+    cuda_or_die(cudaMemcpy(&dev, d_out, sizeof dev, cudaMemcpyDeviceToHost), "rule_kernel");
+    cudaFree(d_in);
+    cudaFree(d_out);
+
+    char what[200];
+    for (int k = 0; k < REBUILD_NCASES; k++) {
+        snprintf(what, sizeof what, "rebuild rule on the device: %s (due %d, want %d; sum %a, host %a)",
+                 rebuild_cases[k].what, dev.due[k], rebuild_cases[k].due, dev.disp[k], host.disp[k]);
+        expect(dev.due[k] == rebuild_cases[k].due && host.due[k] == rebuild_cases[k].due &&
+                   memcmp(&dev.disp[k], &host.disp[k], sizeof(double)) == 0,
+               what);
+    }
+    expect(dev.fused_due[0] == 1 && rebuild_cases[0].due == 0,
+           "the test's power: a fused multiply-add crosses the first case's threshold on this device");
+    snprintf(what, sizeof what, "rebuild hash on the device: %llu (host %llu)", dev.hash, host.hash);
+    expect(dev.hash == host.hash && host.hash == REBUILD_HASH_WANT, what);
+    snprintf(what, sizeof what, "prune test on the device: %d %d %d (want 1 1 0)", dev.prune[0], dev.prune[1],
+             dev.prune[2]);
+    expect(dev.prune[0] == 1 && dev.prune[1] == 1 && dev.prune[2] == 0, what);
+    snprintf(what, sizeof what, "a %d-step run rebuilds after step %d on the device, %d on the host (sum %a, %a)",
+             REBUILD_RUN_STEPS, dev.run_step, host.run_step, dev.run_disp, host.run_disp);
+    expect(dev.run_step == host.run_step && host.run_step > 0 &&
+               memcmp(&dev.run_disp, &host.run_disp, sizeof(double)) == 0,
+           what);
+}
+
+int main(void)
+{
+    int ngpu = 0;
+    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
+        fprintf(stderr, "test-components: no GPU found\n");
+        return 2;
+    }
+    test_rebuild_rule();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
