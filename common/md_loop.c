@@ -52,10 +52,24 @@ static void require_stages(const Variant *v)
                                     "CPU_COMMON_STAGES)", v->name);
 }
 
+/* What the loop carries from chunk to chunk: the structure's builds, and what the sample points
+ * gather (the rescaling's kinetic sums, the averaging block, production's energies, the timer). */
 typedef struct {
     int last_reorder;     /* step of the last reordering */
     int built_at;         /* step of the last build */
     long verified;        /* --verify-lists: stale structures checked */
+    double rescale_acc;   /* kinetic sums since the last rescaling, rescale_n of them */
+    int rescale_n, rescales;
+    double e_ref;         /* what the energy may not leave: step 0's, then each rescaling's */
+    int e_ref_step;
+    double block_e, block_t;   /* the averaging block's sums over block_samples sample points */
+    int block, block_start, block_samples;
+    double p_sum, t_sum;  /* production's pressure and temperature sums */
+    double *e_prod;       /* production's energies, nsamples of them */
+    int nsamples;
+    double *block_wall;   /* the timed blocks' seconds per step, nblocks of at most nblocks_max */
+    int nblocks, nblocks_max;
+    int mark;             /* the timer mark of the block's start */
 } LoopState;
 
 static void rebuild(Sim *s, LoopState *ls)
@@ -311,28 +325,15 @@ void loop_free(Sim *s)
     free(s);
 }
 
-/* The run from the state set up: init, step 0, the steps, the check, the stage timing, the
- * summary and the CSV row, finish. The host arrays stay (loop_free). Returns the exit code. */
-int loop_run(Sim *s, RunResult *out)
+/* Step 0: build and forces for the initial state (not timed). */
+static void step_zero(Sim *s, LoopState *ls, RunResult *res)
 {
-    Variant *const V = (Variant *)s->variant;   /* init may edit it (see loop_setup) */
+    const Variant *V = s->variant;
     const Params *p = &s->p;
-    if (V->init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", V->name);
-    refuse_verify_without_structure(s);   /* again: init may drop the pairs (gpu-rumd --list none) */
-    if (!p->quiet && V->device_name) printf("# %-14s = %s\n", "device", V->device_name(s));
-
-    const int prod_steps = p->steps - p->equil;
-    double *e_prod = nbr_alloc(sizeof(double) * (prod_steps > 0 ? prod_steps + 1 : 1), "energy samples");
-    int nblocks_max = prod_steps / p->avg_block + 2, nblocks = 0, block = 0;
-    double *block_wall = nbr_alloc(sizeof(double) * nblocks_max, "block timings");
-    LoopState ls = {0};
-    RunResult res = {0};
-
-    /* Step 0: build and forces for the initial state (not timed). */
-    rebuild(s, &ls);
+    rebuild(s, ls);
     V->forces(s);
     V->props(s);
-    stop_if_not_finite(s, &res);
+    stop_if_not_finite(s, res);
     /* step 1's drift already moves the atoms from the step-0 structure: counted now, as each
      * later step's is at the end of the step before it (else that structure could be used
      * one step past the rule: --config approach lost its pair at --rebuild-frac 0.5) */
@@ -343,201 +344,249 @@ int loop_run(Sim *s, RunResult *out)
         if (overlapping_start(s, why, sizeof why)) {
             char msg[300];
             snprintf(msg, sizeof msg, "atoms overlap at the start: %s; lower --rho or choose another --config", why);
-            stop_unstable(s, &res, msg);
+            stop_unstable(s, res, msg);
         }
     }
     if (!p->quiet)
         printf("# step 0: E/N = %.8f  U/N = %.8f  T = %.6f  P = %.6f  G = %d  layers = %d  nbr/atom = %.3f\n",
                total_energy(s), s->props.upot_sum / s->n, s->props.ukin_sum / (3.0 * s->n), pressure(s),
                s->stats.cells_per_axis, s->stats.layers, s->stats.nbr_entries / s->n);
+}
 
-    /* The steps run in chunks that end at sample points (every --sample-every steps, at
-     * block ends, at the end of equilibration and at each rescaling while equilibrating).
-     * Host decision: every step the host reads the properties and decides the rebuild
-     * (the paper's loop). Device decision (--decide device, where the variant can): the
-     * device decides rebuilds and reorders itself and the host reads it at sample points
-     * only; a chunk may be one CUDA graph; a capacity overflow found at a sample point is
-     * grown and the chunk replayed from the last sample point's snapshot. With --leapfrog
-     * fused a chunk is kick_drift, then per step rebuild, forces and leapfrog (the kick, the
-     * decision and the next step's kick_drift; not that drift at the chunk's last step), so
-     * the state at a sample point is the same as split: after the kick.
-     * Production timing: a timer mark (host clock or CUDA event) at the start of production
-     * and at each block end, nothing inside the steps. */
-    const int device = p->decide == DECIDE_DEVICE;
-    if (device) {
-        if (!V->device_begin)
-            nbr_fail(EXIT_INPUT, "%s: --decide device needs a variant that can run ahead on a device", V->name);
-        if (p->verify_lists)
-            nbr_fail(EXIT_INPUT, "%s: --verify-lists checks each stale list on the host before its rebuild: use it "
-                                 "with --decide host", V->name);
-        V->device_begin(s);
+/* The next sample point from `step` on: every --sample-every steps, at block ends, at the end of
+ * equilibration and at each rescaling while equilibrating. */
+static int next_sample_point(const Params *p, int step)
+{
+    int end = p->steps;
+    const int bounds[] = {(step - 1) / p->sample_every * p->sample_every + p->sample_every,
+                          (step - 1) / p->avg_block * p->avg_block + p->avg_block,
+                          step <= p->equil ? p->equil : p->steps,
+                          step <= p->equil ? (step - 1) / p->rescale_every * p->rescale_every + p->rescale_every
+                                           : p->steps};
+    for (size_t k = 0; k < sizeof bounds / sizeof bounds[0]; k++)
+        if (bounds[k] >= step && bounds[k] < end) end = bounds[k];
+    return end;
+}
+
+/* Host decision (the paper's loop): steps [step, end], the host reading the properties and
+ * deciding the rebuild at every step. */
+static void chunk_host(Sim *s, LoopState *ls, RunResult *res, int step, int end)
+{
+    const Variant *V = s->variant;
+    const Params *p = &s->p;
+    for (int k = step; k <= end; k++) {
+        stop_if_interrupted(s);   /* s->step steps done */
+        s->step = k;
+        s->stepping = 1;   /* until the loop ends: a stage polling stops within step k */
+        V->kick_drift(s);
+        if (s->rebuild_due) rebuild(s, ls);
+        V->forces(s);
+        V->kick(s);
+        V->props(s);
+        stop_if_not_finite(s, res);
+        if (rebuild_after_step(&s->disp_acc, s->props.vv_max, p->dt, p->rebuild_frac * p->delta)) {
+            s->rebuild_due = 1;
+            /* the forces of this step were the stale structure's last use */
+            if (p->verify_lists) {
+                s->production = 0;   /* not part of the run's timing */
+                ls->verified += verify_lists(s, ls->built_at);
+                s->production = k > p->equil;
+            }
+        }
+        if (!s->production) { ls->rescale_acc += s->props.ukin_sum; ls->rescale_n++; }
     }
+}
+
+/* Device decision (--decide device, where the variant can): the device decides rebuilds and
+ * reorders itself and the host reads it at `end` only.
+ * The chunk is one launch (chunk_run), one CUDA graph, or stages per step; with --leapfrog fused
+ * it is kick_drift, then per step rebuild, forces and leapfrog (the kick, the decision and the
+ * next step's kick_drift; not that drift at the chunk's last step), so the state at `end` is the
+ * same as split: after the kick. Returns the step to go on from where `end` is no sample point
+ * to record: a capacity overflow grown and the chunk replayed from the last sample point's
+ * snapshot, or a look ahead (`look`) that ended; else 0. */
+static int chunk_device(Sim *s, LoopState *ls, RunResult *res, int step, int end, int look)
+{
+    const Variant *V = s->variant;
+    const Params *p = &s->p;
+    const int fused = p->leapfrog == LEAPFROG_FUSED, nsteps = end - step + 1;
+    if (!(V->chunk_run && V->chunk_run(s, nsteps)) && !(p->graph && V->chunk_replay && V->chunk_replay(s, nsteps))) {
+        if (p->graph && V->chunk_begin) V->chunk_begin(s, nsteps);
+        for (int k = step; k <= end; k++) {
+            s->step = k;
+            if (!fused || k == step) V->kick_drift(s);   /* fused: the previous leapfrog drifted */
+            V->device_rebuild(s);
+            s->sums_skip = k < end;
+            V->forces(s);
+            s->sums_skip = 0;
+            if (fused) {
+                V->leapfrog(s, k < end);   /* no drift past the sample point */
+            } else {
+                V->kick(s);
+                V->device_decide(s);
+            }
+        }
+        if (p->graph && V->chunk_end) V->chunk_end(s, nsteps);
+    }
+    s->step = end;
+    const int back = V->sample(s);   /* props and stats; or the step to replay from */
+    if (back >= 0) return back + 1;
+    stop_if_not_finite(s, res);
+    stop_if_interrupted(s);   /* a device-decided run: at its sample points */
+    if (look) return end + 1;   /* not a sample point: no statistics */
+    if (!s->production) { ls->rescale_acc += s->props.ukin_sum; ls->rescale_n++; }
+    return 0;
+}
+
+static void device_start(Sim *s)
+{
+    const Variant *V = s->variant;
+    if (!V->device_begin)
+        nbr_fail(EXIT_INPUT, "%s: --decide device needs a variant that can run ahead on a device", V->name);
+    if (s->p.verify_lists)
+        nbr_fail(EXIT_INPUT, "%s: --verify-lists checks each stale list on the host before its rebuild: use it "
+                             "with --decide host", V->name);
+    V->device_begin(s);
     /* --leapfrog fused: kick, decide and the next kick_drift as one stage (Variant.leapfrog) */
-    const int fused = device && p->leapfrog == LEAPFROG_FUSED;
-    if (fused && !V->leapfrog)
+    if (s->p.leapfrog == LEAPFROG_FUSED && !V->leapfrog)
         nbr_fail(EXIT_INPUT, "%s: --leapfrog fused needs a variant with a fused leapfrog stage", V->name);
-    double rescale_acc = 0, block_e = 0, block_t = 0, p_sum = 0, t_sum = 0;
-    double e_ref = total_energy(s);   /* what the energy may not leave: step 0's, then each rescaling's */
-    int e_ref_step = 0, rescales = 0;
-    int rescale_n = 0, block_samples = 0, nsamples = 0, mark = 0, block_start = 0;
+}
+
+/* The sample point `end`: the energy watch, the rescaling while equilibrating, production's
+ * samples, and at a block's end its timing, its row and the explosion watch. */
+static void sample_point(Sim *s, LoopState *ls, RunResult *res, int end)
+{
+    const Variant *V = s->variant;
+    const Params *p = &s->p;
+    stop_if_energy_moved(s, res, ls->e_ref, ls->e_ref_step);
+    if (!s->production) {
+        if (end % p->rescale_every == 0 && ls->rescale_n > 0) {
+            double target = 3 * p->temp * (s->n - 1);
+            const double f = sqrt(target / (ls->rescale_acc / ls->rescale_n));
+            V->rescale(s, f);
+            ls->e_ref = (0.5 * f * f * s->props.ukin_sum + s->props.upot_sum) / s->n;
+            ls->e_ref_step = end;
+            ls->rescales++;
+            ls->rescale_acc = 0;
+            ls->rescale_n = 0;
+        }
+    } else {
+        ls->e_prod[ls->nsamples++] = total_energy(s);
+        ls->p_sum += pressure(s);
+        ls->t_sum += kinetic_temp(s);
+    }
+    ls->block_e += total_energy(s);
+    ls->block_t += s->props.ukin_sum / (3.0 * s->n);
+    ls->block_samples++;
+    if (end % p->avg_block != 0 && end != p->steps) return;
+    const int timed = end > p->equil ? end - (ls->block_start > p->equil ? ls->block_start : p->equil) : 0;
+    double block_us = 0;  /* us per atom-step of this block's timed steps */
+    if (timed > 0) {
+        V->timer_mark(s, ls->mark ^ 1);
+        const double secs = V->timer_seconds(s, ls->mark, ls->mark ^ 1), per_step = secs / timed;
+        ls->mark ^= 1;
+        res->wall += secs;
+        if (ls->nblocks < ls->nblocks_max) ls->block_wall[ls->nblocks++] = per_step;
+        block_us = per_step / s->n * 1e6;
+    }
+    /* block means over the block's sample points */
+    end_block(s, ++ls->block, end - ls->block_start, timed, ls->block_e / ls->block_samples,
+              ls->block_t / ls->block_samples, block_us);
+    ls->block_start = end;
+    ls->block_samples = 0;
+    /* an explosion shows long before the end: atoms overlapping, or (in production) the energy
+     * off its value at the start of production by more than the drift bound, relative to |E| or,
+     * where E is near 0, the kinetic energy 3T/2 */
+    const double upa = s->props.upot_sum / s->n;
+    const double moved =
+        timed ? fabs(total_energy(s) - ls->e_prod[0]) / fmax(fabs(ls->e_prod[0]), 1.5 * p->temp) : 0;
+    if (!(upa <= OVERLAP_U) || !(moved <= p->drift_limit)) {
+        char why[200];
+        if (!(upa <= OVERLAP_U))
+            snprintf(why, sizeof why, "atoms overlap, U/N = %.3g (limit %g): the run exploded (time step, "
+                     "temperature or density too large?)", upa, OVERLAP_U);
+        else
+            snprintf(why, sizeof why, "the energy moved by %.3g (relative), beyond --drift-limit %g", moved,
+                     p->drift_limit);
+        stop_unstable(s, res, why);
+    }
+    ls->block_e = ls->block_t = 0;
+}
+
+/* Energy drift: mean over a window at each end of production (fluctuations average out); its
+ * rms fluctuation, which a symplectic integrator keeps of order dt^2; pressure, temperature and
+ * the median block. */
+static void production_means(const Sim *s, LoopState *ls, RunResult *res)
+{
+    const Params *p = &s->p;
+    const int n = ls->nsamples;
+    const double *e = ls->e_prod;
+    /* windows of a tenth of the samples, at most one block's worth */
+    const int per_block = p->avg_block / p->sample_every > 0 ? p->avg_block / p->sample_every : 1;
+    int win = n / 10 < per_block ? n / 10 : per_block;
+    if (win < 1) win = 1;
+    double mean = 0, var = 0;
+    for (int k = 0; k < win; k++) {
+        res->e_start += e[k] / win;
+        res->e_end += e[n - 1 - k] / win;
+    }
+    for (int k = 0; k < n; k++) mean += e[k] / n;
+    for (int k = 0; k < n; k++) var += (e[k] - mean) * (e[k] - mean) / n;
+    res->drift = (res->e_end - res->e_start) / fabs(res->e_start);
+    res->e_rms = sqrt(var) / fabs(mean);
+    res->pressure = ls->p_sum / n;
+    res->temp = ls->t_sum / n;
+    res->e_samples = n;
+    res->step_median = median(ls->block_wall, ls->nblocks);
+}
+
+/* The run from the state set up: init, step 0, the steps in chunks that end at sample points
+ * (host or device decision), the check, the stage timing, the summary and the CSV row, finish.
+ * Production timing: a timer mark (host clock or CUDA event) at the start of production and at
+ * each block end, nothing inside the steps. The host arrays stay (loop_free). Returns the exit
+ * code. */
+int loop_run(Sim *s, RunResult *out)
+{
+    Variant *const V = (Variant *)s->variant;   /* init may edit it (see loop_setup) */
+    const Params *p = &s->p;
+    if (V->init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", V->name);
+    refuse_verify_without_structure(s);   /* again: init may drop the pairs (gpu-rumd --list none) */
+    if (!p->quiet && V->device_name) printf("# %-14s = %s\n", "device", V->device_name(s));
+
+    const int prod_steps = p->steps - p->equil;
+    LoopState ls = {.nblocks_max = prod_steps / p->avg_block + 2};
+    ls.e_prod = nbr_alloc(sizeof(double) * (prod_steps > 0 ? prod_steps + 1 : 1), "energy samples");
+    ls.block_wall = nbr_alloc(sizeof(double) * ls.nblocks_max, "block timings");
+    RunResult res = {0};
+
+    step_zero(s, &ls, &res);
+    const int device = p->decide == DECIDE_DEVICE;
+    if (device) device_start(s);
+    ls.e_ref = total_energy(s);
     for (int step = 1; step <= p->steps;) {
-        int end = p->steps;   /* the next sample point */
-        const int bounds[] = {(step - 1) / p->sample_every * p->sample_every + p->sample_every,
-                              (step - 1) / p->avg_block * p->avg_block + p->avg_block,
-                              step <= p->equil ? p->equil : p->steps,
-                              step <= p->equil ? (step - 1) / p->rescale_every * p->rescale_every + p->rescale_every
-                                               : p->steps};
-        for (size_t k = 0; k < sizeof bounds / sizeof bounds[0]; k++)
-            if (bounds[k] >= step && bounds[k] < end) end = bounds[k];
+        int end = next_sample_point(p, step);
         if (step == p->equil + 1) {
             s->production = 1;
-            V->timer_mark(s, mark);
-        }
-        /* a look ahead of the sample point where the device will stop for a host rebuild */
-        int look = 0;
-        if (device && V->run_horizon) {
-            const int h = V->run_horizon(s);
-            if (h >= 1 && h <= end - step) { end = step + h - 1; look = 1; }
+            V->timer_mark(s, ls.mark);
         }
         if (device) {
-            const int nsteps = end - step + 1;
-            if (!(V->chunk_run && V->chunk_run(s, nsteps)) && !(p->graph && V->chunk_replay && V->chunk_replay(s, nsteps))) {
-                if (p->graph && V->chunk_begin) V->chunk_begin(s, nsteps);
-                for (int k = step; k <= end; k++) {
-                    s->step = k;
-                    if (!fused || k == step) V->kick_drift(s);   /* fused: the previous leapfrog drifted */
-                    V->device_rebuild(s);
-                    s->sums_skip = k < end;
-                    V->forces(s);
-                    s->sums_skip = 0;
-                    if (fused) {
-                        V->leapfrog(s, k < end);   /* no drift past the sample point */
-                    } else {
-                        V->kick(s);
-                        V->device_decide(s);
-                    }
-                }
-                if (p->graph && V->chunk_end) V->chunk_end(s, nsteps);
-            }
-            s->step = end;
-            const int back = V->sample(s);   /* props and stats; or the step to replay from */
-            if (back >= 0) {
-                step = back + 1;
-                continue;
-            }
-            stop_if_not_finite(s, &res);
-            stop_if_interrupted(s);   /* a device-decided run: at its sample points */
-            if (look) {   /* not a sample point: no statistics */
-                step = end + 1;
-                continue;
-            }
-            if (!s->production) { rescale_acc += s->props.ukin_sum; rescale_n++; }
+            /* a look ahead of the sample point where the device will stop for a host rebuild */
+            int look = 0;
+            const int h = V->run_horizon ? V->run_horizon(s) : 0;
+            if (h >= 1 && h <= end - step) { end = step + h - 1; look = 1; }
+            const int next = chunk_device(s, &ls, &res, step, end, look);
+            if (next) { step = next; continue; }
         } else {
-            for (int k = step; k <= end; k++) {
-                stop_if_interrupted(s);   /* s->step steps done */
-                s->step = k;
-                s->stepping = 1;   /* until the loop ends: a stage polling stops within step k */
-                V->kick_drift(s);
-                if (s->rebuild_due) rebuild(s, &ls);
-                V->forces(s);
-                V->kick(s);
-                V->props(s);
-                stop_if_not_finite(s, &res);
-                if (rebuild_after_step(&s->disp_acc, s->props.vv_max, p->dt, p->rebuild_frac * p->delta)) {
-                    s->rebuild_due = 1;
-                    /* the forces of this step were the stale structure's last use */
-                    if (p->verify_lists) {
-                        s->production = 0;   /* not part of the run's timing */
-                        ls.verified += verify_lists(s, ls.built_at);
-                        s->production = k > p->equil;
-                    }
-                }
-                if (!s->production) { rescale_acc += s->props.ukin_sum; rescale_n++; }
-            }
+            chunk_host(s, &ls, &res, step, end);
         }
         step = end + 1;
-
-        /* the sample point `end` */
-        stop_if_energy_moved(s, &res, e_ref, e_ref_step);
-        if (!s->production) {
-            if (end % p->rescale_every == 0 && rescale_n > 0) {
-                double target = 3 * p->temp * (s->n - 1);
-                const double f = sqrt(target / (rescale_acc / rescale_n));
-                V->rescale(s, f);
-                e_ref = (0.5 * f * f * s->props.ukin_sum + s->props.upot_sum) / s->n;
-                e_ref_step = end;
-                rescales++;
-                rescale_acc = 0;
-                rescale_n = 0;
-            }
-        } else {
-            e_prod[nsamples++] = total_energy(s);
-            p_sum += pressure(s);
-            t_sum += kinetic_temp(s);
-        }
-        block_e += total_energy(s);
-        block_t += s->props.ukin_sum / (3.0 * s->n);
-        block_samples++;
-        if (end % p->avg_block == 0 || end == p->steps) {
-            const int timed = end > p->equil ? end - (block_start > p->equil ? block_start : p->equil) : 0;
-            double block_us = 0;  /* us per atom-step of this block's timed steps */
-            if (timed > 0) {
-                V->timer_mark(s, mark ^ 1);
-                const double secs = V->timer_seconds(s, mark, mark ^ 1), per_step = secs / timed;
-                mark ^= 1;
-                res.wall += secs;
-                if (nblocks < nblocks_max) block_wall[nblocks++] = per_step;
-                block_us = per_step / s->n * 1e6;
-            }
-            /* block means over the block's sample points */
-            end_block(s, ++block, end - block_start, timed, block_e / block_samples, block_t / block_samples,
-                      block_us);
-            block_start = end;
-            block_samples = 0;
-            /* an explosion shows long before the end: atoms overlapping, or (in production)
-             * the energy off its value at the start of production by more than the drift
-             * bound, relative to |E| or, where E is near 0, the kinetic energy 3T/2 */
-            const double upa = s->props.upot_sum / s->n;
-            const double moved = timed ? fabs(total_energy(s) - e_prod[0]) / fmax(fabs(e_prod[0]), 1.5 * p->temp) : 0;
-            if (!(upa <= OVERLAP_U) || !(moved <= p->drift_limit)) {
-                char why[200];
-                if (!(upa <= OVERLAP_U))
-                    snprintf(why, sizeof why, "atoms overlap, U/N = %.3g (limit %g): the run exploded (time step, "
-                             "temperature or density too large?)", upa, OVERLAP_U);
-                else
-                    snprintf(why, sizeof why, "the energy moved by %.3g (relative), beyond --drift-limit %g",
-                             moved, p->drift_limit);
-                stop_unstable(s, &res, why);
-            }
-            block_e = block_t = 0;
-        }
+        sample_point(s, &ls, &res, end);
     }
     s->stepping = 0;   /* every step done */
     stop_if_interrupted(s);
-    res.nblocks = nblocks;
+    res.nblocks = ls.nblocks;
     res.verified = ls.verified;
-
-    /* Energy drift: mean over a window at each end of production (fluctuations average out);
-     * its rms fluctuation, which a symplectic integrator keeps of order dt^2. */
-    if (prod_steps > 0 && nsamples > 0) {
-        /* windows of a tenth of the samples, at most one block's worth */
-        const int per_block = p->avg_block / p->sample_every > 0 ? p->avg_block / p->sample_every : 1;
-        int win = nsamples / 10 < per_block ? nsamples / 10 : per_block;
-        if (win < 1) win = 1;
-        double mean = 0, var = 0;
-        for (int k = 0; k < win; k++) {
-            res.e_start += e_prod[k] / win;
-            res.e_end += e_prod[nsamples - 1 - k] / win;
-        }
-        for (int k = 0; k < nsamples; k++) mean += e_prod[k] / nsamples;
-        for (int k = 0; k < nsamples; k++) var += (e_prod[k] - mean) * (e_prod[k] - mean) / nsamples;
-        res.drift = (res.e_end - res.e_start) / fabs(res.e_start);
-        res.e_rms = sqrt(var) / fabs(mean);
-        res.pressure = p_sum / nsamples;
-        res.temp = t_sum / nsamples;
-        res.e_samples = nsamples;
-        res.step_median = median(block_wall, nblocks);
-    }
+    if (prod_steps > 0 && ls.nsamples > 0) production_means(s, &ls, &res);
     /* the bound on the drift, relative to |E| or, where E is near 0, to 3T/2 */
     res.unstable = prod_steps > 0 &&
                    !(fabs(res.e_end - res.e_start) / fmax(fabs(res.e_start), 1.5 * p->temp) <= p->drift_limit);
@@ -545,7 +594,7 @@ int loop_run(Sim *s, RunResult *out)
      * (TEMP_FLOOR); without a rescaling (--equil 0, lammps-lj, --rescale-every beyond --equil)
      * there is no target. */
     const double t_tol = fmax(TEMP_FLUCT * sqrt(2.0 / (3.0 * s->n)), TEMP_FLOOR);
-    const int wrong_temp = !res.unstable && rescales > 0 && nsamples > 0 && p->temp > 0 &&
+    const int wrong_temp = !res.unstable && ls.rescales > 0 && ls.nsamples > 0 && p->temp > 0 &&
                            !(fabs(res.temp - p->temp) <= t_tol * p->temp);
     int status = 0;
     if (p->check && !s->trial) status = check_run(s, res.unstable);
@@ -564,8 +613,8 @@ int loop_run(Sim *s, RunResult *out)
     report_csv(s, &res, res.unstable ? "unstable" : wrong_temp ? "wrong-temp" : status ? "check-failed"
                         : prod_steps > 0 ? "ok" : "untimed");
     if (V->finish) V->finish(s);
-    free(e_prod);
-    free(block_wall);
+    free(ls.e_prod);
+    free(ls.block_wall);
     *out = res;
     return res.unstable || wrong_temp ? EXIT_UNSTABLE : status ? EXIT_INTERNAL : 0;
 }
