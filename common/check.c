@@ -185,7 +185,7 @@ int check_run(Sim *s, int unstable)
     printf("check virial: W = %.12g, reference %.12g, error %.3g relative to sum |r.f| (beyond the borderline "
            "pairs' share), tolerance %.1g: %s\n",
            s->props.virial_sum, ref.virial, verr, TOL_TOTAL, !(verr <= TOL_TOTAL) ? "FAIL" : "ok");
-    if (v->for_each_pair) fail |= check_pairs(s);
+    if (sim_stores_pairs(s)) fail |= check_pairs(s);
     printf("check %s: %s\n", v->name, fail ? "FAIL" : "PASS");
     reference_free(&ref);
     return fail;
@@ -199,7 +199,7 @@ int check_run(Sim *s, int unstable)
 int verify_lists(Sim *s, int built_at)
 {
     const Variant *v = s->variant;
-    if (!v->for_each_pair || v->pair_cutoff < 0) return 0;   /* nothing kept between builds */
+    if (!sim_stores_pairs(s) || v->pair_cutoff < 0) return 0;   /* nothing kept between builds */
     if (v->download) v->download(s);
     const int n = s->n;
     const double L = s->L, rc = s->p.rc, inside = rc - rounding_band(s);

@@ -244,11 +244,11 @@ static void stop_if_not_finite(Sim *s, RunResult *res)
 
 /* --verify-lists checks the structure a rebuild leaves for the steps after it; a program that
  * keeps none (no build, or no stored pairs to enumerate) would check nothing and pass. */
-static int keeps_structure(const Variant *v) { return v->build && v->for_each_pair; }
+static int keeps_structure(const Sim *s) { return s->variant->build && sim_stores_pairs(s); }
 
 static void refuse_verify_without_structure(const Sim *s)
 {
-    if (s->p.verify_lists && !keeps_structure(s->variant))
+    if (s->p.verify_lists && !keeps_structure(s))
         nbr_fail(EXIT_INPUT, "%s: --verify-lists checks the neighbour structure a rebuild keeps for later steps; "
                              "this run keeps none (%s), so there is nothing to verify",
                  s->variant->name, s->variant->build ? "no stored pairs" : "its pairs are found every step");
@@ -268,7 +268,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
 {
     Sim *s = calloc(1, sizeof *s);
     if (!s) nbr_fail(EXIT_CAPACITY, "%s: cannot allocate the simulation state", variant->name);
-    /* the run's own copy: a variant's init may edit its table (gpu-rumd --list none: no pairs) */
+    /* the run's own copy, with the host's clock where the program brings none; fixed from here on */
     Variant *vp = nbr_alloc(sizeof *vp, "the variant table");
     *vp = *variant;
     require_stages(vp);
@@ -286,7 +286,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     if (p->print_config) {
         params_print_plain(p, v.knobs);
         printf("variant=%s\nprecision=%s\ngit_rev=%s\nn=%d\nL=%.10g\nr_n=%.10g\nkeeps_structure=%d\n", v.name,
-               NBR_PRECISION, nbr_git_rev(), s->n, (double)s->L, (double)s->rn, keeps_structure(&v));
+               NBR_PRECISION, nbr_git_rev(), s->n, (double)s->L, (double)s->rn, keeps_structure(s));
         loop_free(s);
         return NULL;
     }
@@ -547,10 +547,9 @@ static void production_means(const Sim *s, LoopState *ls, RunResult *res)
  * code. */
 int loop_run(Sim *s, RunResult *out)
 {
-    Variant *const V = (Variant *)s->variant;   /* init may edit it (see loop_setup) */
+    const Variant *const V = s->variant;
     const Params *p = &s->p;
     if (V->init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", V->name);
-    refuse_verify_without_structure(s);   /* again: init may drop the pairs (gpu-rumd --list none) */
     if (!p->quiet && V->device_name) printf("# %-14s = %s\n", "device", V->device_name(s));
 
     const int prod_steps = p->steps - p->equil;

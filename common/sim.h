@@ -179,6 +179,10 @@ typedef struct Variant {
     void (*row_pairs)(Sim *s, void (*put)(void *ctx, const char *name, const char *value), void *ctx);
 } Variant;
 
+/* The run keeps pairs that for_each_pair enumerates: a program that stores some, and a run
+ * that asks for a list (--list none stores none: gpu-rumd's all-pairs forces). */
+static inline int sim_stores_pairs(const Sim *s) { return s->variant->for_each_pair && s->p.list_method != LIST_NONE; }
+
 /* The whole program of a variant: parse flags, build the initial state, run the paper's
  * loop, validate if asked, print the summary and append the CSV row. Returns the exit code. */
 int nbr_main(int argc, char **argv, const Variant *v);

@@ -21,7 +21,8 @@
 
 #include <string.h>
 
-static OnchipState oc;   /* one simulation per process (the autotuner's trials one after another) */
+/* The component's state, the program's own (GpuSim's prog): made by init, gone at finish. */
+static OnchipState *oc_of(Sim *s) { return (OnchipState *)gpu_of(s)->prog; }
 
 static int init(Sim *s)
 {
@@ -30,8 +31,9 @@ static int init(Sim *s)
     /* the shared device loop's companions do not apply: no layers, no reordering */
     s->p.layers = WHERE_DEVICE;
     s->p.reorder = 0;
-    memset(&oc, 0, sizeof oc);
     gpu_init_opts(s, 0);
+    OnchipState &oc = *new OnchipState();
+    gpu_of(s)->prog = &oc;
     oc.tier_flag = s->p.tier;
     oc.cluster_flag = s->p.cluster;
     const int tp = s->p.tp;
@@ -58,26 +60,31 @@ static void preflight(const Sim *s)
 
 static void finish(Sim *s)
 {
-    onchip_free(s, &oc);
+    GpuSim *g = gpu_of(s);
+    if (g && g->prog) {
+        onchip_free(s, oc_of(s));
+        delete oc_of(s);
+        g->prog = nullptr;
+    }
     gpu_finish(s);
 }
 
-static void build(Sim *s) { onchip_build(s, &oc); }
-static void forces(Sim *s) { onchip_forces(s, &oc); }
-static void for_each_pair(Sim *s, PairFn fn, void *arg) { onchip_for_each_pair(s, &oc, fn, arg); }
+static void build(Sim *s) { onchip_build(s, oc_of(s)); }
+static void forces(Sim *s) { onchip_forces(s, oc_of(s)); }
+static void for_each_pair(Sim *s, PairFn fn, void *arg) { onchip_for_each_pair(s, oc_of(s), fn, arg); }
 
 /* ---- the device loop: one launch per chunk ---- */
 
-static void device_begin(Sim *s) { onchip_device_begin(s, &oc); }
+static void device_begin(Sim *s) { onchip_device_begin(s, oc_of(s)); }
 
 static int chunk_run(Sim *s, int nsteps)
 {
-    onchip_chunk_launch(s, &oc, onchip_chunk_args(s, &oc, nsteps));
+    onchip_chunk_launch(s, oc_of(s), onchip_chunk_args(s, oc_of(s), nsteps));
     gpu_of(s)->v_parts_valid = 0;
     return 1;
 }
 
-static int sample(Sim *s) { return onchip_sample(s, &oc); }
+static int sample(Sim *s) { return onchip_sample(s, oc_of(s)); }
 
 /* never called: chunk_run takes every chunk */
 static void no_stage(Sim *s) { nbr_fail(EXIT_INTERNAL, "%s: internal: a per-step device stage was called", s->variant->name); }

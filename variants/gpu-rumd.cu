@@ -15,17 +15,20 @@
 
 #include <string.h>
 
-/* One simulation per process: the variant's own state beside GpuSim. */
-static struct {
+/* The program's own state, beside GpuSim (its prog): made by init, gone at finish. */
+struct RumdProgram {
     int method;               /* LIST_NONE / LIST_N2 / LIST_SORT, resolved */
     TpLayout lay;             /* force kernel and n2 build */
     SortCells cells;          /* the sort's cells (any method may sort) */
     int force_blocks, force_group;   /* blocks of p_b particles; of them per partial of the per-atom launch */
-} R;
+};
+
+static RumdProgram &prog_of(Sim *s) { return *(RumdProgram *)gpu_of(s)->prog; }
 
 /* The block sums land in the per-atom launch's partials, R.force_group force blocks to one. */
 static void rumd_forces(Sim *s)
 {
+    RumdProgram &R = prog_of(s);
     GpuSim *g = gpu_of(s);
     PairForceArgs A = pair_force_args(s, g);
     A.lay = R.lay;
@@ -37,6 +40,7 @@ static void rumd_forces(Sim *s)
 
 static void sort_atoms(Sim *s, GpuSim *g, const int *gate, int bounds)
 {
+    RumdProgram &R = prog_of(s);
     sort_cells_sort(&R.cells, g->r, g->r_alt, g->v, g->v_alt, s->n, gate, bounds, g->threads, g->stream);
     g->v_parts_valid = 0;
 }
@@ -44,6 +48,7 @@ static void sort_atoms(Sim *s, GpuSim *g, const int *gate, int bounds)
 /* The list kernel of the method (none has none), gated or not. */
 static void launch_list(Sim *s, GpuSim *g, const int *gate)
 {
+    RumdProgram &R = prog_of(s);
     const real rn2 = s->rn * s->rn;
     const ListTarget W = gpu_list_target(g);
     if (R.method == LIST_N2)
@@ -56,6 +61,7 @@ static void launch_list(Sim *s, GpuSim *g, const int *gate)
 static void launch_host(Sim *s, GpuSim *g) { launch_list(s, g, nullptr); }
 static void rumd_build(Sim *s)
 {
+    RumdProgram &R = prog_of(s);
     if (R.method == LIST_SORT) sort_atoms(s, gpu_of(s), nullptr, 1);
     gpu_build_list(s, R.method == LIST_NONE ? nullptr : launch_host);
 }
@@ -63,6 +69,7 @@ static void rumd_build(Sim *s)
 /* The loop's reordering (every --sort-every steps, lists n2 and none; sort sorts in its build). */
 static int rumd_reorder(Sim *s)
 {
+    RumdProgram &R = prog_of(s);
     if (R.method != LIST_SORT) sort_atoms(s, gpu_of(s), nullptr, 0);
     return R.method != LIST_SORT;
 }
@@ -71,6 +78,7 @@ static int rumd_reorder(Sim *s)
  * reordering decision for n2 and none; reorder_now implies due), then the list, gated. */
 static void rumd_rebuild_kernels(Sim *s, GpuSim *g)
 {
+    RumdProgram &R = prog_of(s);
     if (R.method == LIST_SORT) sort_atoms(s, g, &g->ctrl->due, 1);
     else if (s->p.reorder > 0) sort_atoms(s, g, &g->ctrl->reorder_now, 0);
     if (R.method != LIST_NONE) launch_list(s, g, &g->ctrl->due);
@@ -90,11 +98,14 @@ static int rumd_init(Sim *s)
                              "use --list n2 or raise --ne", s->variant->name, 0.5 * s->rn, s->L);
     if (p->pb == 0) p->pb = d.pb;
     if (p->tp == 0) p->tp = d.tp;
-    R.method = p->list_method;
-    p->reorder = R.method == LIST_SORT ? 0 : p->sort_every;   /* the sort method sorts in its build */
+    const int method = p->list_method;
+    p->reorder = method == LIST_SORT ? 0 : p->sort_every;   /* the sort method sorts in its build */
     p->layers = p->reorder_at = WHERE_DEVICE;   /* no layers; the shared device decision checks these */
     const int rc = gpu_init_opts(s, 0);         /* no cells of edge r_n: boxes under 3 r_n are fine */
     GpuSim *g = gpu_of(s);
+    g->prog = new RumdProgram();
+    RumdProgram &R = prog_of(s);
+    R.method = method;
     R.lay = tp_layout(p->tp, p->pb, s->variant->name);
     R.force_blocks = blocks_for(s->n, R.lay.ppb);
     if (R.lay.tp == 1) R.lay.threads = R.lay.ppb;   /* one thread per particle */
@@ -104,8 +115,6 @@ static int rumd_init(Sim *s)
     const int sorts = sort_cells_init(&R.cells, g, s->n, s->L, s->rn, R.method == LIST_SORT, s->variant->name);
     if (!sorts) p->reorder = 0;   /* no room for the sort's cells: lists n2 / none never sort */
     s->stats.cells_per_axis = sorts ? R.cells.grid.G : 0;
-    /* no list to enumerate with --list none; set at every init (the autotuner's trials) */
-    ((Variant *)s->variant)->for_each_pair = R.method == LIST_NONE ? NULL : gpu_for_each_pair;
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     s->stats.bytes = g->bytes;
     if (!p->quiet)
@@ -117,14 +126,19 @@ static int rumd_init(Sim *s)
 
 static void rumd_finish(Sim *s)
 {
-    if (gpu_of(s)) sort_cells_free(&R.cells, gpu_of(s));
-    memset(&R, 0, sizeof R);
+    GpuSim *g = gpu_of(s);
+    if (g && g->prog) {
+        sort_cells_free(&prog_of(s).cells, g);
+        delete &prog_of(s);
+        g->prog = nullptr;
+    }
     gpu_finish(s);
 }
 
 /* GB/s of the kernel-level timing: the list and the sort move their own bytes (rumd_lists.cuh) */
 static double rumd_stage_bytes(Sim *s, Stage st)
 {
+    RumdProgram &R = prog_of(s);
     const double n = s->n, nc = R.cells.grid.ncells;
     if (st == STAGE_LIST) return rumd_list_bytes(R.method, n, s->stats.nbr_entries, nc);
     if (st == STAGE_REORDER) return R.method == LIST_SORT ? 0 : sort_cells_bytes(n, nc);
