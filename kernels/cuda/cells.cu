@@ -22,16 +22,10 @@
 
 #include "../cpu/layers.h"
 
-__device__ __forceinline__ int cell_of_position(const real4 &r, const CellGrid &grid)
-{
-    return cell_index(cell_coord(r.x, grid.L, grid.inv_w, grid.G), cell_coord(r.y, grid.L, grid.inv_w, grid.G),
-                      cell_coord(r.z, grid.L, grid.inv_w, grid.G), grid.G);
-}
-
 __global__ void assign_cells_kernel(const real4 *r, int n, CellGrid grid, int *cell_of)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) cell_of[i] = cell_of_position(r[i], grid);
+    if (i < n) cell_of[i] = cell_of_position(r[i], grid.L, grid.inv_w, grid.G);
 }
 
 /* gate (device decision): run only if *gate (uniform over the grid, so no block is split). */
@@ -43,12 +37,10 @@ __global__ void assign_cells_layers_kernel(const real4 *r, int n, CellGrid grid,
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     int occupancy = 0;
     if (i < n) {
-        const int c = cell_of_position(r[i], grid);
-        const int l = atomicAdd(&cell_count[c], 1);
+        const int c = cell_of_position(r[i], grid.L, grid.inv_w, grid.G);
+        occupancy = cell_bin(i, c, cell_count, H, layer_cap);
         cell_of[i] = c;
-        layer_of[i] = l;
-        if (l < layer_cap) H[(size_t)c * layer_cap + l] = i;
-        occupancy = l + 1;
+        layer_of[i] = occupancy - 1;
     }
     const int most = block_reduce(occupancy, MaxOp(), 0);
     if (threadIdx.x == 0) atomicMax(&status->layers_needed, most);

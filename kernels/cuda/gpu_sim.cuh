@@ -253,6 +253,25 @@ void dispatch_potential(int kind, F f)
     else f(std::integral_constant<int, POT_LJ_COULSF>{});
 }
 
+/* The cell bins of every GPU program, written once: an atom's cell by kernels/cells.h's grid
+ * arithmetic (G cells of 1 / inv_w per axis, x in [-L/2, L/2)), and its slot in a cell-major
+ * table, cell c's atoms at slot[c * cap + k], templated on the index width: gpu-layer's H of
+ * 32-bit atoms, gpu-onchip's 16-bit rows kept on chip. */
+__device__ __forceinline__ int cell_of_position(const real4 &r, real L, real inv_w, int G)
+{
+    return cell_index(cell_coord(r.x, L, inv_w, G), cell_coord(r.y, L, inv_w, G), cell_coord(r.z, L, inv_w, G), G);
+}
+
+/* Atom i into cell c (counts zeroed before): the cell's occupancy with it; over cap the slot is
+ * not stored (the caller's capacity grows and the build is redone). */
+template <typename Idx>
+__device__ __forceinline__ int cell_bin(int i, int c, int *count, Idx *slot, int cap)
+{
+    const int k = atomicAdd(&count[c], 1);
+    if (k < cap) slot[(size_t)c * cap + k] = (Idx)i;
+    return k + 1;
+}
+
 /* Coordinate of a periodic image of a neighbour cell: cell c + d wrapped into [0, G), and
  * the shift (0 or +-L) that brings the neighbour's atoms next to the home cell, applied to
  * the home atom instead (r_i - shift) so that each candidate costs three subtractions. */

@@ -97,30 +97,22 @@ struct OnchipCells {
     onchip_idx *slot;   /* cell c's atoms at slot[c * cap + k], k < min(count[c], cap) */
 };
 
-/* The cell of a position on one axis (wrapped here: the host path builds from unwrapped ones;
- * Wrapped: x is already in [-L/2, L/2), where the wrap would change nothing). */
+/* The cell of a position on one axis, the grid's (gpu_sim.cuh's cell_of_position), wrapped here:
+ * the host path builds from unwrapped ones; Wrapped: x is already in [-L/2, L/2). */
 template <bool Wrapped = false>
 __device__ __forceinline__ int oc_cell_axis(real x, real L, const OnchipCells &g)
 {
-    const int c = (int)(((Wrapped ? x : pbc_wrap(x, L)) + (real)0.5 * L) * g.inv_h);
-    return min(max(c, 0), g.m - 1);
-}
-template <bool Wrapped = false>
-__device__ __forceinline__ int oc_cell_of(const real4 &r, real L, const OnchipCells &g)
-{
-    return (oc_cell_axis<Wrapped>(r.z, L, g) * g.m + oc_cell_axis<Wrapped>(r.y, L, g)) * g.m +
-           oc_cell_axis<Wrapped>(r.x, L, g);
+    return cell_coord(Wrapped ? x : pbc_wrap(x, L), L, g.inv_h, g.m);
 }
 
-/* Atom i into its cell (one thread per atom, counts zeroed before): returns the cell's occupancy
- * with it, over g.cap when the cell overflowed (that slot is not stored). */
+/* Atom i into its cell (one thread per atom, counts zeroed before): the shared cell_bin on 16-bit
+ * slots; returns the cell's occupancy with it, over g.cap when the cell overflowed. */
 template <bool Wrapped = false>
 __device__ __forceinline__ int onchip_cells_bin(int i, const real4 &ri, real L, const OnchipCells &g)
 {
-    const int c = oc_cell_of<Wrapped>(ri, L, g);
-    const int k = atomicAdd(&g.count[c], 1);
-    if (k < g.cap) g.slot[(size_t)c * g.cap + k] = (onchip_idx)i;
-    return k + 1;
+    const int c = cell_index(oc_cell_axis<Wrapped>(ri.x, L, g), oc_cell_axis<Wrapped>(ri.y, L, g),
+                             oc_cell_axis<Wrapped>(ri.z, L, g), g.m);
+    return cell_bin(i, c, g.count, g.slot, g.cap);
 }
 
 /* A rebuild's wrap of atom i in the positions r, and with cells its bin: the occupancy it saw
