@@ -6,7 +6,7 @@
 #   cores, git_rev, timestamp (UTC, start), rc
 # Items (default: all but make-test):
 #   make-run        make run                        (a fresh clone: the CPU programs' build too)
-#   make-test       make test                       (about 17 minutes on 2 cores)
+#   make-test       make test                       (about 22 minutes on 2 cores)
 #   tour            make tour                       (after make run's build)
 #   gate            runs/compare.sh --gate --no-plot HEAD^1 HEAD   (CI's gate: two builds, 12 pairs)
 #   table2-quick    runs/table2.sh --quick
