@@ -157,7 +157,7 @@ struct GpuSim {
     int built;                       /* a build has completed: H and l_i describe the atoms */
     WBuilder builder;                /* the variant's, from its last build */
     int w_launches;                  /* W kernel launches, grows included */
-    void *prog;                      /* the program's own state (gpu-cluster's list), not file statics */
+    void *prog;                      /* the program's own state (gpu-rumd, gpu-onchip, gpu-cluster), made by init */
 };
 
 static inline GpuSim *gpu_of(Sim *s) { return (GpuSim *)s->ctx; }
