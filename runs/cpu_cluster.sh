@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # runs/cpu_cluster.sh [--print-plan] - cpu-cluster at each SIMD level this CPU has, beside
-# cpu-grouped and cpu-pairlist, one core, lammps-lj (LAMMPS's in.lj) at several N, interleaved:
-# for each N every program in turn, REPS rounds. Appends to results/<machine>/cpu_cluster.csv
-# and prints us/atom-step per program and N with cpu-cluster's ratio to cpu-grouped (issue 37's
-# CPU target: at most 0.5 at N >= 32 768) and its row columns (shape, fill, pair_eff, list_bpa).
+# cpu-grouped and cpu-pairlist, one core, lammps-lj (LAMMPS's in.lj; --systems adds Rapaport's
+# sp and lj) at several N, interleaved: for each N every program in turn, REPS rounds. Appends to
+# results/<machine>/cpu_cluster.csv and prints us/atom-step per program and N with cpu-cluster's
+# ratio to cpu-grouped (issue 37's CPU target: at most 0.5 at N >= 32 768) and its row columns
+# (shape, fill, pair_eff, list_bpa).
 # Each point runs about ATOM_STEPS atom-steps (steps = ATOM_STEPS / N, at least MIN_STEPS), no
 # stage replays. Duration: the default plan (N = 4 000 .. 256 000; cpu-grouped, cpu-pairlist and
 # cpu-cluster scalar + AVX2) took 2.4 min on the 2-core AMD EPYC at load 3.5; a quiet core with
@@ -15,7 +16,9 @@ cd "$(dirname "$0")/.."
 settings_begin "runs/cpu_cluster.sh [--print-plan] [settings]" "cpu-cluster per SIMD level beside cpu-grouped, cpu-pairlist -> cpu_cluster.csv"
 setting_switch print_plan "print the points and exit"
 setting OUT_DIR "" "where the CSV goes (default results/<machine>)"
-setting NES "10 20 30 40" "fcc cells per edge (N = 4 ne^3: 4 000, 32 000, 108 000, 256 000)"
+setting SYSTEMS "lammps-lj" "systems (also sp, lj: Rapaport's, on the sc lattice)"
+setting NES "10 20 30 40" "lammps-lj's fcc cells per edge (N = 4 ne^3: 4 000, 32 000, 108 000, 256 000)"
+setting NES_SC "32 48 64" "sp's and lj's sc cells per edge (N = ne^3: 32 768, 110 592, 262 144)"
 setting ATOM_STEPS 10000000 "atom-steps per point (steps = this / N)"
 setting MIN_STEPS 40 "fewest steps a point runs"
 setting PRECISIONS float "precisions"
@@ -40,22 +43,38 @@ for l in $LEVELS; do if has "$l"; then levels+=("$l"); else echo "  this CPU lac
 # program specs: name[:level]
 specs=(cpu-grouped cpu-pairlist)
 for l in "${levels[@]}"; do specs+=("cpu-cluster:$l"); done
+for sys in $SYSTEMS; do
+    case $sys in lammps-lj | sp | lj) ;; *) echo "cpu_cluster.sh: --systems: '$sys' is not lammps-lj, sp or lj" >&2; exit 2 ;; esac
+done
+nes_of() { if [ "$1" = lammps-lj ]; then echo $NES; else echo $NES_SC; fi; }
+natoms() { if [ "$1" = lammps-lj ]; then echo $((4 * $2 * $2 * $2)); else echo $(($2 * $2 * $2)); fi; }
 n_points=0
-for prec in $PRECISIONS; do n_points=$((n_points + REPS * $(echo $NES | wc -w) * ${#specs[@]})); done
+for prec in $PRECISIONS; do
+    for sys in $SYSTEMS; do n_points=$((n_points + REPS * $(nes_of "$sys" | wc -w) * ${#specs[@]})); done
+done
 [ $plan = 1 ] || progress_start "$n_points"
-tag_of() { local v=${1%%:*} l=${1#*:}; [ "$l" = "$1" ] && l=; echo "cc-$v${l:+-$l}-$2-ne$3-r$4"; }
+# lammps-lj's tags name no system (the rows before --systems)
+tag_of() {
+    local v=${1%%:*} l=${1#*:} s=$5
+    [ "$l" = "$1" ] && l=
+    [ "$s" = lammps-lj ] && s= || s=$s-
+    echo "cc-$s$v${l:+-$l}-$2-ne$3-r$4"
+}
 for prec in $PRECISIONS; do
     for rep in $(seq 1 "$REPS"); do
-        for ne in $NES; do
-            n=$((4 * ne * ne * ne))
-            steps=$((ATOM_STEPS / n)); [ $steps -lt "$MIN_STEPS" ] && steps=$MIN_STEPS
-            for spec in "${specs[@]}"; do
-                v=${spec%%:*}
-                cmd=("$BUILD/$prec/$v" --system lammps-lj --ne "$ne" --steps "$steps" --stage-reps 0)
-                [ "$v" = cpu-cluster ] && cmd+=(--simd "${spec#*:}")
-                tag=$(tag_of "$spec" "$prec" "$ne" "$rep")
-                if [ $plan = 1 ]; then echo "$tag	${cmd[*]}"; continue; fi
-                run_point "$csv" "$tag" -- "${cmd[@]}" || echo "  FAILED: $tag" >&2
+        for sys in $SYSTEMS; do
+            for ne in $(nes_of "$sys"); do
+                n=$(natoms "$sys" "$ne")
+                steps=$((ATOM_STEPS / n)); [ $steps -lt "$MIN_STEPS" ] && steps=$MIN_STEPS
+                for spec in "${specs[@]}"; do
+                    v=${spec%%:*}
+                    # sp and lj from their lattice without rescaling (in.lj's preset has none either)
+                    cmd=("$BUILD/$prec/$v" --system "$sys" --ne "$ne" --steps "$steps" --equil 0 --stage-reps 0)
+                    [ "$v" = cpu-cluster ] && cmd+=(--simd "${spec#*:}")
+                    tag=$(tag_of "$spec" "$prec" "$ne" "$rep" "$sys")
+                    if [ $plan = 1 ]; then echo "$tag	${cmd[*]}"; continue; fi
+                    run_point "$csv" "$tag" -- "${cmd[@]}" || echo "  FAILED: $tag" >&2
+                done
             done
         done
     done
@@ -64,10 +83,12 @@ done
 
 # the table: us/atom-step (the mean over REPS) and cpu-cluster's ratio to cpu-grouped
 for prec in $PRECISIONS; do
-    printf '\n%s lammps-lj %s, one core, us/atom-step (mean of %s round(s)); cluster/grouped in brackets:\n' \
-        "$(machine_name)" "$prec" "$REPS"
+  for sys in $SYSTEMS; do
+    NES=$(nes_of "$sys")
+    printf '\n%s %s %s, one core, us/atom-step (mean of %s round(s)); cluster/grouped in brackets:\n' \
+        "$(machine_name)" "$sys" "$prec" "$REPS"
     printf '  %-22s' program
-    for ne in $NES; do printf ' %16s' "N=$((4 * ne * ne * ne))"; done
+    for ne in $NES; do printf ' %16s' "N=$(natoms "$sys" "$ne")"; done
     printf '   %s\n' "cpu-cluster's row at the largest N"
     for spec in "${specs[@]}"; do
         printf '  %-22s' "${spec/:/ --simd }"
@@ -75,19 +96,20 @@ for prec in $PRECISIONS; do
         for ne in $NES; do
             vals=() g=()
             for rep in $(seq 1 "$REPS"); do
-                x=$(csv_val "$csv" "$(tag_of "$spec" "$prec" "$ne" "$rep")" us_per_atom_step); [ "$x" != - ] && vals+=("$x")
-                y=$(csv_val "$csv" "$(tag_of cpu-grouped "$prec" "$ne" "$rep")" us_per_atom_step); [ "$y" != - ] && g+=("$y")
+                x=$(csv_val "$csv" "$(tag_of "$spec" "$prec" "$ne" "$rep" "$sys")" us_per_atom_step); [ "$x" != - ] && vals+=("$x")
+                y=$(csv_val "$csv" "$(tag_of cpu-grouped "$prec" "$ne" "$rep" "$sys")" us_per_atom_step); [ "$y" != - ] && g+=("$y")
             done
             cell=$(awk -v a="${vals[*]:-}" -v b="${g[*]:-}" -v c="${spec%%:*}" 'BEGIN {
                 na = split(a, x, " "); nb = split(b, y, " "); if (!na) { printf "-"; exit }
                 for (k = 1; k <= na; k++) s += x[k]; for (k = 1; k <= nb; k++) t += y[k]
                 printf "%.4f", s / na; if (c == "cpu-cluster" && nb) printf " (%.2f)", (s / na) / (t / nb) }')
             printf ' %16s' "$cell"
-            last=$(tag_of "$spec" "$prec" "$ne" "$REPS")
+            last=$(tag_of "$spec" "$prec" "$ne" "$REPS" "$sys")
         done
         if [ "${spec%%:*}" = cpu-cluster ]; then
             printf '   %s' "$(for c in shape fill pair_eff list_bpa; do printf '%s=%s ' $c "$(csv_val "$csv" "$last" $c)"; done)"
         fi
         printf '\n'
     done
+  done
 done

@@ -11,8 +11,8 @@
 #   cpu-cluster-plant-*   a test build with one fault (Makefile test-cpu-cluster-plant-K): a
 #                         cluster pair skipped, a wrong shift, a wrong mask bit, a padded atom
 #                         counted; the row says check-failed or unstable, the program's ok
-#   cpu-cluster-driver    runs/cpu_cluster.sh's quick form: a row with status ok for every
-#                         program and level this CPU has, and the table's ratio column
+#   cpu-cluster-driver    runs/cpu_cluster.sh's quick form, lammps-lj and sp: a row with status
+#                         ok for every program, level and system, and the table's ratio column
 _t58_dir=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t58.XXXXXX")
 _t58_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 _t58_has() {   # the CPU's own word (/proc/cpuinfo), not the program's, on what it has
@@ -91,13 +91,15 @@ done
 _t58_driver() {
     local d=$_t58_dir/drv n
     ALLOW_DIRTY=1 REDO=1 runs/cpu_cluster.sh --out-dir "$d" --nes 6 --atom-steps 20000 --min-steps 20 \
-        >"$d.out" 2>"$d.err" || { cat "$d.err"; return 1; }
+        --systems "lammps-lj sp" --nes-sc 8 >"$d.out" 2>"$d.err" || { cat "$d.err"; return 1; }
     cat "$d.out"
     local want=(cpu-grouped cpu-pairlist cpu-cluster-scalar)
     _t58_has avx2 && want+=(cpu-cluster-avx2)
     _t58_has avx512 && want+=(cpu-cluster-avx512)
     for n in "${want[@]}"; do
         python3 runs/csvq.py has "$d/cpu_cluster.csv" tag="cc-$n-float-ne6-r1" status=ok || { echo "no ok row for $n"; return 1; }
+        python3 runs/csvq.py has "$d/cpu_cluster.csv" tag="cc-sp-$n-float-ne8-r1" status=ok n=512 system=sp ||
+            { echo "no ok sp row for $n"; return 1; }
     done
     grep -Eq 'cpu-cluster --simd scalar +[0-9.]+ \([0-9.]+\)' "$d.out" || { echo "no ratio to cpu-grouped"; return 1; }
 }
