@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # runs/cpu_cluster.sh [--print-plan] - cpu-cluster at each SIMD level this CPU has, beside
 # cpu-grouped and cpu-pairlist, one core, lammps-lj (LAMMPS's in.lj; --systems adds Rapaport's
-# sp and lj) at several N, interleaved: for each N every program in turn, REPS rounds. Appends to
+# sp and lj, where LAMMPS itself joins them in double) at several N, interleaved: for each N every program in turn, REPS rounds. Appends to
 # results/<machine>/cpu_cluster.csv and prints us/atom-step per program and N with cpu-cluster's
 # ratio to cpu-grouped (issue 37's CPU target: at most 0.5 at N >= 32 768) and its row columns
 # (shape, fill, pair_eff, list_bpa).
@@ -24,6 +24,7 @@ setting MIN_STEPS 40 "fewest steps a point runs"
 setting PRECISIONS float "precisions"
 setting LEVELS "scalar avx2 avx512" "cpu-cluster's --simd levels (those this CPU lacks are left out)"
 setting REPS 1 "rounds of the whole interleaved plan"
+setting LAMMPS auto "LAMMPS (runs/lmp_variant.sh) among the programs at sp and lj in double: auto (where lmp is), on, off"
 settings_parse "$@"
 plan=$print_plan
 out=${OUT_DIR:-results/$(machine_name)}
@@ -46,11 +47,23 @@ for l in "${levels[@]}"; do specs+=("cpu-cluster:$l"); done
 for sys in $SYSTEMS; do
     case $sys in lammps-lj | sp | lj) ;; *) echo "cpu_cluster.sh: --systems: '$sys' is not lammps-lj, sp or lj" >&2; exit 2 ;; esac
 done
+case $LAMMPS in
+auto) with_lammps=0; command -v lmp >/dev/null 2>&1 && with_lammps=1 ;;
+on) command -v lmp >/dev/null 2>&1 || { echo "cpu_cluster.sh: --lammps on: no lmp on the PATH" >&2; exit 2; }; with_lammps=1 ;;
+off) with_lammps=0 ;;
+*) echo "cpu_cluster.sh: --lammps '$LAMMPS': auto, on or off" >&2; exit 2 ;;
+esac
+# the programs of a system and precision: LAMMPS (double only) runs in.nbrlab's sp and lj
+specs_of() {
+    echo "${specs[@]}"
+    [ $with_lammps = 1 ] && [ "$1" != lammps-lj ] && [ "$2" = double ] && echo lammps
+    return 0
+}
 nes_of() { if [ "$1" = lammps-lj ]; then echo $NES; else echo $NES_SC; fi; }
 natoms() { if [ "$1" = lammps-lj ]; then echo $((4 * $2 * $2 * $2)); else echo $(($2 * $2 * $2)); fi; }
 n_points=0
 for prec in $PRECISIONS; do
-    for sys in $SYSTEMS; do n_points=$((n_points + REPS * $(nes_of "$sys" | wc -w) * ${#specs[@]})); done
+    for sys in $SYSTEMS; do n_points=$((n_points + REPS * $(nes_of "$sys" | wc -w) * $(specs_of "$sys" "$prec" | wc -w))); done
 done
 [ $plan = 1 ] || progress_start "$n_points"
 # lammps-lj's tags name no system (the rows before --systems)
@@ -66,11 +79,12 @@ for prec in $PRECISIONS; do
             for ne in $(nes_of "$sys"); do
                 n=$(natoms "$sys" "$ne")
                 steps=$((ATOM_STEPS / n)); [ $steps -lt "$MIN_STEPS" ] && steps=$MIN_STEPS
-                for spec in "${specs[@]}"; do
+                for spec in $(specs_of "$sys" "$prec"); do
                     v=${spec%%:*}
                     # sp and lj from their lattice without rescaling (in.lj's preset has none either)
                     cmd=("$BUILD/$prec/$v" --system "$sys" --ne "$ne" --steps "$steps" --equil 0 --stage-reps 0)
                     [ "$v" = cpu-cluster ] && cmd+=(--simd "${spec#*:}")
+                    [ "$v" = lammps ] && cmd=(runs/lmp_variant.sh --system "$sys" --ne "$ne" --steps "$steps" --equil 0)
                     tag=$(tag_of "$spec" "$prec" "$ne" "$rep" "$sys")
                     if [ $plan = 1 ]; then echo "$tag	${cmd[*]}"; continue; fi
                     run_point "$csv" "$tag" -- "${cmd[@]}" || echo "  FAILED: $tag" >&2
@@ -90,7 +104,7 @@ for prec in $PRECISIONS; do
     printf '  %-22s' program
     for ne in $NES; do printf ' %16s' "N=$(natoms "$sys" "$ne")"; done
     printf '   %s\n' "cpu-cluster's row at the largest N"
-    for spec in "${specs[@]}"; do
+    for spec in $(specs_of "$sys" "$prec"); do
         printf '  %-22s' "${spec/:/ --simd }"
         last=
         for ne in $NES; do

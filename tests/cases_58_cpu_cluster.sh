@@ -12,7 +12,8 @@
 #                         cluster pair skipped, a wrong shift, a wrong mask bit, a padded atom
 #                         counted; the row says check-failed or unstable, the program's ok
 #   cpu-cluster-driver    runs/cpu_cluster.sh's quick form, lammps-lj and sp: a row with status
-#                         ok for every program, level and system, and the table's ratio column
+#                         ok for every program, level and system, and the table's ratio column;
+#                         LAMMPS's row beside them in double sp where lmp is
 _t58_dir=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t58.XXXXXX")
 _t58_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 _t58_has() {   # the CPU's own word (/proc/cpuinfo), not the program's, on what it has
@@ -102,6 +103,16 @@ _t58_driver() {
             { echo "no ok sp row for $n"; return 1; }
     done
     grep -Eq 'cpu-cluster --simd scalar +[0-9.]+ \([0-9.]+\)' "$d.out" || { echo "no ratio to cpu-grouped"; return 1; }
+    # double sp: LAMMPS among the programs where lmp is, absent where it is not
+    ALLOW_DIRTY=1 REDO=1 runs/cpu_cluster.sh --out-dir "$d" --atom-steps 20000 --min-steps 20 --systems sp \
+        --nes-sc 8 --precisions double --levels scalar >"$d.out" 2>"$d.err" || { cat "$d.err"; return 1; }
+    if command -v lmp >/dev/null 2>&1; then
+        python3 runs/csvq.py has "$d/cpu_cluster.csv" tag=cc-sp-lammps-double-ne8-r1 status=ok variant=lammps ||
+            { echo "no LAMMPS row"; return 1; }
+        grep -Eq '^  lammps +[0-9.]+' "$d.out" || { echo "no LAMMPS line in the table"; return 1; }
+    else
+        ! grep -q lammps "$d/cpu_cluster.csv" || { echo "a LAMMPS row without lmp"; return 1; }
+    fi
 }
 t_ok cpu-cluster-driver _t58_driver
 rm -rf "$_t58_dir"
