@@ -6,7 +6,9 @@
  *     m_i = sum over j of |f_ij| is the scale rounding works on and m_rms its rms over
  *     atoms: the floor keeps atoms whose forces cancel (on a lattice, all of them) from
  *     turning rounding into a failure, while one missing or wrong pair (|f_ij| ~ m_i/6)
- *     still fails by orders of magnitude. Per-atom energies likewise, floor 0.01 u_rms;
+ *     still fails by orders of magnitude. Per-atom energies likewise, floor 0.01 u_rms.
+ *     Where the variant says check_last_force, the forces its last step computed from the
+ *     structure the run used (before the rebuild) are checked the same way first;
  *  2. the total potential energy, relative;
  *  3. the stored neighbour structure: exactly the pairs with r < cutoff, each stored once
  *     (Newton 3) or once in each direction (full lists), none twice, no self pairs.
@@ -112,6 +114,44 @@ static int check_pairs(Sim *s)
     return fail;
 }
 
+/* The largest per-atom force error of s->a against ref (header, item 1); its atom in *worst. */
+static double force_error(const Sim *s, const Reference *ref, int *worst)
+{
+    const int n = s->n;
+    double m2 = 0;
+    for (int i = 0; i < n; i++) m2 += ref->fmag[i] * ref->fmag[i];
+    /* per-atom errors are relative to the atom's value, but never to less than a floor, since
+     * rounding works on the terms, not on their sum (with charges, F_i of an atom can be near 0
+     * while its ~400 terms are not): 1% of the typical sum of |f_ij| */
+    double f_floor = 0.01 * sqrt(m2 / n), ferr = 0;
+    if (f_floor == 0) f_floor = 1e-300;
+    *worst = 0;
+    for (int i = 0; i < n; i++) {
+        const double *fr = ref->f[i];
+        double dx = s->a[i].x - fr[0], dy = s->a[i].y - fr[1], dz = s->a[i].z - fr[2];
+        double mag = sqrt(fr[0] * fr[0] + fr[1] * fr[1] + fr[2] * fr[2]);
+        double e = fmax(0, sqrt(dx * dx + dy * dy + dz * dz) - ref->fband[i]) / fmax(mag, f_floor);
+        if (!(e <= ferr)) { ferr = e; *worst = i; }  /* NaN counts as the worst */
+    }
+    return ferr;
+}
+
+/* Variant.check_last_force: the forces the run's last step left in s->a (downloaded), from the
+ * structure it used at the positions it left; a fault that shows only between builds (gpu-cluster's
+ * pruned rows) is invisible to the rebuilt structure checked after this. */
+static int check_last_force(Sim *s)
+{
+    Reference ref;
+    reference_compute(s, rounding_band(s), &ref);
+    int worst;
+    const double ferr = force_error(s, &ref, &worst);
+    const int fail = !(ferr <= TOL_ATOM);
+    printf("check last forces (step %d, the run's own structure): max per-atom error %.3g (atom %d), "
+           "tolerance %.1g: %s\n", s->step, ferr, worst, TOL_ATOM, fail ? "FAIL" : "ok");
+    reference_free(&ref);
+    return fail;
+}
+
 int check_run(Sim *s, int unstable)
 {
     const Variant *v = s->variant;
@@ -121,8 +161,9 @@ int check_run(Sim *s, int unstable)
         return 1;
     }
     s->production = 0;          /* nothing below is timed */
+    v->wrap(s);                 /* the reference takes wrapped positions; forces are the same */
     if (v->download) v->download(s);
-    v->wrap(s);
+    const int last_fail = v->check_last_force && s->step > 0 ? check_last_force(s) : 0;
     if (v->build) v->build(s);
     v->forces(s);
     v->props(s);                /* GPU variants finish the energy reduction here */
@@ -131,47 +172,37 @@ int check_run(Sim *s, int unstable)
     Reference ref;
     reference_compute(s, rounding_band(s), &ref);
 
-    double f2 = 0, m2 = 0, u2 = 0;
+    double f2 = 0, u2 = 0;
     for (int i = 0; i < n; i++) {
         f2 += ref.f[i][0] * ref.f[i][0] + ref.f[i][1] * ref.f[i][1] + ref.f[i][2] * ref.f[i][2];
-        m2 += ref.fmag[i] * ref.fmag[i];
         u2 += ref.umag[i] * ref.umag[i];
     }
-    /* per-atom errors are relative to the atom's value, but never to less than a floor, since
-     * rounding works on the terms, not on their sum (with charges, F_i and U_i of an atom can be
-     * near 0 while its ~400 terms are not): 1% of the typical sum of |f_ij| for forces; 3% of
-     * the typical sum of |u_ij| / 2 for energies, as a float U_i of ~420 salt terms was off by
-     * up to 2.3e-6 of that sum (38 float epsilons, ~2 sqrt(n) eps) in 41 gpu-dd runs at be7d857 and 345fce3,
-     * beyond 1% x 2e-4; 3% x 2e-4 is ~5 sqrt(n) eps */
-    double f_floor = 0.01 * sqrt(m2 / n), u_floor = 0.03 * sqrt(u2 / n);
+    /* energies as forces (force_error), floor 3% of the typical sum of |u_ij| / 2: a float U_i of
+     * ~420 salt terms was off by up to 2.3e-6 of that sum (38 float epsilons, ~2 sqrt(n) eps) in
+     * 41 gpu-dd runs at be7d857 and 345fce3, beyond 1% x 2e-4; 3% x 2e-4 is ~5 sqrt(n) eps */
+    double u_floor = 0.03 * sqrt(u2 / n);
 #ifdef NBR_PLANT_CHECK_U
     /* test build test-check-u only (Makefile): NBR_CHECK_PLANT_U=x adds x times its sum of
      * |u_ij| / 2 to atom 0's U, a planted error the energy check must catch (1e-4) or pass (1e-7) */
     const char *plant_u = getenv("NBR_CHECK_PLANT_U");
     if (plant_u && *plant_u && v->has_u) s->u[0] += atof(plant_u) * ref.umag[0];
 #endif
-    if (f_floor == 0) f_floor = 1e-300;
     if (u_floor == 0) u_floor = 1e-300;
-    double ferr = 0, uerr = 0;
-    int fworst = 0, uworst = 0;
-    for (int i = 0; i < n; i++) {
-        const double *fr = ref.f[i];
-        double dx = s->a[i].x - fr[0], dy = s->a[i].y - fr[1], dz = s->a[i].z - fr[2];
-        double mag = sqrt(fr[0] * fr[0] + fr[1] * fr[1] + fr[2] * fr[2]);
-        double e = fmax(0, sqrt(dx * dx + dy * dy + dz * dz) - ref.fband[i]) / fmax(mag, f_floor);
-        if (!(e <= ferr)) { ferr = e; fworst = i; }  /* NaN counts as the worst */
-        if (v->has_u) {
+    int fworst, uworst = 0;
+    const double ferr = force_error(s, &ref, &fworst);
+    double uerr = 0;
+    if (v->has_u)
+        for (int i = 0; i < n; i++) {
             double eu = fmax(0, fabs(s->u[i] - ref.u[i]) - ref.uband[i]) / fmax(fabs(ref.u[i]), u_floor);
             if (!(eu <= uerr)) { uerr = eu; uworst = i; }
         }
-    }
     double traw = fabs(s->props.upot_sum - ref.upot) / fmax(fabs(ref.upot), 1e-300);
     double terr = fmax(0, fabs(s->props.upot_sum - ref.upot) - ref.uband_total) /
                   fmax(fabs(ref.upot), 1e-300);
     /* the virial, like U, sums pair terms: the same tolerance, relative to the sum of |r.f|
      * (the virial itself can be near zero where attraction and repulsion balance) */
     double verr = fmax(0, fabs(s->props.virial_sum - ref.virial) - ref.virial_band) / fmax(ref.virial_abs, 1e-300);
-    int fail = !(ferr <= TOL_ATOM) || !(terr <= TOL_TOTAL) || (v->has_u && !(uerr <= TOL_ATOM)) ||
+    int fail = last_fail || !(ferr <= TOL_ATOM) || !(terr <= TOL_TOTAL) || (v->has_u && !(uerr <= TOL_ATOM)) ||
                !(verr <= TOL_TOTAL);
     printf("check forces: max per-atom error %.3g (atom %d), tolerance %.1g; rms force %.6g; "
            "%ld pair(s) within rounding of r_c: %s\n", ferr, fworst, TOL_ATOM, sqrt(f2 / n), ref.border_pairs,

@@ -101,6 +101,8 @@ typedef struct Variant {
     int has_u;             /* forces() fills per-atom u */
     int pair_multiplicity; /* each unordered pair stored once (Newton 3) or twice (full) */
     double pair_cutoff;    /* for_each_pair holds r < this: 0 = r_n, < 0 = r_c (cpu-cells) */
+    int check_last_force;  /* --check also compares the run's last forces, from the structure the
+                              run used (not rebuilt): for a structure that changes between builds */
     long max_atoms;        /* largest N the algorithm can index (0 = no limit of its own) ... */
     const char *max_atoms_why; /* ... and why, for the message */
 

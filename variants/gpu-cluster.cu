@@ -22,10 +22,13 @@ struct ClusterProgram {
     int force_blocks, force_group;   /* the force kernel's blocks; of them per partial */
     double within_rc, slots;         /* of the last row count (cluster_row_pairs) */
     /* --prune: the inner rows are W's second half (rows max_clusters.. of the same stride, so a
-     * capacity growth moves them too); entries per inner row; the host's decisions */
+     * capacity growth moves them too); entries per inner row; the host's decisions. inner_valid:
+     * no host build since the last prune (a build sorts the atoms: the check's build too, which
+     * the loop's counters never see) */
     int *count_in;
     double prune_threshold, disp_pruned;
-    long long builds_at_prune, prunes;
+    int inner_valid;
+    long long prunes;
 };
 
 static ClusterProgram *prog_of(Sim *s) { return (ClusterProgram *)gpu_of(s)->prog; }
@@ -42,17 +45,17 @@ static void cluster_forces(Sim *s)
     if (P->prune_threshold > 0) {
         prune.W = (unsigned *)g->W + (size_t)P->cl.geo.max_clusters * g->nbr_cap;
         prune.rin2 = (s->pot.rc + s->p.prune) * (s->pot.rc + s->p.prune);
-        if (g->device_mode) {
+        if (g->device_mode && P->inner_valid) {   /* the device's builds set its prune_now */
             prune.mode = PRUNE_DEVICE;
             prune.flag = &g->ctrl->prune_now;
         } else {   /* host decisions: a build since the last prune resets disp_acc to 0 */
-            const int rebuilt = s->stats.builds_total != P->builds_at_prune;
-            prune.mode = cluster_prune_due(rebuilt, s->disp_acc, P->disp_pruned, P->prune_threshold) ? PRUNE_NOW
-                                                                                                     : PRUNE_INNER;
+            prune.mode = cluster_prune_due(!P->inner_valid, s->disp_acc, P->disp_pruned, P->prune_threshold)
+                             ? PRUNE_NOW
+                             : PRUNE_INNER;
             if (prune.mode == PRUNE_NOW) {
                 P->disp_pruned = s->disp_acc;
-                P->builds_at_prune = s->stats.builds_total;
-                if (s->production) P->prunes++;
+                P->inner_valid = 1;
+                if (s->production && !g->device_mode) P->prunes++;
             }
         }
     }
@@ -74,6 +77,7 @@ static void sort_and_table(Sim *s, GpuSim *g, const int *gate)
 
 static void cluster_build(Sim *s)
 {
+    prog_of(s)->inner_valid = 0;
     sort_and_table(s, gpu_of(s), nullptr);
     gpu_build_list(s, launch_rows);
 }
@@ -124,7 +128,6 @@ static int cluster_init(Sim *s)
     g->w_rows = p->prune > 0 ? 2 * geo.max_clusters : geo.max_clusters;
     if (p->prune > 0) {
         P->prune_threshold = p->rebuild_frac * p->prune;
-        P->builds_at_prune = -1;
         P->count_in = (int *)gpu_alloc(g, sizeof(int) * (size_t)geo.max_clusters, "the inner rows' counts");
     }
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * g->w_rows, "the cluster-pair rows");
@@ -218,6 +221,7 @@ int main(int argc, char **argv)
     variant.for_each_pair = cluster_for_each_pair;
     variant.stage_bytes = cluster_stage_bytes;
     variant.row_pairs = cluster_row_pairs;
+    variant.check_last_force = 1;   /* --prune's inner rows change between builds */
     variant.max_atoms = CLUSTER_MAX_ATOMS - 1;
     variant.max_atoms_why = "a cluster-pair entry holds its first atom in 24 bits";
     return nbr_main(argc, argv, &variant);
