@@ -81,7 +81,7 @@ _t27_lattice() {   # PROGRAM CAPACITY-OPTION VALUE
     $b/$v --system sp --lattice fcc --rho 1.2 --delta 0.5 --ne 4 --temp 0.01 --rebuild-frac 0.05 --steps 600 --equil 100 \
         --avg-block 100 --stage-reps 0 "$2" "$3" --reorder 1 --verify-lists --quiet --csv "$run" --blocks-csv "$blocks" >/dev/null ||
         return 1
-    python3 - "$run" "$blocks" "$2" "$3" <<'PY'
+    "$T_NUMPY_PY" - "$run" "$blocks" "$2" "$3" <<'PY'
 import itertools, math, sys
 import numpy as np
 sys.path.insert(0, "runs")
@@ -128,9 +128,11 @@ if bad: sys.exit("\n".join(bad))
 print("list columns derived: " + ", ".join(f"{c} {w:.6g}" for c, (w, _) in want.items()) + f", lists_verified {verified}")
 PY
 }
-if [ -x "$b/cpu-grouped" ]; then t_grep columns-lattice-cpu-grouped 'list columns derived' _t27_lattice cpu-grouped --max-nbr 40
+if [ -z "$T_NUMPY_PY" ]; then t_skip columns-lattice "$T_NUMPY_WHY"
+elif [ -x "$b/cpu-grouped" ]; then t_grep columns-lattice-cpu-grouped 'list columns derived' _t27_lattice cpu-grouped --max-nbr 40
 else t_skip columns-lattice-cpu-grouped "$b/cpu-grouped not built"; fi
-if [ -x "$b/cpu-pairlist" ]; then
+if [ -z "$T_NUMPY_PY" ]; then :
+elif [ -x "$b/cpu-pairlist" ]; then
     t_grep columns-lattice-cpu-pairlist 'list columns derived' _t27_lattice cpu-pairlist --max-pairs 5000
     t_grep columns-lattice-cpu-pairlist-grown 'list columns derived' _t27_lattice cpu-pairlist --grow-from 5
 else t_skip columns-lattice-cpu-pairlist "$b/cpu-pairlist not built"; fi

@@ -29,7 +29,7 @@ _t83_col() { python3 -c 'import csv, sys; print(list(csv.DictReader(open(sys.arg
 
 _t83_growth() {
     local n s acc e
-    python3 tests/coulomb_precision.py positive $(for n in 500 8000; do for s in 1 2 3 4; do
+    "$T_NUMPY_PY" tests/coulomb_precision.py positive $(for n in 500 8000; do for s in 1 2 3 4; do
         echo $n $s "$p83/pos-$n-$s.xyzq"; done; done) || return 1
     for n in 500 8000; do
         for s in 1 2 3 4; do
@@ -62,7 +62,7 @@ PY
 }
 _t83_exact() {
     local e rc=0
-    python3 tests/coulomb_precision.py cancelling "$p83/cancel.xyzq" && e=$(python3 tests/coulomb_precision.py fsum "$p83/cancel.xyzq") ||
+    "$T_NUMPY_PY" tests/coulomb_precision.py cancelling "$p83/cancel.xyzq" && e=$("$T_NUMPY_PY" tests/coulomb_precision.py fsum "$p83/cancel.xyzq") ||
         return 1
     echo "math.fsum: $e"
     $c83 --impl ref --acc exact --input "$p83/cancel.xyzq" --e-ref "$e" --reps 1 --warmup 0 --quiet --csv "$p83/exact.csv" ||
@@ -80,7 +80,7 @@ PY
 _t83_tol() {   # ACC T: --e-ref 3 T off fails --check, 0.3 T off passes
     local e rc3=0 rc03=0
     # one input and its exact energy for the four modes
-    [ -s "$p83/tol.csv" ] || { python3 tests/coulomb_precision.py positive 1000 9 "$p83/tol.xyzq" &&
+    [ -s "$p83/tol.csv" ] || { "$T_NUMPY_PY" tests/coulomb_precision.py positive 1000 9 "$p83/tol.xyzq" &&
         $c83 --impl ref --acc exact --input "$p83/tol.xyzq" --reps 1 --warmup 0 --quiet --csv "$p83/tol.csv" >/dev/null; } &&
         e=$(_t83_col "$p83/tol.csv" energy) || return 1
     $c83 --impl ref --acc "$1" --input "$p83/tol.xyzq" --e-ref "$(python3 -c "print(repr($e * (1 + 3 * $2)))")" --check \
@@ -93,7 +93,7 @@ _t83_tol() {   # ACC T: --e-ref 3 T off fails --check, 0.3 T off passes
 _t83_rounding() {
     local sd cond
     $c83 --impl ref --acc kahan --random 2000 --reps 1 --warmup 0 --quiet --check --csv "$p83/rounding.csv" || return 1
-    $c83 --random 2000 --write "$p83/random2000.xyzq" >/dev/null && read -r sd cond < <(python3 tests/coulomb_precision.py spread "$p83/random2000.xyzq") ||
+    $c83 --random 2000 --write "$p83/random2000.xyzq" >/dev/null && read -r sd cond < <("$T_NUMPY_PY" tests/coulomb_precision.py spread "$p83/random2000.xyzq") ||
         return 1
     python3 - "$p83/rounding.csv" "$sd" "$cond" <<'PY'
 import csv, sys
@@ -105,7 +105,9 @@ if not abs(cond - want_cond) <= 1e-3 * want_cond: sys.exit("the cond column is n
 sys.exit(0 if abs(tol - want) <= 0.01 * want and abs(rel) <= tol and r["status"] == "ok" else "the tolerance is not 4 sd")
 PY
 }
-if [ -x "$c83" ]; then
+if [ -z "$T_NUMPY_PY" ]; then
+    t_skip coulomb-precision "$T_NUMPY_WHY"
+elif [ -x "$c83" ]; then
     t_grep coulomb-precision-growth 'float grows' _t83_growth
     t_grep coulomb-precision-exact 'exact 0' _t83_exact
     for _t83 in float:1e-4 kahan:1e-6 double:1e-12 exact:1e-13; do

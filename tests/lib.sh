@@ -76,6 +76,14 @@ t_below() {
 # floor 0: relative throughout
 awk_rel='function rel(x, y, floor,  d) { x += 0; d = x - y; if (d < 0) d = -d; if (x < 0) x = -x; return d / (x > floor ? x : floor) }'
 
+# A python with numpy for the tests that derive values with it: NBR_PYTHON, the plot environment
+# (plots/venv.sh: pandas brings numpy) or python3; empty where none has it, and those tests SKIP.
+T_NUMPY_PY=""
+for _t_py in "${NBR_PYTHON:-}" "${NBR_VENV:-${BUILD:-build}/venv}/bin/python" python3; do
+    [ -n "$_t_py" ] && "$_t_py" -c 'import numpy' 2>/dev/null && { T_NUMPY_PY=$_t_py; break; }
+done
+T_NUMPY_WHY="no python with numpy (python3-numpy, or plots/venv.sh's environment)"
+
 # A GPU that CUDA programs can use: nvidia-smi lists one.
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
 
