@@ -10,6 +10,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cluster  # noqa: E402
 import coulomb  # noqa: E402
 import dd  # noqa: E402
 import rumd  # noqa: E402
@@ -483,6 +484,8 @@ def render(outmd):
     out += ["", rumd.section(outmd), ""]
     # RUMD's molten salt on the CPU beside LAMMPS (issue 12 item 5): salt_mats.csv (plots/salt.py)
     out += ["", salt.section(outmd), ""]
+    # cluster pairs against atom lists (issue 37): cpu_cluster.csv and gpu-cluster's rows (plots/cluster.py)
+    out += ["", cluster.section(outmd), ""]
     if text.get("caveats"):
         out += ["## Caveats", "", text["caveats"], ""]
     os.makedirs(os.path.dirname(os.path.abspath(outmd)), exist_ok=True)

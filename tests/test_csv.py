@@ -1,7 +1,8 @@
 """tests/test_csv.py - the drivers' CSV reader (runs/csvq.py), the plots' pandas loader
 (plots/nbrcsv.py), the figure data (plots/figdata.py: medians of one revision, knob defaults,
 block rows joined to their runs), the report on missing and present data and the revision of
-its numbers (plots/report.py), the LAMMPS-log parser (runs/lammps_row.py).  Needs pandas: run
+its numbers (plots/report.py), the cluster section's ratios and verdict (plots/cluster.py), the
+LAMMPS-log parser (runs/lammps_row.py).  Needs pandas: run
 by tests/cases_60_drivers.sh with the project's python (plots/venv.sh).
 """
 import io
@@ -15,6 +16,7 @@ from contextlib import redirect_stderr, redirect_stdout
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 sys.path.insert(0, os.path.join(ROOT, "runs"))
+import cluster  # noqa: E402
 import csvq  # noqa: E402
 import figdata  # noqa: E402
 import lammps_row  # noqa: E402
@@ -422,6 +424,45 @@ class Parsers(Base):
         cut = self.write("cut.log", text[:text.rindex("Loop time of")])
         with self.assertRaisesRegex(lammps_row.LogError, "1 completed runs"):
             lammps_row.parse(cut)
+
+
+class ClusterSection(Base):
+    """cpu-cluster over cpu-grouped at one point: the mean of the newest revision's rounds on
+    both sides (an older revision's rows left out), the target's verdict at N >= 32 768 only."""
+    HDR = "timestamp,git_rev,device,variant,tag,system,precision,n,us_per_atom_step,status,knobs"
+
+    def setUp(self):
+        super().setUp()
+        os.environ["NBR_RESULTS"] = self.dir
+
+    def tearDown(self):
+        del os.environ["NBR_RESULTS"]
+        super().tearDown()
+
+    def rows(self, *rs):
+        lines = [",".join(["2026-01-01T00:00:00Z", rev, "Some CPU", v, f"cc-{v}-{k}", sysn, "float", str(n), str(t),
+                           st, f"simd={simd}" if simd else "x=0"])
+                 for k, (rev, v, simd, sysn, n, t, st) in enumerate(rs)]
+        self.write("m/cpu_cluster.csv", self.HDR + "\n" + "\n".join(lines) + "\n")
+
+    def test_ratio_and_verdict(self):
+        self.rows(("old", "cpu-cluster", "avx2", "lj", 32768, 9.0, "ok"),     # older revision: left out
+                  ("new", "cpu-grouped", "", "lj", 32768, 1.0, "ok"),
+                  ("new", "cpu-grouped", "", "lj", 32768, 1.2, "ok"),
+                  ("new", "cpu-cluster", "avx2", "lj", 32768, 0.5, "ok"),
+                  ("new", "cpu-cluster", "avx2", "lj", 32768, 0.6, "ok"),
+                  ("new", "cpu-cluster", "avx2", "lj", 32768, 5.0, "check-failed"),   # not ok: left out
+                  ("new", "cpu-grouped", "", "lj", 4000, 1.0, "ok"),
+                  ("new", "cpu-cluster", "avx2", "lj", 4000, 0.1, "ok"))            # below the target's N
+        text = cluster.section(os.path.join(self.dir, "REPORT.md"))
+        self.assertIn("| cpu-cluster avx2 | 0.1000 (0.10) | 0.5500 (0.50) |", text)
+        self.assertIn("best ratio 0.50, met", text)
+        self.rows(("new", "cpu-grouped", "", "sp", 32768, 1.0, "ok"),
+                  ("new", "cpu-cluster", "avx512", "sp", 32768, 0.51, "ok"))
+        self.assertIn("best ratio 0.51, not met", cluster.section(os.path.join(self.dir, "REPORT.md")))
+
+    def test_no_rows_says_so(self):
+        self.assertIn("**No rows yet**", cluster.section(os.path.join(self.dir, "REPORT.md")))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,168 @@
+"""cluster.py - the report's section on cluster pairs (Pall and Hess 2013; issue 37): cpu-cluster
+per SIMD level beside cpu-grouped and cpu-pairlist, one core (results/*/cpu_cluster.csv,
+runs/cpu_cluster.sh), and gpu-cluster at 1M atoms beside gpu-layer and gpu-rumd
+(results/*/rumd_rapaport.csv, runs/rumd_figs.sh part rapaport).
+
+    cluster.py --section OUT.md    print the report section
+
+Per (machine, system, precision, series, N) the mean of the ok rows of the revision measured
+last (runs/cpu_cluster.sh interleaves its rounds, -rK in the tag); a series is a program, and
+cpu-cluster's also its --simd level. The ratio is cpu-cluster's time over cpu-grouped's at the
+same point: the issue's target is at most 0.5 at N >= 32 768 on SP and LJ.
+A file that does not exist is a section that says so, never an error.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import figdata  # noqa: E402
+import nbrcsv  # noqa: E402
+from figdata import md_table  # noqa: E402
+from nbrcsv import num, text  # noqa: E402
+
+CPU_CSV = "cpu_cluster.csv"
+GPU_CSV = "rumd_rapaport.csv"
+PROGRAMS = ["cpu-grouped", "cpu-pairlist", "cpu-cluster"]
+TARGET_RATIO = 0.5      # cpu-cluster over cpu-grouped, N >= TARGET_N (issue 37)
+TARGET_N = 32768
+
+
+def machines(name):
+    d = figdata.results_dir()
+    return sorted(m for m in os.listdir(d) if os.path.isfile(os.path.join(d, m, name))) if os.path.isdir(d) else []
+
+
+def cpu_points(df):
+    """{(system, precision): {series: {n: (mean us/atom-step, rows, revision)}}} from the ok rows
+    of the revision each point was measured at last."""
+    df = df[text(df, "status") == "ok"].copy()
+    df["nn"] = num(df, "n").astype(int)
+    df["t"] = num(df, "us_per_atom_step")
+    simd = text(df, "simd") if "simd" in df.columns else ""   # nbrcsv spreads the knobs column
+    v = text(df, "variant")
+    df["series"] = v.where(v != "cpu-cluster", v + " " + simd)
+    out = {}
+    for (sysn, prec, ser, n), g in df.groupby([text(df, "system"), text(df, "precision"), "series", "nn"]):
+        last = g.iloc[-1]["git_rev"]
+        g = g[g["git_rev"] == last]
+        out.setdefault((sysn, prec), {}).setdefault(ser, {})[n] = (float(g["t"].mean()), len(g), last)
+    return out
+
+
+LEVELS = ["scalar", "avx2", "avx512"]
+
+
+def series_order(series):
+    """The atom-list programs first, then cpu-cluster from the narrowest SIMD level up."""
+    def key(s):
+        base, _, level = s.partition(" ")
+        return (PROGRAMS.index(base) if base in PROGRAMS else len(PROGRAMS),
+                LEVELS.index(level) if level in LEVELS else len(LEVELS), s)
+    return sorted(series, key=key)
+
+
+def ratio_rows(pts):
+    """[(n, series, ratio)] for every cpu-cluster point with a cpu-grouped point at the same N."""
+    grouped = pts.get("cpu-grouped", {})
+    return [(n, s, t[0] / grouped[n][0]) for s, by_n in pts.items() if s.startswith("cpu-cluster")
+            for n, t in sorted(by_n.items()) if n in grouped and grouped[n][0] > 0]
+
+
+def cpu_part(m, df):
+    out = []
+    cpu = str(df["device"].iloc[-1]) if "device" in df.columns else m
+    for (sysn, prec), pts in sorted(cpu_points(df).items()):
+        ns = sorted({n for by_n in pts.values() for n in by_n})
+        revs = sorted({t[2] for by_n in pts.values() for t in by_n.values()})
+        rounds = sorted({t[1] for by_n in pts.values() for t in by_n.values()})
+        ratios = {(n, s): r for n, s, r in ratio_rows(pts)}
+        body = []
+        for s in series_order(pts):
+            cells = []
+            for n in ns:
+                if n not in pts[s]:
+                    cells.append("-")
+                    continue
+                c = f"{pts[s][n][0]:.4f}"
+                if (n, s) in ratios:
+                    c += f" ({ratios[(n, s)]:.2f})"
+                cells.append(c)
+            body.append([s] + cells)
+        out += [f"{m} ({cpu}; revision {figdata.revs_text(set(revs))}), {sysn} {prec}: us/atom-step, one core, "
+                f"the mean of {'/'.join(map(str, rounds))} interleaved round(s); cpu-cluster over cpu-grouped in brackets.",
+                "", md_table(["program"] + [f"N = {n}" for n in ns], body), ""]
+        big = [r for (n, s), r in ratios.items() if n >= TARGET_N]
+        if big and sysn in ("sp", "lj"):
+            best = min(big)
+            out += [f"Target (cpu-cluster at most {TARGET_RATIO} of cpu-grouped at N >= {TARGET_N}): best ratio "
+                    f"{best:.2f}, {'met' if best <= TARGET_RATIO else 'not met'}.", ""]
+    return out
+
+
+def gpu_part():
+    """gpu-cluster beside gpu-layer and gpu-rumd at 1M atoms, from the newest revision that ran it."""
+    out = []
+    for m in machines(GPU_CSV):
+        df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, GPU_CSV),
+                                  need=["tag", "variant", "system", "n", "us_per_atom_step", "status", "git_rev"],
+                                  numeric=["n", "us_per_atom_step"])
+        if df is None or df.empty:
+            continue
+        tag = text(df, "tag")   # the driver's own points, gpu-rumd at its default plan (not autotuned)
+        df = df[(text(df, "status") == "ok") & tag.str.startswith("r8-") & ~tag.str.contains("rumd-auto")]
+        cl = df[text(df, "variant") == "gpu-cluster"]
+        if cl.empty:
+            continue
+        rev = cl.iloc[-1]["git_rev"]
+        df = df[df["git_rev"] == rev]
+        body = []
+        for sysn, g in df.groupby(text(df, "system")):
+            t = {v: float(num(h, "us_per_atom_step").iloc[-1]) * 1e3 for v, h in g.groupby(text(g, "variant"))}
+            if "gpu-cluster" not in t:
+                continue
+            body.append([sysn, int(num(g, "n").iloc[-1])] + [f"{t[v]:.3f}" if v in t else "-"
+                                                            for v in ("gpu-cluster", "gpu-layer", "gpu-rumd")] +
+                        [f"{t['gpu-cluster'] / t['gpu-layer']:.2f}" if "gpu-layer" in t else "-"])
+        if body:
+            dev = str(df["device"].iloc[-1]) if "device" in df.columns else m
+            out += [f"{m} ({dev}; revision {figdata.revs_text({rev})}): ns/atom-step, float, one call, "
+                    "gpu-rumd at its default plan.", "",
+                    md_table(["system", "N", "gpu-cluster", "gpu-layer", "gpu-rumd", "cluster / layer"], body), ""]
+    return out
+
+
+def section(outmd):
+    out = ["## Cluster pairs: cpu-cluster and gpu-cluster against atom lists (Pall and Hess 2013; issue 37)", "",
+           f"*This section: `plots/cluster.py` from `results/*/{CPU_CSV}` (runs/cpu_cluster.sh) and "
+           f"`results/*/{GPU_CSV}` (runs/rumd_figs.sh part rapaport); the GPU kernel's profile, its floor and "
+           "`--prune` measured both ways: results/h200/cluster.md.*", "",
+           "A cluster-pair list stores one entry and one periodic shift for a whole j-cluster, loaded once for an "
+           "i-cluster of 4 (CPU) or 4 and 8 (GPU) atoms; it pays in gathers and minimum images and costs in pairs "
+           "evaluated beyond r_c (pair_eff in the rows). With r_c = 2^(1/6) (SP) most evaluated pairs lie beyond "
+           "it, and the atom lists stay ahead; with r_c = 2.5 (LJ, lammps-lj) the cluster lists win.", ""]
+    cpu = []
+    for m in machines(CPU_CSV):
+        df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, CPU_CSV),
+                                  need=["tag", "variant", "system", "precision", "n", "us_per_atom_step", "status",
+                                        "git_rev"], numeric=["n", "us_per_atom_step"])
+        if df is not None and not df.empty:
+            cpu += cpu_part(m, df)
+    gpu = gpu_part()
+    if not cpu and not gpu:
+        return "\n".join(out + ["**No rows yet**: runs/cpu_cluster.sh and runs/rumd_figs.sh write them.", ""])
+    out += ["### One CPU core", ""] + (cpu or ["No cpu_cluster.csv rows yet (runs/cpu_cluster.sh).", ""])
+    out += ["### One GPU at 1M atoms", ""] + (gpu or ["No gpu-cluster rows yet (runs/rumd_figs.sh).", ""])
+    return "\n".join(out)
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--section":
+        print(section(argv[2]))
+        return 0
+    print(__doc__.strip(), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
