@@ -1,8 +1,19 @@
 /* cluster_force_simd.h - the body of the SIMD cluster-pair force loops (cluster_force.h),
  * written once in GCC vector types and included by cluster_force_avx2.c and _avx512.c under
- * their target pragmas. Needs VW (lanes = M) and VSQRT(v). */
+ * their target pragmas. Needs VW (lanes), VSQRT(v) and optionally JW (the j-cluster's M atoms,
+ * default VW). With JW < VW a register holds VW / JW i-atoms against the same j-cluster, each
+ * in its own JW lanes (GROMACS's 2xMM): AVX-512 in float runs 4x8 in 16 lanes this way, as an
+ * entry holds at most 8 atoms. */
 #include <stdint.h>
 #include <string.h>
+
+#ifndef JW
+#define JW VW
+#endif
+#if JW != VW && !(defined(KLOAD_J) && defined(KFOLD_J))
+#error "JW < VW needs the including file's KLOAD_J and KFOLD_J"
+#endif
+#define VI (VW / JW)   /* i-atoms per register */
 
 #ifdef NBR_FLOAT
 typedef int32_t KI;
@@ -12,8 +23,30 @@ typedef int64_t KI;
 typedef real KV __attribute__((vector_size(VW * sizeof(real))));
 typedef KI KVI __attribute__((vector_size(VW * sizeof(real))));
 
-static inline KV kload(const real *p) { KV v; memcpy(&v, p, sizeof v); return v; }
-static inline void kstore(real *p, KV v) { memcpy(p, &v, sizeof v); }
+/* the j-cluster's JW values in each of the VI lane groups (KLOAD_J: the including file's
+ * broadcast where VI > 1) */
+static inline KV kload(const real *p)
+{
+#ifdef KLOAD_J
+    return KLOAD_J(p);
+#else
+    KV v;
+    memcpy(&v, p, sizeof v);
+    return v;
+#endif
+}
+/* adds the VI lane groups' sums to the j-cluster's JW values (KFOLD_J: the halves' sum) */
+static inline void kadd(real *p, KV v)
+{
+#ifdef KFOLD_J
+    KFOLD_J(p, v);
+#else
+    KV s;
+    memcpy(&s, p, sizeof s);
+    s += v;
+    memcpy(p, &s, sizeof s);
+#endif
+}
 static inline KV kmask(KV v, KVI m) { return (KV)((KVI)v & m); }
 static inline double ksum(KV v)
 {
@@ -29,17 +62,23 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
     const int i0 = A->unit_first[u], ni = A->unit_count[u];
     const real L = A->L;
     const KV rc2 = (KV){0} + A->pot.rc2, shift = (KV){0} + A->pot.shift;
-    KVI lane;
-    for (int l = 0; l < VW; l++) lane[l] = l;
-    KV xi[CLUSTER_I], yi[CLUSTER_I], zi[CLUSTER_I], qi[CLUSTER_I], fx[CLUSTER_I], fy[CLUSTER_I], fz[CLUSTER_I];
-    KVI ion[CLUSTER_I];
+    KVI lane, ilane;   /* a lane's j-atom and its i-atom within the register's VI */
+    for (int l = 0; l < VW; l++) { lane[l] = l % JW; ilane[l] = l / JW; }
+    enum { NI = CLUSTER_I / VI };   /* registers of i-atoms */
+    KV xi[NI], yi[NI], zi[NI], qi[NI], fx[NI], fy[NI], fz[NI];
+    KVI ion[NI], iat[NI];
     KV ua = {0}, wa = {0};
-    for (int t = 0; t < CLUSTER_I; t++) {
-        const int i = t < ni ? i0 + t : i0;
-        xi[t] = (KV){0} + A->x[i]; yi[t] = (KV){0} + A->y[i]; zi[t] = (KV){0} + A->z[i];
-        qi[t] = (KV){0} + A->q[i];
+    for (int t = 0; t < NI; t++) {
+        real bx[VW], by[VW], bz[VW], bq[VW];
+        for (int l = 0; l < VW; l++) {
+            const int ti = t * VI + l / JW, i = ti < ni ? i0 + ti : i0;
+            bx[l] = A->x[i]; by[l] = A->y[i]; bz[l] = A->z[i]; bq[l] = A->q[i];
+        }
+        memcpy(&xi[t], bx, sizeof bx); memcpy(&yi[t], by, sizeof by);
+        memcpy(&zi[t], bz, sizeof bz); memcpy(&qi[t], bq, sizeof bq);
         fx[t] = fy[t] = fz[t] = (KV){0};
-        ion[t] = (KVI){0} - (KI)(t < ni);   /* padding i-slots: all lanes off */
+        iat[t] = ilane + (KI)(i0 + t * VI);
+        ion[t] = iat[t] < (KI)(i0 + ni);   /* padding i-slots: their lanes off */
     }
     for (int m = A->row_start[u]; m < A->row_start[u + 1]; m++) {
         const unsigned e = A->ent[m];
@@ -50,14 +89,14 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
                    hz = (real)0.5 * shift_sz(code) * L;
         const KV xj = kload(A->x + a0) + hx, yj = kload(A->y + a0) + hy, zj = kload(A->z + a0) + hz;
         const KV qj = coul ? kload(A->q + a0) : (KV){0};
-        const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? VW : atoms);
+        const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? JW : atoms);
         const KVI jidx = lane + (KI)a0;
         KV fxj = {0}, fyj = {0}, fzj = {0};
-        for (int t = 0; t < CLUSTER_I; t++) {
+        for (int t = 0; t < NI; t++) {
             const KV dx = (xi[t] - hx) - xj, dy = (yi[t] - hy) - yj, dz = (zi[t] - hz) - zj;
             const KV r2 = dx * dx + dy * dy + dz * dz;
             KVI on = (r2 < rc2) & jon & ion[t];
-            if (code == SHIFT_NONE) on &= jidx > (KI)(i0 + t + (CLUSTER_PLANT == 3));
+            if (code == SHIFT_NONE) on &= jidx > iat[t] + (KI)(CLUSTER_PLANT == 3);
             const KV ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2;
             KV f = 48 * ri6 * (ri6 - (real)0.5) * ri2, uu = 4 * ri6 * (ri6 - 1) + shift;
             if (coul) {
@@ -72,16 +111,17 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
             ua += kmask(uu, on);
             wa += f * r2;
         }
-        kstore(A->fx + a0, kload(A->fx + a0) + fxj);
-        kstore(A->fy + a0, kload(A->fy + a0) + fyj);
-        kstore(A->fz + a0, kload(A->fz + a0) + fzj);
+        kadd(A->fx + a0, fxj);
+        kadd(A->fy + a0, fyj);
+        kadd(A->fz + a0, fzj);
     }
     *uacc += ua;
     *wacc += wa;
-    for (int t = 0; t < ni; t++) {
+    for (int ti = 0; ti < ni; ti++) {
+        const int t = ti / VI, h = ti % VI;
         real sx = 0, sy = 0, sz = 0;
-        for (int l = 0; l < VW; l++) { sx += fx[t][l]; sy += fy[t][l]; sz += fz[t][l]; }
-        A->fx[i0 + t] += sx; A->fy[i0 + t] += sy; A->fz[i0 + t] += sz;
+        for (int l = h * JW; l < (h + 1) * JW; l++) { sx += fx[t][l]; sy += fy[t][l]; sz += fz[t][l]; }
+        A->fx[i0 + ti] += sx; A->fy[i0 + ti] += sy; A->fz[i0 + ti] += sz;
     }
 }
 
