@@ -159,7 +159,8 @@ class Reader(Base):
                 self.assertIn(c["ref"], refs, t["id"])
 
 
-class Figures(Base):
+class InResults(Base):
+    """The temporary folder is results/ for figdata, the report and its sections."""
     def setUp(self):
         super().setUp()
         os.environ["NBR_RESULTS"] = self.dir
@@ -167,6 +168,9 @@ class Figures(Base):
     def tearDown(self):
         del os.environ["NBR_RESULTS"]
         super().tearDown()
+
+
+class Figures(InResults):
 
     def test_missing_table_says_so(self):
         td = figdata.table_data(tables.BY_ID["table5"])
@@ -426,18 +430,10 @@ class Parsers(Base):
             lammps_row.parse(cut)
 
 
-class ClusterSection(Base):
+class ClusterSection(InResults):
     """cpu-cluster over cpu-grouped at one point: the mean of the newest revision's rounds on
     both sides (an older revision's rows left out), the target's verdict at N >= 32 768 only."""
     HDR = "timestamp,git_rev,device,variant,tag,system,precision,n,us_per_atom_step,status,knobs"
-
-    def setUp(self):
-        super().setUp()
-        os.environ["NBR_RESULTS"] = self.dir
-
-    def tearDown(self):
-        del os.environ["NBR_RESULTS"]
-        super().tearDown()
 
     def rows(self, *rs):
         lines = [",".join(["2026-01-01T00:00:00Z", rev, "Some CPU", v, f"cc-{v}-{k}", sysn, "float", str(n), str(t),
