@@ -24,6 +24,7 @@ from nbrcsv import num, text  # noqa: E402
 CPU_CSV = "cpu_cluster.csv"
 GPU_CSV = "rumd_rapaport.csv"
 PROGRAMS = ["cpu-grouped", "cpu-pairlist", "cpu-cluster"]
+LEVELS = ["scalar", "avx2", "avx512"]   # cpu-cluster's --simd, narrowest first
 TARGET_RATIO = 0.5      # cpu-cluster over cpu-grouped, N >= TARGET_N (issue 37)
 TARGET_N = 32768
 
@@ -48,9 +49,6 @@ def cpu_points(df):
         g = g[g["git_rev"] == last]
         out.setdefault((sysn, prec), {}).setdefault(ser, {})[n] = (float(g["t"].mean()), len(g), last)
     return out
-
-
-LEVELS = ["scalar", "avx2", "avx512"]
 
 
 def series_order(series):
