@@ -29,11 +29,6 @@ TARGET_RATIO = 0.5      # cpu-cluster over cpu-grouped, N >= TARGET_N (issue 37)
 TARGET_N = 32768
 
 
-def machines(name):
-    d = figdata.results_dir()
-    return sorted(m for m in os.listdir(d) if os.path.isfile(os.path.join(d, m, name))) if os.path.isdir(d) else []
-
-
 def cpu_points(df):
     """{(system, precision): {series: {n: (mean us/atom-step, rows, revision)}}} from the ok rows
     of the revision each point was measured at last."""
@@ -101,7 +96,7 @@ def cpu_part(m, df):
 def gpu_part():
     """gpu-cluster beside gpu-layer and gpu-rumd at 1M atoms, from the newest revision that ran it."""
     out = []
-    for m in machines(GPU_CSV):
+    for m in figdata.machines_with(GPU_CSV):
         df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, GPU_CSV),
                                   need=["tag", "variant", "system", "n", "us_per_atom_step", "status", "git_rev"],
                                   numeric=["n", "us_per_atom_step"])
@@ -137,10 +132,10 @@ def section(outmd):
            "`--prune` measured both ways: results/h200/cluster.md.*", "",
            "A cluster-pair list stores one entry and one periodic shift for a whole j-cluster, loaded once for an "
            "i-cluster of 4 (CPU) or 4 and 8 (GPU) atoms; it pays in gathers and minimum images and costs in pairs "
-           "evaluated beyond r_c (pair_eff in the rows). With r_c = 2^(1/6) (SP) most evaluated pairs lie beyond "
-           "it, and the atom lists stay ahead; with r_c = 2.5 (LJ, lammps-lj) the cluster lists win.", ""]
+           "evaluated beyond r_c (pair_eff in the rows): the shorter r_c is against the cluster's extent, the more "
+           "of them (at SP's r_c = 2^(1/6) about 97% at 4x8). Which side of the trade wins is in the tables.", ""]
     cpu = []
-    for m in machines(CPU_CSV):
+    for m in figdata.machines_with(CPU_CSV):
         df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, CPU_CSV),
                                   need=["tag", "variant", "system", "precision", "n", "us_per_atom_step", "status",
                                         "git_rev"], numeric=["n", "us_per_atom_step"])

@@ -37,6 +37,12 @@ def results_dir():
     return os.environ.get("NBR_RESULTS", os.path.join(ROOT, "results"))
 
 
+def machines_with(name):
+    """The results/<machine> folders that hold the file name, sorted."""
+    d = results_dir()
+    return sorted(m for m in os.listdir(d) if os.path.isfile(os.path.join(d, m, name))) if os.path.isdir(d) else []
+
+
 def rel(path):
     """path as the reader of a message or report knows it: relative to the repository."""
     try:

@@ -30,8 +30,7 @@ VARIANTS = ["cpu-pairlist", "cpu-grouped", "cpu-full", "cpu-layer", "cpu-cells"]
 
 
 def machines():
-    d = figdata.results_dir()
-    return sorted(m for m in os.listdir(d) if os.path.isfile(os.path.join(d, m, NAME))) if os.path.isdir(d) else []
+    return figdata.machines_with(NAME)
 
 
 def rows(m):

@@ -171,7 +171,6 @@ class InResults(Base):
 
 
 class Figures(InResults):
-
     def test_missing_table_says_so(self):
         td = figdata.table_data(tables.BY_ID["table5"])
         self.assertFalse(td["has_data"])

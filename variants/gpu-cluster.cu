@@ -48,7 +48,7 @@ static void cluster_forces(Sim *s)
         if (g->device_mode && P->inner_valid) {   /* the device's builds set its prune_now */
             prune.mode = PRUNE_DEVICE;
             prune.flag = &g->ctrl->prune_now;
-        } else {   /* host decisions: a build since the last prune resets disp_acc to 0 */
+        } else {   /* host decisions, or a host build (the check's) under device decisions: prunes now */
             prune.mode = cluster_prune_due(!P->inner_valid, s->disp_acc, P->disp_pruned, P->prune_threshold)
                              ? PRUNE_NOW
                              : PRUNE_INNER;
