@@ -254,6 +254,19 @@ $(BUILD)/$(1)/test-cluster-plant-$(2): $(BUILD)/$(1)/variants/gpu-cluster.cu.o \
 endef
 $(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4 5 6 7,$(eval $(call CLUSTER_PLANT_RULES,$(p),$(k))))))
 
+# gpu-rumd with planted fault K of its chunk kernel (-DRUMD_CHUNK_PLANT=K, kernels/cuda/rumd_chunk.cu):
+# built on demand by tests/cases_55_rumd.sh where a GPU is, not by make
+define RUMD_CHUNK_PLANT_RULES
+$(BUILD)/$(1)/plant-rumd-chunk-$(2)/rumd_chunk.cu.o: kernels/cuda/rumd_chunk.cu $(HEADERS)
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVFLAGS) $(call prec_flag,$(1)) -DRUMD_CHUNK_PLANT=$(2) -c $$< -o $$@
+$(BUILD)/$(1)/test-rumd-chunk-plant-$(2): $(BUILD)/$(1)/variants/gpu-rumd.cu.o $(BUILD)/$(1)/plant-rumd-chunk-$(2)/rumd_chunk.cu.o \
+        $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(filter-out kernels/cuda/rumd_chunk.cu,$(KCUDA_SRC))) \
+        $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
+	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
+endef
+$(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(foreach k,1 2 3,$(eval $(call RUMD_CHUNK_PLANT_RULES,$(p),$(k))))))
+
 # cpu-cluster with planted fault K of its list or force loops (-DCLUSTER_PLANT=K, kernels/cpu/
 # cluster_list.h): built on demand by tests/cases_58_cpu_cluster.sh, not by make
 CPU_CLUSTER_PLANT_C := $(wildcard kernels/cpu/cluster_list.c kernels/cpu/cluster_force*.c)

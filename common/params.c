@@ -22,6 +22,7 @@ const char *const onoff_names[]   = {"off", "on", NULL};
 const char *const graph_names[]   = {"off", "on", "cond", NULL};
 const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
 const char *const leapfrog_names[] = {"split", "fused", NULL};
+const char *const launch_names[] = {"stage", "chunk", NULL};
 const char *const tier_names[] = {"auto", "block", "grid", "cluster", NULL};
 const char *const simd_names[] = {"auto", "scalar", "avx2", "avx512", NULL};
 
@@ -80,6 +81,11 @@ static const Option options[] = {
      "with --decide device: split (each step's second half-kick, rebuild decision and the next step's kick and "
      "drift as three kernels) or fused (one kernel after the forces does all three: two kernels per step that does "
      "not rebuild; the default, split with host decisions)"},
+    {"launch", T_ENUM, F(launch), 0, 0, launch_names, KNOB_LAUNCH, "launch",
+     "with --decide device: stage (each stage of a step a kernel of its own, or with --graph a node of a graph) or "
+     "chunk (every step between two sample points in one cooperative launch, the stages' same device code run by "
+     "every block with a grid-wide sync between them: RUMD's and gamdpy's one-kernel integrator; reads positions "
+     "with --read plain, which a launch that writes them needs)"},
     /* the columns record what ran: gpu-onchip writes the tier (and C) that auto chose back */
     {"tier", T_ENUM, F(tier), 0, 0, tier_names, KNOB_TIER, "tier",
      "gpu-onchip, with --decide device: where the system lives while one launch runs the steps between two "
@@ -284,6 +290,10 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lis
                          "between the kick and the next drift)", "leapfrog");
         p->leapfrog = LEAPFROG_SPLIT;
     }
+    if (p->launch == LAUNCH_CHUNK && p->decide != DECIDE_DEVICE)
+        die(program, " chunk needs --decide device (with host decisions the host reads every step)", "launch");
+    if (p->launch == LAUNCH_CHUNK && p->graph != GRAPH_OFF)
+        die(program, " chunk is one launch per chunk already: --graph applies to --launch stage", "launch");
     if (p->prune > 0 && p->prune >= p->delta)
         die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
     /* --jcluster 0: the program's; only cpu-cluster (KNOB_SIMD) picks its own, from the SIMD width */

@@ -39,6 +39,7 @@ enum {
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
     KNOB_SIMD     = 1u << 22, /* the CPU force loop's instruction set (cpu-cluster) */
     KNOB_PRUNE    = 1u << 23, /* dynamic pruning of the list rows to r_c + a buffer (gpu-cluster) */
+    KNOB_LAUNCH   = 1u << 24, /* the device loop's steps as one launch per stage or one per chunk */
 };
 
 /* Every enumerated option has a name table in params.c (enum value = index). */
@@ -68,6 +69,10 @@ extern const char *const leapfrog_names[];
  * step's rebuild kernels under a conditional node (kernels/cuda/device_loop.cu) */
 enum { GRAPH_OFF, GRAPH_ON, GRAPH_COND };
 extern const char *const graph_names[];
+/* --launch: with --decide device, each stage of a step as a kernel of its own, or every step
+ * between two sample points as one cooperative launch (gpu-rumd: kernels/cuda/rumd_chunk.cu) */
+enum { LAUNCH_STAGE, LAUNCH_CHUNK };
+extern const char *const launch_names[];
 extern const char *const lattice_names[];
 /* --tier (gpu-onchip): the system in one block's shared memory, a cooperative grid over
  * global memory (L2), or a thread-block cluster (positions replicated in every block's shared
@@ -115,6 +120,7 @@ typedef struct Params {
     int device;          /* GPU index */
     int sample_every;    /* steps between sample points (energies, pressure) */
     int leapfrog;        /* LEAPFROG_*: with --decide device, the step's integration as split or fused kernels */
+    int launch;          /* LAUNCH_*: with --decide device, a launch per stage or per chunk */
     int tier;            /* TIER_* (gpu-onchip) */
     int cluster;         /* blocks per cluster of --tier cluster (gpu-onchip); 0 = by N */
     int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */

@@ -8,10 +8,12 @@
  *           auto: n2 below N = 8000 or where sort's 5 cells per axis do not fit, else sort; n2 and
  *           none sort the atoms so every --sort-every steps (r and v move together: no fixed slot);
  *   decide  --decide device: every rebuild kernel gated (RUMD's updateRequired), sorts by counting;
+ *   launch  --launch stage (a kernel per stage) or chunk (every step between two sample points in
+ *           one cooperative launch of the same device code: kernels/cuda/rumd_chunk.cuh);
  *   tune    --autotune: RUMD's phased search (common/tune.c's tune_rumd);
  *   the rest from the shared GPU harness (kernels/cuda/gpu_sim.cuh). */
 #include "../kernels/autotune.h"
-#include "../kernels/cuda/rumd_lists.cuh"
+#include "../kernels/cuda/rumd_chunk.cuh"
 
 #include <string.h>
 
@@ -21,6 +23,8 @@ struct RumdProgram {
     TpLayout lay;             /* force kernel and n2 build */
     SortCells cells;          /* the sort's cells (any method may sort) */
     int force_blocks, force_group;   /* blocks of p_b particles; of them per partial of the per-atom launch */
+    RumdChunkKind chunk;      /* --launch chunk: the instance, */
+    int chunk_blocks;         /* its resident grid */
 };
 
 static RumdProgram &prog_of(Sim *s) { return *(RumdProgram *)gpu_of(s)->prog; }
@@ -86,13 +90,86 @@ static void rumd_rebuild_kernels(Sim *s, GpuSim *g)
 
 static void rumd_device_rebuild(Sim *s) { gpu_device_rebuild_with(s, rumd_rebuild_kernels); }
 
+/* --launch chunk: the steps from here to the sample point as cooperative launches, each of at
+ * most --sort-every steps (so that at most one step of it reorders), each followed by the wrap
+ * and sort gated on its stop and the launch that resumes after them (rumd_chunk.cuh). */
+static int rumd_chunk_run(Sim *s, int nsteps)
+{
+    if (s->p.launch != LAUNCH_CHUNK) return 0;
+    RumdProgram &R = prog_of(s);
+    GpuSim *g = gpu_of(s);
+    const Params *p = &s->p;
+    RumdChunkArgs A = {};
+    A.F = pair_force_args(s, g);
+    A.F.lay = R.lay;
+    A.F.group = R.force_group;
+    A.F.force_blocks = R.force_blocks;
+    A.list = gpu_list_target(g);
+    A.rn2 = (real)(s->rn * s->rn);
+    A.r = g->r;
+    A.v = g->v;
+    A.L = (real)s->L;
+    A.half_dt = (real)(0.5 * p->dt);
+    A.dt = (real)p->dt;
+    A.atom_threads = g->threads;
+    A.atom_blocks = g->blocks;
+    A.part_ukin = g->parts + PART_UKIN * g->blocks;
+    A.part_vvmax = g->parts + PART_VVMAX * g->blocks;
+    A.c = g->ctrl;
+    A.st = g->status;
+    A.ddt = p->dt;
+    A.threshold = p->rebuild_frac * p->delta;
+    A.equil = p->equil;
+    A.reorder_every = p->reorder;
+    const size_t smem = R.chunk.all_pairs ? 0 : list_n2_smem(R.lay);
+    for (int done = 0; done < nsteps;) {
+        const int piece = p->reorder > 0 ? std::min(nsteps - done, p->reorder) : nsteps - done;
+        A.nsteps = piece;
+        A.drift_first = done == 0;
+        A.sample_last = done + piece == nsteps;
+        A.resume = 0;
+        rumd_chunk_launch(A, R.chunk, R.chunk_blocks, R.lay.threads, smem, g->stream);
+        if (p->reorder > 0) {
+            gpu_launch_gated_wrap(s, g, &g->ctrl->chunk_stop);
+            sort_atoms(s, g, &g->ctrl->chunk_stop, 0);
+            A.resume = 1;
+            rumd_chunk_launch(A, R.chunk, R.chunk_blocks, R.lay.threads, smem, g->stream);
+        }
+        done += piece;
+    }
+    g->v_parts_valid = 1;   /* the launch ending at the sample point left the kinetic partials */
+    s->stats.list_threads = R.lay.threads;
+    return 1;
+}
+
+/* --launch chunk: what it cannot run refused with one line; the instance and its resident grid. */
+static void chunk_setup(Sim *s, RumdProgram &R)
+{
+    const char *who = s->variant->name;
+    if (s->p.read != READ_PLAIN)
+        nbr_fail(EXIT_INPUT, "%s: --launch chunk reads positions the same launch wrote: needs --read plain (the "
+                             "texture and read-only caches are not coherent within a launch)", who);
+    if (R.method == LIST_SORT)
+        nbr_fail(EXIT_INPUT, "%s: --launch chunk builds lists n2 and none (--list sort sorts at every build, with "
+                             "CUB passes of their own): use --list n2", who);
+    R.chunk = RumdChunkKind{s->pot.kind, R.lay.tp == 1, s->p.prefetch, R.method == LIST_NONE};
+    const size_t smem = R.chunk.all_pairs ? 0 : list_n2_smem(R.lay);
+    const int per_sm = rumd_chunk_per_sm(R.chunk, R.lay.threads, smem);
+    if (per_sm < 1)
+        nbr_fail(EXIT_CAPACITY, "%s: --launch chunk: no block of %d threads with %zu bytes of shared memory fits an SM "
+                                "(lower --pb or --tp)", who, R.lay.threads, smem);
+    R.chunk_blocks = std::min(R.force_blocks, per_sm * gpu_of(s)->prop.multiProcessorCount);
+}
+
 /* RUMD's defaults (the appendix, kernels/autotune.c): list, p_b and t_p by N. */
 static int rumd_init(Sim *s)
 {
     Params *p = &s->p;
     const TuneParams d = autotune_defaults(s->n);
     const int sort_fits = s->L >= 2.5 * s->rn;   /* 5 cells of edge >= r_n / 2 per axis */
-    if (p->list_method == LIST_AUTO) p->list_method = d.list == LIST_N2 || !sort_fits ? LIST_N2 : LIST_SORT;
+    /* --launch chunk builds n2 (and none): auto is n2 there */
+    if (p->list_method == LIST_AUTO)
+        p->list_method = d.list == LIST_N2 || !sort_fits || p->launch == LAUNCH_CHUNK ? LIST_N2 : LIST_SORT;
     if (p->list_method == LIST_SORT && !sort_fits)
         nbr_fail(EXIT_INPUT, "%s: --list sort needs 5 cells of edge >= r_n/2 = %.4g per axis, but L = %.4g < 2.5 r_n: "
                              "use --list n2 or raise --ne", s->variant->name, 0.5 * s->rn, s->L);
@@ -115,12 +192,14 @@ static int rumd_init(Sim *s)
     const int sorts = sort_cells_init(&R.cells, g, s->n, s->L, s->rn, R.method == LIST_SORT, s->variant->name);
     if (!sorts) p->reorder = 0;   /* no room for the sort's cells: lists n2 / none never sort */
     s->stats.cells_per_axis = sorts ? R.cells.grid.G : 0;
+    if (p->launch == LAUNCH_CHUNK) chunk_setup(s, R);
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     s->stats.bytes = g->bytes;
     if (!p->quiet)
-        printf("# gpu-rumd: list %s, t_p %d, p_b %d (%d per block, %d threads), prefetch %s, sort every %d steps%s\n",
-               list_names[R.method], R.lay.tp, p->pb, R.lay.ppb, R.lay.threads, onoff_names[p->prefetch], p->reorder,
-               R.method == LIST_SORT ? " (every build)" : "");
+        printf("# gpu-rumd: list %s, t_p %d, p_b %d (%d per block, %d threads), prefetch %s, sort every %d steps%s, "
+               "launch %s%s\n", list_names[R.method], R.lay.tp, p->pb, R.lay.ppb, R.lay.threads,
+               onoff_names[p->prefetch], p->reorder, R.method == LIST_SORT ? " (every build)" : "",
+               launch_names[p->launch], p->launch == LAUNCH_CHUNK ? " (a cooperative grid)" : "");
     return rc;
 }
 
@@ -152,12 +231,13 @@ int main(int argc, char **argv)
         "tiles) / sort (atoms sorted by cell, 125 cells), prefetch, rebuilds decided on the device",
         rumd_build, NBR_COMPILER);
     variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH |
-                    KNOB_DEVICE | KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE;
+                    KNOB_DEVICE | KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE | KNOB_LAUNCH;
     variant.lists = 1u << LIST_AUTO | 1u << LIST_NONE | 1u << LIST_N2 | 1u << LIST_SORT;
     variant.init = rumd_init; variant.finish = rumd_finish;
     variant.forces = rumd_forces;
     variant.reorder = rumd_reorder;
     variant.device_rebuild = rumd_device_rebuild;
+    variant.chunk_run = rumd_chunk_run;
     variant.stage_bytes = rumd_stage_bytes;
     variant.tune = &tune_rumd;
     return nbr_main(argc, argv, &variant);

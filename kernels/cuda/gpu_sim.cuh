@@ -72,6 +72,8 @@ struct DeviceControl {
     double prune_threshold;         /* --rebuild-frac x --prune: re-prune at this displacement; 0 = off */
     double disp_pruned;             /* disp at the force that last pruned */
     long long prunes_prod;          /* prunes in production steps */
+    int chunk_stop;                 /* gpu-rumd --launch chunk: 1 + the step a launch stopped at to
+                                       reorder, the host's gated sort and resume (rumd_chunk.cuh); 0 */
 };
 
 enum { GRAPH_CACHE = 8 };
@@ -358,7 +360,8 @@ int  gpu_chunk_replay(Sim *s, int nsteps);
 void gpu_chunk_begin(Sim *s, int nsteps);
 void gpu_chunk_end(Sim *s, int nsteps);
 void gpu_launch_decide(Sim *s, GpuSim *g);
-void gpu_launch_gated_wrap(Sim *s, GpuSim *g);      /* --leapfrog fused: the rebuild's wrap, gated by ctrl->due */
+/* --leapfrog fused: the rebuild's wrap, gated by ctrl->due (or by `gate`) */
+void gpu_launch_gated_wrap(Sim *s, GpuSim *g, const int *gate = nullptr);
 void gpu_launch_device_reorder(Sim *s, GpuSim *g);   /* gated by ctrl->reorder_now; zeroes k_c if due */
 void gpu_launch_device_layers(Sim *s, GpuSim *g);    /* gated by ctrl->due */
 void gpu_final_reduce(GpuSim *g);                    /* parts -> props_dev (mapped host memory) */

@@ -14,12 +14,7 @@
  * props() recomputes them from v. Partials are kept in double in both precisions. */
 #include "gpu_sim.cuh"
 #include "leapfrog.cuh"
-#include "../rebuild_rule.h"
-
-/* gpu-cluster's planted fault 6 (cluster_list.cuh) reaches the device's prune decision */
-#ifndef CLUSTER_PLANT
-#define CLUSTER_PLANT 0
-#endif
+#include "decide.cuh"
 
 #include <math.h>
 
@@ -76,48 +71,6 @@ __global__ void kick_props_kernel(real4 *v, const real4 *a, int n, real half_dt,
         part_ukin[blockIdx.x] = sum;
         part_vvmax[blockIdx.x] = most;
         if (vvmax_bits) atomicMax(vvmax_bits, (unsigned long long)__double_as_longlong(most));
-    }
-}
-
-/* The rebuild rule (kernels/rebuild_rule.h) and the host loop's bookkeeping, at the end of a step;
- * one thread. The rebuild this step did (if it was due) is counted; then the summed largest
- * displacement (vv: this step's largest v^2) decides whether the next step rebuilds, and
- * whether it reorders first. decide_kernel and the last block of leapfrog_kernel. */
-__device__ __forceinline__ void decide_step(DeviceControl *c, BuildStatus *st, double vv, double dt,
-                                            double threshold, int equil, int reorder_every)
-{
-    const double disp_at_force = c->due ? 0.0 : c->disp;   /* a rebuilding step's force: 0, as on the host */
-    if (c->prune_threshold > 0 && c->prune_now) {
-        c->disp_pruned = disp_at_force;
-        if (c->step + 1 > equil) c->prunes_prod++;
-    }
-    if (c->due) {
-        const int cur = c->step + 1;
-        c->builds_total++;
-        c->rebuild_hash = rebuild_hash_add(c->rebuild_hash, cur);
-        if (cur > equil) {
-            c->builds_prod++;
-            c->nbr_sum_prod += (double)st->nbr_total;
-            if (c->reorder_now) c->reorders_prod++;
-        }
-        if (c->reorder_now) c->last_reorder = cur;
-        c->nbr_last = st->nbr_total;
-        c->layers_last = st->layers_needed;
-        c->layers_max = max(c->layers_max, st->layers_needed);
-        c->nbr_max_seen = max(c->nbr_max_seen, st->nbr_max);
-        c->disp = 0;
-    }
-    c->step++;
-    c->due = rebuild_after_step(&c->disp, vv, dt, threshold);
-    /* the inner rows hold every pair within r_c + b at the last prune; the same bound as the
-     * rebuild's keeps them whole until the summed displacement since then reaches frac x b */
-    c->prune_now = c->prune_threshold > 0 &&
-                   prune_due(c->due, c->disp, c->disp_pruned, CLUSTER_PLANT == 6 ? INFINITY : c->prune_threshold);
-    c->reorder_now = c->due && reorder_every > 0 && c->step + 1 - c->last_reorder >= reorder_every;
-    if (c->due) {
-        st->nbr_total = 0;
-        st->nbr_max = 0;
-        st->layers_needed = 0;
     }
 }
 
@@ -189,9 +142,9 @@ __global__ void gated_wrap_kernel(real4 *r, int n, real L, const int *gate)
     r[i] = ri;
 }
 
-void gpu_launch_gated_wrap(Sim *s, GpuSim *g)
+void gpu_launch_gated_wrap(Sim *s, GpuSim *g, const int *gate)
 {
-    gated_wrap_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, s->n, s->L, &g->ctrl->due);
+    gated_wrap_kernel<<<g->blocks, g->threads, 0, g->stream>>>(g->r, s->n, s->L, gate ? gate : &g->ctrl->due);
     LAUNCH_CHECK("gated_wrap_kernel");
 }
 

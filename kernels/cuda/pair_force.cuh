@@ -11,8 +11,9 @@
  *   neighbour_loop     atom i's entries m = first, first + stride, ... of W (row or col
  *                      layout) or, AllPairs, every j = first, first + stride, ... < n;
  *                      Prefetch loads the next index and position before the current pair;
- *   pair_force_kernel  a lane layout (TP lanes per atom, atoms per block) over the loop, the
- *                      lanes' sums shuffled together (group_sum), a[i], u[i] written;
+ *   pair_force_block   a lane layout (TP lanes per atom, atoms per block) over the loop, the
+ *                      lanes' sums shuffled together (group_sum), a[i], u[i] written: one force
+ *                      block, by pair_force_kernel (a block each) or gpu-rumd's chunk kernel;
  *   the block sums     of u_i, w_i into the reduction partials PART_UPOT, PART_VIRIAL of the
  *                      per-atom launch (integrate.cu's final reduction and gpu_props read them).
  *
@@ -222,14 +223,14 @@ __device__ __forceinline__ void neighbour_loop(const PairForceArgs &A, int i, in
     }
 }
 
-/* TP > 0: TP lanes per atom (a power of 2 up to 32), atom i = t / TP of thread t of the launch
- * (blocks of any multiple of 32 threads); TP = 0: the run-time layout A.lay (any t_p, blocks of
- * A.lay.ppb particles). Group > 0: force blocks per partial (the W launch: Group = TP); 0: A.group.
- * Every thread of the block runs to the block sums (the shuffles and barriers take all). */
+/* Force block `block`, by the calling thread block. TP > 0: TP lanes per atom (a power of 2 up
+ * to 32), atom i = t / TP of thread t = block x blockDim + threadIdx (blocks of any multiple of
+ * 32 threads); TP = 0: the run-time layout A.lay (any t_p, blocks of A.lay.ppb particles).
+ * Group > 0: force blocks per partial (the W launch: Group = TP); 0: A.group. Every thread of
+ * the block runs to the block sums (the shuffles and barriers take all). */
 template <int Mode, int Layout, int Kind, int TP, int Group, bool Prefetch, bool AllPairs>
-__global__ void __launch_bounds__(1024) pair_force_kernel(PairForceArgs A)
+__device__ __forceinline__ void pair_force_block(const PairForceArgs &A, int block)
 {
-    const int block = blockIdx.x + A.block0;   /* a launch may cover some blocks only (gpu_forces_blocks) */
     int i, sub;
     bool active;
     if constexpr (TP > 0) {
@@ -262,6 +263,15 @@ __global__ void __launch_bounds__(1024) pair_force_kernel(PairForceArgs A)
         A.u[i] = ui;
     }
     force_block_sums<Group>(A, block, ui, wi);
+}
+
+/* The family as its own launch: block b of the grid is force block b + A.block0 (a launch may
+ * cover some blocks only: gpu_forces_blocks). gpu-rumd's chunk kernel (rumd_chunk.cu) calls
+ * pair_force_block over its own blocks instead. */
+template <int Mode, int Layout, int Kind, int TP, int Group, bool Prefetch, bool AllPairs>
+__global__ void __launch_bounds__(1024) pair_force_kernel(PairForceArgs A)
+{
+    pair_force_block<Mode, Layout, Kind, TP, Group, Prefetch, AllPairs>(A, blockIdx.x + A.block0);
 }
 
 

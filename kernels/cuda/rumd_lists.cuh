@@ -34,6 +34,47 @@ static inline ListTarget gpu_list_target(const GpuSim *g)
 
 /* ---- n2 (list_n2.cu) ---------------------------------------------------------------------- */
 
+/* The shared memory of one n2 block: a tile of ppb positions and ppb slot counters. */
+static inline size_t list_n2_smem(const TpLayout &lay) { return (size_t)lay.ppb * (sizeof(real4) + sizeof(int)); }
+
+/* Block `block` of the n2 build (the atoms block x ppb, ...), by the calling thread block of
+ * lay.threads, in `smem` (list_n2_smem bytes): the system read in tiles of ppb positions, the
+ * lanes of a particle testing a tile's entries, a shared slot counter per particle placing each
+ * neighbour found. The kernel of list_n2.cu and gpu-rumd's chunk kernel (rumd_chunk.cu). */
+template <int Mode, int Layout>
+__device__ __forceinline__ void build_n2_block(const TpLayout &lay, const PosSource &pos, int n, const PbcBox &box,
+                                               real rn2, const ListTarget &out, int block, unsigned char *smem)
+{
+    real4 *tile = (real4 *)smem;                  /* ppb positions */
+    int *slots = (int *)(tile + lay.ppb);         /* ppb slot counters */
+    int local, sub;
+    bool idle;
+    tp_place(lay, local, sub, idle);
+    const int i = block * lay.ppb + local;
+    const bool active = !idle && i < n;
+    for (int k = threadIdx.x; k < lay.ppb; k += blockDim.x) slots[k] = 0;
+    const real4 ri = active ? fetch_pos<Mode>(pos, i) : make_real4(0, 0, 0, 0);
+    for (int base = 0; base < n; base += lay.ppb) {
+        const int len = min(lay.ppb, n - base);
+        __syncthreads();   /* the previous tile is no longer read (and the counters are zeroed) */
+        for (int k = threadIdx.x; k < len; k += blockDim.x) tile[k] = fetch_pos<Mode>(pos, base + k);
+        __syncthreads();
+        if (active)
+            for (int k = sub; k < len; k += lay.tp) {
+                const int j = base + k;
+                real dx, dy, dz;
+                if (j != i && min_image_r2(ri, tile[k], box, dx, dy, dz) < rn2) {
+                    const int m = atomicAdd(&slots[local], 1);
+                    if (m < out.nbr_cap) out.W[w_index<Layout>(m, i, n, out.nbr_cap)] = j;
+                }
+            }
+    }
+    __syncthreads();
+    const int m = active && sub == 0 ? slots[local] : 0;
+    if (active && sub == 0) out.nbr_count[i] = m;
+    record_nbr_stats(m, out.status);   /* its barriers order the counters' reads before a next block's zeroing */
+}
+
 /* The n2 build of n atoms in blocks_for(n, lay.ppb) blocks of lay.threads, the read path and W
  * layout as the run's knobs (ReadMode, WLayout); rn2 = r_n^2. */
 void list_n2_launch(const TpLayout &lay, int read, int layout, PosSource pos, int n, real L, real rn2, ListTarget out,
