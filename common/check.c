@@ -15,6 +15,8 @@
  *     Pairs within a rounding band of the cutoff (|r - r_cut| <= 8 eps L, eps of the
  *     working precision: positions are only known to that) may be present or absent;
  *     their number is reported.
+ * Each check prints its line; the verdict and the largest errors also go to the run's CSV row
+ * (Sim.checked; the columns check, check_f_err, ... in docs/csv.md).
  *
  * Tolerances. double: 1e-12 relative, as required. float: per-atom force and energy 2e-4,
  * total energy 2e-5. Why: float positions near |x| = L/2 ~ 28 carry absolute errors of
@@ -69,7 +71,8 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* 0 when the stored pairs are exactly the brute-force set (up to borderline pairs). */
+/* 0 when the stored pairs are exactly the brute-force set (up to borderline pairs); the wrong
+ * entries (missing, extra, wrong multiplicity, self, out of range) in s->checked.pairs_bad. */
 static int check_pairs(Sim *s)
 {
     const Variant *v = s->variant;
@@ -106,6 +109,7 @@ static int check_pairs(Sim *s)
         }
     extra += (long)(ps.n - at);
     int fail = missing || extra || wrong_mult || ps.bad_self || ps.bad_range;
+    s->checked.pairs_bad = missing + extra + wrong_mult + ps.bad_self + ps.bad_range;
     printf("check pairs (r < %.6g): %ld expected, %zu stored entries, %ld borderline, "
            "missing %ld, extra %ld, wrong multiplicity %ld, self %d, out of range %d: %s\n",
            cut, expected, ps.n, borderline, missing, extra, wrong_mult, ps.bad_self, ps.bad_range,
@@ -146,6 +150,7 @@ static int check_last_force(Sim *s)
     int worst;
     const double ferr = force_error(s, &ref, &worst);
     const int fail = !(ferr <= TOL_ATOM);
+    s->checked.last_f_err = ferr;
     printf("check last forces (step %d, the run's own structure): max per-atom error %.3g (atom %d), "
            "tolerance %.1g: %s\n", s->step, ferr, worst, TOL_ATOM, fail ? "FAIL" : "ok");
     reference_free(&ref);
@@ -156,8 +161,11 @@ int check_run(Sim *s, int unstable)
 {
     const Variant *v = s->variant;
     const int n = s->n;
+    /* no verdict until the end: a run interrupted inside the check writes none (report.c) */
+    s->checked = (CheckResult){.f_err = -1, .u_err = -1, .e_rel = -1, .w_err = -1, .last_f_err = -1, .pairs_bad = -1};
     if (unstable) {
         printf("check %s: FAIL (the run was unstable: its state is not a valid configuration to check)\n", v->name);
+        s->checked.verdict = -1;   /* compared nothing: the row's errors are empty */
         return 1;
     }
     s->production = 0;          /* nothing below is timed */
@@ -204,6 +212,11 @@ int check_run(Sim *s, int unstable)
     double verr = fmax(0, fabs(s->props.virial_sum - ref.virial) - ref.virial_band) / fmax(ref.virial_abs, 1e-300);
     int fail = last_fail || !(ferr <= TOL_ATOM) || !(terr <= TOL_TOTAL) || (v->has_u && !(uerr <= TOL_ATOM)) ||
                !(verr <= TOL_TOTAL);
+    s->checked.compared = 1;
+    s->checked.f_err = ferr;
+    s->checked.u_err = v->has_u ? uerr : -1;
+    s->checked.e_rel = terr;
+    s->checked.w_err = verr;
     printf("check forces: max per-atom error %.3g (atom %d), tolerance %.1g; rms force %.6g; "
            "%ld pair(s) within rounding of r_c: %s\n", ferr, fworst, TOL_ATOM, sqrt(f2 / n), ref.border_pairs,
            !(ferr <= TOL_ATOM) ? "FAIL" : "ok");
@@ -218,6 +231,7 @@ int check_run(Sim *s, int unstable)
            s->props.virial_sum, ref.virial, verr, TOL_TOTAL, !(verr <= TOL_TOTAL) ? "FAIL" : "ok");
     if (sim_stores_pairs(s)) fail |= check_pairs(s);
     printf("check %s: %s\n", v->name, fail ? "FAIL" : "PASS");
+    s->checked.verdict = fail ? -1 : 1;
     reference_free(&ref);
     return fail;
 }

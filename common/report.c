@@ -65,6 +65,24 @@ static void knob_pair(void *ctx, const char *name, const char *value)
     k->len += (size_t)w;
 }
 
+/* --check's columns (Sim.checked, check.c): the verdict, pass or fail, and the largest errors the
+ * check judged, as its lines print them. '-' where there is no verdict (no --check, or the run
+ * stopped inside it) or the number does not apply (no per-atom energies, no last forces compared,
+ * no stored pairs); empty where the check failed without comparing (an unstable run's state). */
+static void check_cols(Row *row, const Sim *s)
+{
+    const CheckResult *c = &s->checked;
+    const char *const names[] = {"check_f_err", "check_u_err", "check_e_rel", "check_w_err", "check_last_f_err"};
+    const double errs[] = {c->f_err, c->u_err, c->e_rel, c->w_err, c->last_f_err};
+    col(row, "check", "%s", c->verdict > 0 ? "pass" : c->verdict < 0 ? "fail" : "-");
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++)
+        if (!c->verdict || (c->compared && errs[k] < 0)) col(row, names[k], "-");
+        else measured_col(row, names[k], "%.3g", c->compared, errs[k]);   /* NaN: "nan", a failure */
+    if (!c->verdict || (c->compared && c->pairs_bad < 0)) col(row, "check_pairs_bad", "-");
+    else if (c->compared) col(row, "check_pairs_bad", "%ld", c->pairs_bad);
+    else col(row, "check_pairs_bad", "%s", "");
+}
+
 /* Stage fractions from kernel time x calls per step (the paper's t_n/t, t_f/t). */
 static double stage_share(const StageTimes *st, int k)
 {
@@ -129,6 +147,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "lists_verified", "%ld", res->verified);
     col(row, "steps_done", "%d", s->step);   /* all of --steps, unless interrupted or unstable */
     col(row, "status", "%s", status);
+    check_cols(row, s);
     /* last: this program's own knobs, one column whatever they are (docs/csv.md) */
     static Knobs knobs;
     knobs.program = v->name;

@@ -57,6 +57,19 @@ typedef struct {
                              sizes its blocks by N_l whatever --threads says */
 } Stats;
 
+/* What --check found (check.c fills it, report.c writes it to the row; docs/csv.md). */
+typedef struct {
+    int verdict;          /* 0: no verdict (no --check, an autotuner's trial, or the run stopped before
+                             the check ended), 1: pass, -1: fail */
+    int compared;         /* the check compared (0: an unstable run's state, refused: no error measured) */
+    double f_err, u_err;  /* the largest per-atom force and energy errors; u_err < 0: no per-atom energies */
+    double e_rel, w_err;  /* the total energy's relative error, the virial's (both beyond the borderline
+                             pairs' share, as judged) */
+    double last_f_err;    /* the run's last forces (Variant.check_last_force); < 0: not compared */
+    long pairs_bad;       /* stored pair entries wrong (missing, extra, wrong multiplicity, self, out of
+                             range); < 0: the run stores no pairs */
+} CheckResult;
+
 struct Variant;
 
 /* Timer marks: a variant's timer_mark must hold TIMER_SLOTS of them (host clock readings or
@@ -76,6 +89,7 @@ typedef struct Sim {
     real *q;              /* charges (all 0 unless the potential has charges) */
     Props props;
     Stats stats;
+    CheckResult checked;  /* --check's verdict and errors, for the row */
     int step;             /* current step, 0 before the first */
     int stepping;         /* 1 inside the step loop: step s->step is in progress, not done */
     int production;       /* 1 once equilibration is over */

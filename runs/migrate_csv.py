@@ -16,9 +16,15 @@ knobs). Each FILE's row keeps its core columns as they are (one FILE lacks: "-",
 and its other columns become the knobs pairs, in FILE's order, a value "-" (the option did not
 apply) dropped. A column that is neither a core column nor one of FILE's option columns (the
 wide schema put those, and ranks, between n and us_per_atom_step) stops the migration with a
-message, and so does a FILE that already has a knobs column or is not the programs' rows (the
-blocks CSVs, the Coulomb programs', hyperfine's). Each file is written only after its new text,
-read back through csvq, gives its old table exactly (nothing is dropped or changed).
+message, and so does a FILE that is not the programs' rows (the blocks CSVs, the Coulomb
+programs', hyperfine's). Each file is written only after its new text, read back through csvq,
+gives its old table exactly (nothing is dropped or changed).
+
+A FILE that has a knobs column already (today's schema, older core columns) gets the core
+columns NEW adds since, "-" in its rows (not recorded: e.g. the --check columns, check ...
+check_pairs_bad, in rows measured before them), its knobs column as it is; a core column of
+FILE's that NEW lacks stops it (a dropped column is not a migration), and a FILE with NEW's
+header is left as it is.
 Standard library only."""
 import csv
 import io
@@ -63,8 +69,10 @@ def check_value(path, line, col, value):
 
 
 def migrated_text(path, core):
-    """FILE's new text and its old table (a csvq.Table)."""
+    """FILE's new text and its old table (a csvq.Table); text None where FILE has NEW's header."""
     old = csvq.read(path)
+    if KNOBS in old.file_header:
+        return knobbed_text(path, old, core), old
     knobs = knob_columns(path, old.header, core)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
@@ -77,6 +85,28 @@ def migrated_text(path, core):
                 pairs.append(f"{c}={r[c]}")
         w.writerow([r.get(c, "-") for c in core] + [" ".join(pairs)])
     return out.getvalue(), old
+
+
+def knobbed_text(path, old, core):
+    """A FILE of the knobs schema given NEW's core columns: those it lacks as "-", the rest and its
+    knobs column as they are; None where its header is NEW's already."""
+    have = [c for c in old.file_header if c != KNOBS]
+    if have == core and old.file_header[-1] == KNOBS:
+        return None
+    lacks = [c for c in SIGNATURE if c not in have]
+    if lacks:
+        raise MigrateError(f"{path}: not the programs' rows (no {lacks[0]} column): not migrated")
+    dropped = [c for c in have if c not in core]
+    if dropped:
+        raise MigrateError(f"{path}: column {dropped[0]} is not a core column of the new schema: not migrated")
+    with open(path, newline="") as f:
+        raw = list(csv.DictReader(f))
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(core + [KNOBS])
+    for r in raw:
+        w.writerow([r.get(c, "-") for c in core] + [r[KNOBS]])
+    return out.getvalue()
 
 
 def differences(old, new):
@@ -118,6 +148,9 @@ def main(argv):
         core = header[:-1]
         for path in argv[2:]:
             text, old = migrated_text(path, core)
+            if text is None:
+                print(f"{path}: {len(old)} rows, the header of {argv[1]} already: left as it is")
+                continue
             tmp = path + ".migrate.tmp"
             with open(tmp, "w", newline="") as f:
                 f.write(text)
@@ -129,7 +162,7 @@ def main(argv):
                 os.remove(tmp)
                 raise MigrateError(f"{path}: the migrated rows do not read back as the old ones ({diff}): not migrated")
             os.replace(tmp, path)
-            print(f"{path}: {len(old)} rows, {len(old.header)} columns -> {len(core) + 1}, read back exactly")
+            print(f"{path}: {len(old)} rows, {len(old.file_header)} columns -> {len(core) + 1}, read back exactly")
     except (MigrateError, csvq.CsvError, OSError) as e:
         print(f"migrate_csv: {e}", file=sys.stderr)
         return 2

@@ -35,8 +35,8 @@ for v in cpu-grouped cpu-pairlist cpu-layer cpu-full cpu-cells; do
         # --verify-lists where the program keeps a structure between steps (cpu-cells keeps none)
         vl=()
         [ "$("$BUILD/$prec/$v" --print-config | sed -n 's/^keeps_structure=//p')" = 1 ] && vl=(--verify-lists)
-        t_grep "lammps-lj-check-$v-$prec" "check $v: PASS" "$BUILD/$prec/$v" --system lammps-lj --ne 6 --steps 300 \
-            --check "${vl[@]}" --stage-reps 0 --quiet
+        t_grep "lammps-lj-check-$v-$prec" '^check pass ' check_passes "$TEST_LOG_DIR/lammps-lj-check-$v-$prec.csv" \
+            "$BUILD/$prec/$v" --system lammps-lj --ne 6 --steps 300 --check "${vl[@]}" --stage-reps 0 --quiet
     done
 done
 t_ok lammps-lj-vs-log-grouped _lj_vs_log tests/data/lammps_lj6.log $b/cpu-grouped

@@ -219,7 +219,7 @@ t_grep csv-knobs-pair-read '^7$' python3 runs/csvq.py get "$rows/cells.csv" reor
 # the programs with the migration's name, and migrate back exactly (tests/fixtures/wide_rows.csv:
 # rows of cpu-grouped, gpu-dd on 1 and 2 ranks, gpu-rumd and gpu-onchip from the committed CSVs)
 cp tests/fixtures/wide_rows.csv "$rows/wide.csv"
-t_error csv-refuse-wide-schema 2 "wide.csv has another header: the CSV schema changed \\(this build adds 1 column: knobs, drops 32: threads read reorder reorder_at \\.\\.\\.\\).*runs/migrate_csv.py" \
+t_error csv-refuse-wide-schema 2 "wide.csv has another header: the CSV schema changed \\(this build adds 8 columns: check check_f_err check_u_err check_e_rel \\.\\.\\., drops 32: threads read reorder reorder_at \\.\\.\\.\\).*runs/migrate_csv.py" \
     "${_t33_md[@]}" --csv "$rows/wide.csv"
 _t33_migrate() {
     cp tests/fixtures/wide_rows.csv "$rows/wide.csv"
@@ -235,3 +235,28 @@ cp "$rows/wide-extra.csv" "$rows/wide-extra.before"
 t_error csv-migrate-refuses-unknown 2 "wide-extra.csv: column frac_transfer is neither a core column of the new schema nor an option column: not migrated" \
     python3 runs/migrate_csv.py "$rows/md.csv" "$rows/wide-extra.csv"
 t_ok csv-migrate-refused-untouched cmp "$rows/wide-extra.before" "$rows/wide-extra.csv"
+# a file of the knobs schema from before the --check columns (issue 36; every committed CSV until
+# migrated): refused naming the migration, which adds them as '-' and nothing else; then it takes
+# today's rows, a checked one with its verdict; migrated again, it is left as it is
+_t33_migrate_check_cols() {
+    local old=$rows/pre-check.csv
+    python3 - "$rows/md.csv" "$old" <<'PY' || return 1
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+keep = [k for k, c in enumerate(rows[0]) if not c.startswith("check")]
+assert len(keep) == len(rows[0]) - 7, rows[0]
+with open(sys.argv[2], "w", newline="") as f:
+    csv.writer(f, lineterminator="\n").writerows([r[k] for k in keep] for r in rows)
+PY
+    cp "$old" "$rows/pre-check.before"
+    "${_t33_md[@]}" --csv "$old" 2>"$rows/pre-check.err" && { echo "a row appended under the old header"; return 1; }
+    cat "$rows/pre-check.err"
+    grep -q 'adds 7 columns: check check_f_err .*runs/migrate_csv.py' "$rows/pre-check.err" || return 1
+    python3 runs/migrate_csv.py "$rows/md.csv" "$old" || return 1
+    python3 runs/migrate_csv.py --check "$rows/pre-check.before" "$old" || return 1
+    "${_t33_md[@]}" --check --csv "$old" >/dev/null || return 1
+    cp "$old" "$rows/pre-check.after"
+    python3 runs/migrate_csv.py "$rows/md.csv" "$old" | grep -q 'left as it is' && cmp "$old" "$rows/pre-check.after" || return 1
+    echo "check: $(python3 runs/csvq.py values "$old" check | tr '\n' ' ')"
+}
+t_grep csv-migrate-check-columns '^check: - pass $' _t33_migrate_check_cols

@@ -12,13 +12,17 @@
  *              says whether that lies before (after) every pair within r_n (not so where
  *              atoms 0 and 1, or the last two, are neighbours: the tests use random
  *              positions, seed 1)
+ *     last     atom 0's force off by SIZE times its magnitude (default 1e-3) in the steps' forces
+ *              only, not in the check's own: a structure wrong between builds; the program
+ *              then declares check_last_force, so the check compares the last step's forces
+ *              (SIZE 0: nothing planted, the last forces compared)
  * PLANT_AT (environment) moves a fault along the system (issue 38: faults only at atom 0 and
  * the first pair left a check of half the atoms, or of all but the last pair, unseen):
  * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair;
  * extra: "last" adds the last far pair, anything else the first.
  * The faults live in this test program only, so the programs carry no fault-injection hook.
  * Tested by tests/cases_22_trust.sh (check-plant-*, check-tol-*): --check must fail on each,
- * on its own line, and pass with none. */
+ * in its own column of the row (check_f_err, ...), and pass with none. */
 #define main cpu_grouped_main
 #include "../variants/cpu-grouped.c"
 #undef main
@@ -28,9 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, EXTRA, NFAULTS };
-static const char *const fault_names[NFAULTS] = {"none", "force", "virial", "energy", "shift", "pair", "extra"};
-static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0, 0};
+enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, EXTRA, LAST, NFAULTS };
+static const char *const fault_names[NFAULTS] = {"none", "force", "virial", "energy", "shift", "pair", "extra", "last"};
+static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0, 0, 1e-3};
 static int fault;
 static double size;
 
@@ -40,8 +44,8 @@ static void planted_forces(Sim *s)
     if (fault == SHIFT) s->pot.shift = 0;
     forces(s);
     s->pot.shift = shift;
-    if (fault == FORCE) {
-        const char *at = getenv("PLANT_AT");
+    if (fault == FORCE || (fault == LAST && s->stepping)) {   /* LAST: a step's forces, not the check's */
+        const char *at = fault == FORCE ? getenv("PLANT_AT") : NULL;
         const int i = !at ? 0 : strcmp(at, "last") == 0 ? s->n - 1 : atoi(at) % s->n;
         const double f = sqrt((double)s->a[i].x * s->a[i].x + (double)s->a[i].y * s->a[i].y +
                               (double)s->a[i].z * s->a[i].z);
@@ -127,7 +131,7 @@ int main(int argc, char **argv)
     for (int k = 0; argc > 1 && k < NFAULTS; k++)
         if (strcmp(argv[1], fault_names[k]) == 0) fault = k;
     if (fault < 0) {
-        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair|extra [SIZE] ARGS...\n");
+        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair|extra|last [SIZE] ARGS...\n");
         return 2;
     }
     size = default_size[fault];
@@ -142,6 +146,7 @@ int main(int argc, char **argv)
     v.name = "cpu-grouped";
     v.forces = planted_forces;
     v.for_each_pair = planted_pairs;
+    v.check_last_force = fault == LAST;
     argv[skip - 1] = argv[0];
     return nbr_main(argc - skip + 1, argv + skip - 1, &v);
 }

@@ -93,3 +93,55 @@ have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null 
 # child (bash cannot even trap it).
 if env --default-signal=INT true 2>/dev/null; then T_SIGDFL=(env --default-signal=INT)
 else T_SIGDFL=(python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])'); fi
+
+# check_row CSV [WANT [COLUMN]]: --check's columns of the last row of CSV (docs/csv.md: check,
+# check_f_err, ...) on one line, "check <verdict> status <status> f_err <value> ..."; exit 0 when
+# the verdict is WANT (pass, the default, or fail) and the numbers say the same: for pass, every
+# error within --check's tolerance for the row's precision (common/check.c: double 1e-12; float
+# 2e-4 per atom, 2e-5 for the total energy and the virial) and no wrong pair ("-" where one does
+# not apply); for fail, COLUMN (f_err, u_err, e_rel, w_err, last_f_err or pairs_bad), where
+# given, beyond its tolerance.
+check_row() {
+    python3 - "$@" <<'PY'
+import sys
+sys.path.insert(0, "runs")
+import csvq
+path, want, col = (sys.argv[1:] + ["", ""])[:3]
+want = want or "pass"
+rows = csvq.read(path).rows
+if not rows:
+    sys.exit(f"{path}: no row")
+r = rows[-1]
+atom, total = (1e-12, 1e-12) if r["precision"] == "double" else (2e-4, 2e-5)
+tol = {"f_err": atom, "u_err": atom, "e_rel": total, "w_err": total, "last_f_err": atom, "pairs_bad": 0}
+val = {k: r.get("check_" + k, "?") for k in tol}
+print(f"check {r.get('check', '?')} status {r['status']} " + " ".join(f"{k} {v}" for k, v in val.items()))
+def within(k):   # True / False; None where the column holds no number
+    try:
+        return float(val[k]) <= tol[k]   # "nan" is not
+    except ValueError:
+        return None
+if r.get("check") != want:
+    sys.exit(f"the row's verdict is '{r.get('check')}', expected {want}")
+if want == "pass":
+    always = ("f_err", "e_rel", "w_err")   # every check compares these
+    bad = [k for k in tol if within(k) is False or (within(k) is None and (k in always or val[k] != "-"))]
+    if bad:
+        sys.exit(f"the row says pass, but " + ", ".join(f"check_{k} {val[k]}" for k in bad) +
+                 f" (tolerance {atom:g} per atom, {total:g} total, no wrong pair)")
+elif col and within(col) is not False:
+    sys.exit(f"the row says {want}, but check_{col} is {val[col]}, not beyond its tolerance {tol[col]:g}")
+PY
+}
+
+# check_passes CSV CMD...: CMD (a program with --check among its flags) run with --csv CSV exits 0
+# and its row's check columns say pass (check_row)
+check_passes() {
+    local csv=$1 rc=0
+    shift
+    rm -f "$csv"
+    "$@" --csv "$csv" || rc=$?
+    [ -s "$csv" ] || { echo "exit $rc, no row"; return 1; }
+    check_row "$csv" || return 1
+    [ $rc -eq 0 ] || { echo "exit $rc"; return 1; }
+}

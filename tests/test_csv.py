@@ -51,7 +51,8 @@ CORE = ("timestamp,git_rev,host,device,compiler,variant,tag,precision,n,system,n
         "t_other_us,gbs_list,gbs_force,gbs_integrate,gbs_reorder,gbs_other,frac_list,frac_force,frac_integrate,"
         "frac_reorder,frac_other,nbr_per_atom,cells_per_axis,layers,list_threads,rebuilds,steps_per_rebuild,reorders,"
         "bytes_per_atom,capacity_grows,e_start,e_end,drift,e_rms,pressure,temp_measured,lists_verified,steps_done,"
-        "status").split(",")
+        "status,check,check_f_err,check_u_err,check_e_rel,check_w_err,check_last_f_err,check_pairs_bad").split(",")
+CHECK_COLS = [c for c in CORE if c.startswith("check")]   # --check's columns (issue 36)
 
 
 BLOCK_HEADER = ("git_rev,variant,tag,system,ne,n,precision,block,step,steps_in_block,timed_steps,e_mean,"
@@ -395,6 +396,44 @@ class Knobs(Base):
         self.assertEqual(t.missing("tier"), "-")
         with self.assertRaisesRegex(csvq.CsvError, "no column 'tier'"):
             nbrcsv.read(path, need=["tier"])
+
+    def test_knobbed_file_gets_the_check_columns(self):
+        """A file of the knobs schema written before the --check columns: csvq reads '-' there;
+        migrate_csv.py adds them ('-' in its rows, knobs and values untouched), then leaves it as it is;
+        a core column today's header lacks stops it."""
+        import migrate_csv
+        old_core = [c for c in CORE if c not in CHECK_COLS]
+        vals = lambda v: ["x" if c not in ("variant", "status") else v for c in old_core]
+        text = "\n".join([",".join(old_core + ["knobs"]), ",".join(vals("cpu-grouped") + ["reorder=100 max_nbr=0"]),
+                          ",".join(vals("cpu-cells") + [""])]) + "\n"
+        path = self.write("old.csv", text)
+        self.assertEqual(csvq.read(path).where(check="-")[0][1]["variant"], "cpu-grouped")
+        new = self.write("new.csv", ",".join(CORE) + ",knobs\n")
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(migrate_csv.main(["migrate_csv.py", new, path]), 0)
+        self.assertIn("read back exactly", out.getvalue())
+        with open(path) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], ",".join(CORE) + ",knobs")
+        t = csvq.read(path)
+        self.assertEqual([[r[c] for c in CHECK_COLS] for r in t.rows], [["-"] * len(CHECK_COLS)] * 2)
+        self.assertEqual([r["reorder"] for r in t.rows], ["100", "-"])
+        self.assertEqual(nbrcsv.read(path)["check"].tolist(), ["-", "-"])
+        old = self.write("before.csv", text)
+        self.assertEqual(migrate_csv.differences(csvq.read(old), t), None)
+        with redirect_stdout(out):
+            self.assertEqual(migrate_csv.main(["migrate_csv.py", new, path]), 0)   # today's header: left as it is
+        self.assertIn("left as it is", out.getvalue())
+        with open(path) as f:
+            self.assertEqual(f.read().splitlines(), lines)
+        extra = self.write("extra.csv", "\n".join(l.replace(",knobs", ",retired,knobs") if k == 0 else
+                                                  l.rsplit(",", 1)[0] + ",-," + l.rsplit(",", 1)[1]
+                                                  for k, l in enumerate(text.splitlines())) + "\n")
+        err = io.StringIO()
+        with redirect_stderr(err):
+            self.assertEqual(migrate_csv.main(["migrate_csv.py", new, extra]), 2)
+        self.assertIn("column retired is not a core column of the new schema: not migrated", err.getvalue())
 
     def test_bad_pairs_stop_both_readers(self):
         path, _ = self.migrated()
