@@ -24,9 +24,9 @@
 # 2 GPUs (2 x 3 x 10 = 60 runs with the four backends; an estimate from runs/device/dd.sh's
 # first timing, ~5 s a run, not yet measured as a whole).
 # gpu-dd's halo exchange and force kernel replayed on their own after the run (--dd-halo-reps;
-# the largest over ranks) are printed, not in the schema: their line is kept in LOGDIR/<tag>.log
-# and copied as one row to $OUT_DIR/dd_scaling_halo.csv (tag, git_rev, host, halo_us, force_us,
-# halo_us_rank0, force_us_rank0, replays), joined to the main row by tag and revision.
+# the largest over ranks, and rank 0's) are pairs of its row (halo_us, force_us, halo_us_rank0,
+# force_us_rank0, replays; docs/csv.md), also copied as one row to $OUT_DIR/dd_scaling_halo.csv
+# (tag, git_rev, host and those five), joined to the main row by tag and revision.
 #
 # Multi-rank runs start as  $DD_MPIRUN P PROGRAM ARGS  (default "mpirun --allow-run-as-root
 # --bind-to none -np"), NVLink multicast off in every process (NCCL_NVLS_ENABLE=0,
@@ -214,20 +214,25 @@ csv=$OUT_DIR/dd_scaling.csv halo=$OUT_DIR/dd_scaling_halo.csv
 mkdir -p "$LOGDIR"
 echo "dd_scaling: ${#points[@]} points -> $csv (backends: $DD_BACKENDS; logs in $LOGDIR)" >&2
 
-# The halo line of a run's log, as one row of dd_scaling_halo.csv (rank 0's CSV row names the
-# revision and host, so the row is joined by tag and revision).
+# gpu-dd's halo and force replays are pairs of its CSV row (halo_us, force_us, halo_us_rank0,
+# force_us_rank0, replays: docs/csv.md), read back through csvq and copied as one row of
+# dd_scaling_halo.csv, which plots/dd.py joins by tag and revision (it also holds the rows of the
+# revisions before the pairs, scraped from the console line "# dd: halo exchange ..."). A row
+# without them (gpu-layer; --dd-halo-reps 0) adds none.
 halo_row() {   # TAG
-    local tag=$1 log=$LOGDIR/$1.log rev host line
-    line=$(grep -m1 '^# dd: halo exchange' "$log" 2>/dev/null) || return 0
+    local tag=$1 rev host vals="" col val
     rev=$(csvq get "$csv" git_rev tag="$tag" status=ok) || return 0
     # once per tag and revision (a skipped point's row is there already), again with REDO=1
     [ "${REDO:-0}" != 1 ] && [ -s "$halo" ] && csvq has "$halo" tag="$tag" git_rev="$rev" && return 0
+    for col in halo_us force_us halo_us_rank0 force_us_rank0 replays; do
+        val=$(csvq get "$csv" "$col" tag="$tag" status=ok git_rev="$rev" --or -) || return 0
+        [[ $val =~ ^[0-9.eE+-]+$ && $val != - ]] || return 0
+        vals+=",$val"
+    done
     host=$(csvq get "$csv" host tag="$tag" status=ok 2>/dev/null) || host=$(hostname)
     dirty_refused "$halo" "$rev" dd_scaling.sh && return 0
     [ -s "$halo" ] || echo "tag,git_rev,host,halo_us,force_us,halo_us_rank0,force_us_rank0,replays" >"$halo"
-    # "# dd: halo exchange H us/step, force kernel F us/call (largest over ranks; rank 0: h, f; R replays)"
-    echo "$line" | sed -E 's/.*halo exchange ([^ ]+) us\/step, force kernel ([^ ]+) us\/call .*rank 0: ([^,]+), ([^;]+); ([0-9]+) replays.*/\1,\2,\3,\4,\5/' |
-        { IFS= read -r vals; [[ $vals =~ ^[^,]+,[^,]+,[^,]+,[^,]+,[0-9]+$ ]] && echo "$tag,$rev,$host,$vals" >>"$halo"; } || true
+    echo "$tag,$rev,$host$vals" >>"$halo"
 }
 
 # in milliseconds: whole seconds could tick over between the start and the first point's check

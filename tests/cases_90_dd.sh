@@ -16,6 +16,8 @@
 #                  double, every backend flag (one rank exchanges only with itself)
 #   dd-lose-*      the conservation check can fail: one atom dropped at a rebuild (planted)
 #                  stops the run with the count and checksum message
+#   dd-row-halo-*  the halo and force replays (--dd-halo-reps) in the row's pairs, as the console
+#                  line says them (one rank on a GPU; dd-multi-row-halo-*: 2 ranks)
 #   dd-multi-*     2 ranks (every backend built) and 4 ranks on 2 GPUs (a 2x2x1 grid; all but
 #                  nccl: NCCL refuses two ranks on one GPU) and 8 ranks as 2x2x2 (mpi): --check
 #                  PASS after a run in which atoms migrated (count and id checksum checked at
@@ -203,7 +205,9 @@ t_error "dd-newton-refuse-bad-value" 2 "dd-newton must be one of off\|on \(got '
 t_ok "dd-fault-rank1-at-init" env NBR_DD_FAIL_RANK=1 bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $ddp --ne 8 --steps 10 --equil 0 --quiet"
 
 if ! have_gpu; then
-    for grp in check lose sort multi device-check device-multi newton-check newton-multi; do t_skip "dd-$grp" "no GPU found"; done
+    for grp in check lose sort multi device-check device-multi newton-check newton-multi row-halo-pairs; do
+        t_skip "dd-$grp" "no GPU found"
+    done
     t_skip "dd-fault-gpu" "no GPU found"
     return 0 2>/dev/null || exit 0
 fi
@@ -234,6 +238,41 @@ print("rows record the dd switches")
 PY
 }
 t_grep "dd-row-records-switches" 'rows record the dd switches' dd_row_records
+# the halo and force kernel replayed alone (--dd-halo-reps) as the row's pairs halo_us, force_us,
+# halo_us_rank0, force_us_rank0, replays: the numbers of the console line "# dd: halo exchange",
+# the largest over ranks at least rank 0's; no pairs with --dd-halo-reps 0. With several ranks,
+# rank 0 times them while writing its row and the others in dd_finish: no hang (dd_mpirun's timeout)
+dd_halo_pairs() {   # NAME [dd_mpirun -np P] PROGRAM ARGS...
+    local d=$TEST_LOG_DIR/$1 out; shift
+    rm -rf "$d"; mkdir -p "$d"
+    out=$("$@" --dd-halo-reps 4 --csv "$d/a.csv" --quiet 2>&1) || { echo "$out" | tail -20; return 1; }
+    echo "$out" | grep '^# dd: halo exchange'
+    "$@" --dd-halo-reps 0 --csv "$d/a.csv" --quiet >"$d/none.log" 2>&1 || { tail -20 "$d/none.log"; return 1; }
+    grep -q '^# dd: halo exchange' "$d/none.log" && { echo "--dd-halo-reps 0 printed a halo line"; return 1; }
+    python3 - "$d/a.csv" "$out" <<'PY'
+import re, sys
+sys.path.insert(0, "runs"); import csvq  # the pairs read as columns (docs/csv.md)
+rows = csvq.read(sys.argv[1]).rows
+cols = ["halo_us", "force_us", "halo_us_rank0", "force_us_rank0", "replays"]
+m = re.search(r"# dd: halo exchange (\S+) us/step, force kernel (\S+) us/call \(largest over ranks; rank 0: ([^,]+), "
+              r"([^;]+); (\d+) replays", sys.argv[2])
+if not m:
+    sys.exit("no halo line on the console")
+got = [rows[0].get(c, "-") for c in cols]
+if got != list(m.groups()):
+    sys.exit(f"the row's {dict(zip(cols, got))}, the console's {list(m.groups())}")
+h, f, h0, f0 = map(float, got[:4])
+if got[4] != "4" or not (h >= h0 > 0 and f >= f0 > 0):
+    sys.exit(f"expected 4 replays, the largest at least rank 0's, all > 0: {dict(zip(cols, got))}")
+none = [rows[1].get(c, "-") for c in cols]
+if none != ["-"] * 5:
+    sys.exit(f"--dd-halo-reps 0: {dict(zip(cols, none))}, expected no pairs")
+print("halo pairs in the row: " + " ".join(f"{c}={v}" for c, v in zip(cols, got)))
+PY
+}
+t_grep "dd-row-halo-pairs" 'halo pairs in the row' dd_halo_pairs dd-row-halo-pairs "$dd" --comm p2p --ne 12 --steps 60 --equil 0
+t_grep "dd-row-halo-pairs-device" 'halo pairs in the row' dd_halo_pairs dd-row-halo-pairs-device "$dd" --comm p2p \
+    --decide device --ne 12 --steps 60 --equil 0
 # the bytes the halo reports (dd_halo_bytes): on one rank every pulse is a periodic image, a
 # copy on the device, so none travel between ranks (both halo directions with --dd-newton on)
 for _dd_nt in off on; do
@@ -405,6 +444,11 @@ t_ok "dd-multi-float-2ranks-ids-past-2p24" dd_big_ids_migrate -np 2 $ddf --comm 
     --stage-reps 0
 t_ok "dd-multi-double-4ranks-1x1x4-overlap-mpi" dd_multi_pass -np 4 $dd --dd-grid 1x1x4 --dd-overlap on --ne 28 \
     --steps 300 --equil 100 --check
+# the halo pairs of the row with 2 ranks (rank 0 replays while writing the row, rank 1 in dd_finish)
+t_grep "dd-multi-row-halo-pairs-mpi" 'halo pairs in the row' dd_halo_pairs dd-multi-row-halo-pairs-mpi dd_mpirun -np 2 \
+    $dd --comm mpi --ne 20 --steps 200 --equil 0
+t_grep "dd-multi-row-halo-pairs-p2p-device" 'halo pairs in the row' dd_halo_pairs dd-multi-row-halo-pairs-p2p-device \
+    dd_mpirun -np 2 $dd --comm p2p --decide device --ne 20 --steps 200 --equil 0
 # --decide device on 2 ranks: the same rebuild steps as the host decision (same start, no
 # rescaling: --equil 0; the summary hashes the steps of the rebuilds after step 0); --check after
 # migrations; a failing rank stops the others, which wait in the device vote

@@ -4,8 +4,9 @@
 #    for P > 1, every compiled backend, overlap off/on, graph only where allowed), the env knobs,
 #    bad knobs refused in one line, exit 2;
 #  - runs/dd_scaling.sh end to end with stand-ins (a python gpu-dd/gpu-layer
-#    that writes a row and gpu-dd's halo line, and an mpirun that drops -np; NOT a benchmark):
-#    every tagged row, the halo rows joined by tag and revision, a second run skips;
+#    that writes a row, gpu-dd's with the halo pairs, and an mpirun that drops -np; NOT a benchmark):
+#    every tagged row, the halo rows from the rows' pairs (not the console) joined by tag and
+#    revision, none without pairs (--dd-halo-reps 0), a second run skips;
 #  - plots/dd.py: figures and section with no CSV ("not yet measured"), from the stand-in rows,
 #    from a runs/device/dd.sh-style CSV + log (ranks/backend/mode from the tag), and a damaged
 #    CSV stops with file and line;
@@ -71,16 +72,21 @@ halo = {"mpi": 30.0, "p2p": 4.0}[comm]
 t = 25 + n * 0.01 if not two else 25 + halo + n * 0.0052
 if name == "gpu-layer":
     t *= 0.9
+# gpu-dd's halo and force replays as its row's pairs (rank 0's a little below the largest); the
+# console line says other numbers: the driver must take the row's, not scrape the log
+knobs = f"comm={comm}" if name == "gpu-dd" else "decide=device"
+if name == "gpu-dd" and opt("--dd-halo-reps", "0") != "0":
+    knobs += (f" halo_us={halo:.4g} force_us={n * 0.004:.4g} halo_us_rank0={halo - 0.5:.4g}"
+              f" force_us_rank0={n * 0.004 - 0.1:.4g} replays={opt('--dd-halo-reps')}")
 csv = opt("--csv")
 new = not os.path.exists(csv)
 with open(csv, "a") as f:
     if new:
-        f.write("git_rev,host,variant,tag,system,ne,n,us_per_step,status\n")
-    f.write(f"fakefakefake,fakehost,{name},{opt('--tag')},{system},{ne},{n},{t:.6g},ok\n")
+        f.write("git_rev,host,variant,tag,system,ne,n,us_per_step,status,knobs\n")
+    f.write(f"fakefakefake,fakehost,{name},{opt('--tag')},{system},{ne},{n},{t:.6g},ok,{knobs}\n")
 print(f"{name} float {system} ne={ne} N={n}: ... us/atom-step")
 if name == "gpu-dd":
-    print(f"# dd: halo exchange {halo:.4g} us/step, force kernel {n * 0.004:.4g} us/call (largest over ranks; "
-          f"rank 0: {halo:.4g}, {n * 0.004:.4g}; 100 replays)")
+    print("# dd: halo exchange 999 us/step, force kernel 999 us/call (largest over ranks; rank 0: 999, 999; 7 replays)")
 PY
 for p in gpu-dd gpu-layer; do ln -sf fake.py "$tmp/bin/$p"; done
 printf '#!/bin/sh\n# a gpu-layer that takes 2 s (the budget test)\nsleep 2\nexec "%s" "$@"\n' "$tmp/bin/gpu-layer" >"$tmp/bin/slow-layer"
@@ -92,8 +98,20 @@ dd_env=(env OUT_DIR="$tmp/res/h200-x2" LOGDIR="$tmp/logs" DD_PROG="$tmp/bin/gpu-
 t_grep dd-scaling-run 'dd_scaling: 36 points' "${dd_env[@]}" runs/dd_scaling.sh
 t_grep dd-scaling-rows '^36 32$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
     \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling_halo.csv') - 1))"
-t_grep dd-scaling-halo-row '^dd-lj-2gpu-p2p-overlap-ne10-s500,fakefakefake,fakehost,4,4,4,4,100$' \
+# the halo row: the gpu-dd row's pairs (halo_us, force_us, halo_us_rank0, force_us_rank0, replays),
+# not the console line's 999s
+t_grep dd-scaling-halo-row '^dd-lj-2gpu-p2p-overlap-ne10-s500,fakefakefake,fakehost,4,4,3.5,3.9,100$' \
     cat "$tmp/res/h200-x2/dd_scaling_halo.csv"
+t_grep dd-scaling-halo-header '^tag,git_rev,host,halo_us,force_us,halo_us_rank0,force_us_rank0,replays$' \
+    head -1 "$tmp/res/h200-x2/dd_scaling_halo.csv"
+# --dd-halo-reps 0: nothing timed, no pairs, no halo row (the gpu-dd rows are there)
+dd_no_halo_reps() {
+    local out=$tmp/res/noreps
+    "${dd_env[@]}" OUT_DIR="$out" LOGDIR="$tmp/logs-noreps" DD_SYSTEMS=sp DD_NE=8 DD_HALO_REPS=0 DD_LAYER=0 \
+        DD_BACKENDS=mpi DD_DECIDE=host runs/dd_scaling.sh || return 1
+    echo "rows, halo rows: $(($(wc -l <"$out/dd_scaling.csv") - 1)) $(cat "$out/dd_scaling_halo.csv" 2>/dev/null | wc -l)"
+}
+t_grep dd-scaling-no-halo-reps '^rows, halo rows: 3 0$' dd_no_halo_reps
 t_grep dd-scaling-resume 'skip dd-sp-2gpu-mpi-ne8-s500' "${dd_env[@]}" runs/dd_scaling.sh
 t_grep dd-scaling-resume-rows '^36 32$' sh -c "echo \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling.csv') - 1)) \
     \$((\$(wc -l <'$tmp/res/h200-x2/dd_scaling_halo.csv') - 1))"

@@ -8,6 +8,7 @@
  *
  * What it composes (kernels/cuda/):
  *   dd_stages.cu   the Variant's stages: every rank's start (MPI, options, device), the end
+ *                  (the halo and force kernel replayed alone: the console line, the row's pairs)
  *   dd_domain.cu   the domain grid: migration, ghosts by pulses, cells over local + ghost atoms,
  *                  the W list build, --reorder's sort (cellsort.cuh), the check's gathers
  *   dd_halo.cuh    the halo behind one interface, one file per --comm backend:
@@ -71,6 +72,8 @@ int main(int argc, char **argv)
     variant.device_decide = dd_run_decide;
     variant.sample = dd_run_sample;
     variant.run_horizon = dd_run_horizon;
+    /* the halo and force replays' times (--dd-halo-reps) as the row's pairs: halo_us, force_us, ... */
+    variant.row_pairs = dd_row_pairs;
     const int rc = nbr_main(n, argv, &variant);
     fflush(stdout);
     dd_mpi_finalize();

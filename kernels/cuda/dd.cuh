@@ -209,6 +209,12 @@ struct Dd {
     int prof_on;
     double prof_mark, prof_s[DD_PROF_PHASES];
     long long prof_builds;
+
+    /* --dd-halo-reps: the halo exchange (per step) and the force kernel (per call) replayed on their
+     * own after the run, in us: the largest over ranks and this rank's (dd_halo_timing); for the
+     * console line and the row's pairs (dd_row_pairs). halo_reps 0: not timed (yet) */
+    int halo_reps;
+    double halo_us, force_us, halo_us_mine, force_us_mine;
 };
 
 static inline Dd *dd_of(Sim *s) { return (Dd *)s->ctx; }
@@ -321,6 +327,8 @@ void dd_run_free(Dd *d);
 int dd_start(int *argc, char ***argv);
 int dd_init(Sim *s);            /* options against the ranks, device, domain, halo backend */
 void dd_finish(Sim *s);         /* the halo and the force kernel replayed on their own (--dd-halo-reps), teardown */
+/* Variant.row_pairs: the halo and force replays' times, where they were measured (docs/csv.md) */
+void dd_row_pairs(Sim *s, void (*put)(void *ctx, const char *name, const char *value), void *ctx);
 void dd_kick_drift(Sim *s);
 void dd_kick(Sim *s);
 void dd_rescale(Sim *s, double factor);

@@ -5,6 +5,8 @@
  * the force kernel replayed on their own, the halo's bytes, teardown). */
 #include "dd_halo.cuh"
 
+#include "../../common/interrupt.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,10 +154,58 @@ static void halo_once(Dd *d)
 }
 static void force_once(Dd *d) { gpu_forces(&d->rows); }
 
+/* The halo exchange and the force kernel on their own (the stage replays time them together as
+ * "force"), --dd-halo-reps times each: the halo's cost per step for each backend, the largest over
+ * ranks and this rank's kept in Dd for the console line (dd_finish) and the row (dd_row_pairs).
+ * Collective, once per run: a rank that writes the row (rank 0 with --csv) runs it from
+ * dd_row_pairs, since the row is written before Variant.finish; every other rank, and rank 0
+ * without a row, first thing in dd_finish. Either way every rank reaches it right after the
+ * run's row and before dd_finish's other collectives, so the ranks' collectives stay in order. */
+static void dd_halo_timing(Dd *d, int reps)
+{
+    if (d->halo_reps || reps <= 0) return;
+    double t[2] = {replay_us(d, reps, halo_once), replay_us(d, reps, force_once)};
+    d->halo_us_mine = t[0];
+    d->force_us_mine = t[1];
+    dd_allreduce_max_d(t, 2);
+    d->halo_us = t[0];
+    d->force_us = t[1];
+    d->halo_reps = reps;
+}
+
+/* Variant.row_pairs: halo_us, force_us (the largest over ranks), halo_us_rank0, force_us_rank0
+ * (the rank writing the row: rank 0) and replays, the numbers of the console line "# dd: halo
+ * exchange ..."; none where the halo was not timed (--dd-halo-reps 0). Only the row loop_run
+ * writes after every step (the loop's stepping cleared, s->step at --steps) times them here: the
+ * other ranks then go on to dd_finish, which runs the same replays. A row of a run stopped early
+ * (interrupted; unstable within the host loop) gets no pairs: the other ranks are on their way out,
+ * and a replay would wait for them. Two such rows cannot be told apart from the last one here (a
+ * Variant hook on every rank before the row would): a device-decided run (which leaves stepping
+ * 0) found unstable at its last sample point, and a --steps 0 run whose step 0 is not finite;
+ * with several ranks the others then stop every rank (dd_comm.cu's exit hook) before this row is
+ * written: the run fails either way (exit 3), then without its row. */
+void dd_row_pairs(Sim *s, void (*put)(void *ctx, const char *name, const char *value), void *ctx)
+{
+    Dd *d = dd_of(s);
+    if (!d) return;
+    if (!s->stepping && s->step == s->p.steps && !nbr_interrupted()) dd_halo_timing(d, s->p.dd_halo_reps);
+    if (!d->halo_reps) return;
+    char v[32];
+    const double us[4] = {d->halo_us, d->force_us, d->halo_us_mine, d->force_us_mine};
+    const char *const names[4] = {"halo_us", "force_us", "halo_us_rank0", "force_us_rank0"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(v, sizeof v, "%.4g", us[k]);
+        put(ctx, names[k], v);
+    }
+    snprintf(v, sizeof v, "%d", d->halo_reps);
+    put(ctx, "replays", v);
+}
+
 void dd_finish(Sim *s)
 {
     Dd *d = dd_of(s);
     if (!d) return;
+    dd_halo_timing(d, s->p.dd_halo_reps);   /* first: done already where this rank wrote the row */
     long long moved[2] = {d->migrated, dd_halo_bytes(d)};
     dd_allreduce_sum_ll(moved, 2);
     if (!s->p.quiet) {
@@ -164,17 +214,10 @@ void dd_finish(Sim *s)
                "last rebuild)\n", d->halo->name, moved[1], d->newton ? "positions out, forces back" : "positions");
     }
     dd_prof_report(d);
-    /* the halo exchange and the force kernel on their own (the stage replays time them
-     * together as "force"): the halo's cost per step for each backend; largest over ranks */
-    if (s->p.dd_halo_reps > 0) {
-        const int reps = s->p.dd_halo_reps;
-        double t[2] = {replay_us(d, reps, halo_once), replay_us(d, reps, force_once)};
-        const double mine[2] = {t[0], t[1]};
-        dd_allreduce_max_d(t, 2);
+    if (d->halo_reps)
         printf("# dd: halo exchange %.4g us/step, force kernel %.4g us/call (largest over ranks; rank 0: %.4g, "
-               "%.4g; %d replays%s)\n", t[0], t[1], mine[0], mine[1], reps,
+               "%.4g; %d replays%s)\n", d->halo_us, d->force_us, d->halo_us_mine, d->force_us_mine, d->halo_reps,
                d->newton ? "; the halo both ways: coordinates out, forces back" : "");
-    }
     dd_drop_halo_graph(d);
     dd_comm_free(d);
     dd_free(d);

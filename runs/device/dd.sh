@@ -86,7 +86,7 @@ fi
 # after it (default: what is left of DD_WALL = 540 s since this script started). The rows of
 # earlier calls (results/h200-x2/dd_scaling*.csv in the tree) are copied into $OUT first, so the
 # points measured at this revision are skipped and a second call goes on where one stopped.
-# $OUT: dd_scaling.csv, dd_scaling_halo.csv (the halo line of each gpu-dd run), timing.log, logs/.
+# $OUT: dd_scaling.csv, dd_scaling_halo.csv (the halo pairs of each gpu-dd row), timing.log, logs/.
 if want timing; then
 for f in dd_scaling.csv dd_scaling_halo.csv; do
     [ -f "results/h200-x2/$f" ] && [ ! -f "$OUT/$f" ] && cp "results/h200-x2/$f" "$OUT/$f"
