@@ -19,6 +19,18 @@
 #   rumd-err-*      bad combinations stop with one line and exit 2: p_b x t_p over 1024
 #                   threads, t_p above 32 not a multiple of 32, --list sort in a box under
 #                   5 cells of r_n/2
+#   rumd-chunk-*    --launch chunk (every step between two sample points in one cooperative launch,
+#                   kernels/cuda/rumd_chunk.cuh): --check per list method (none, n2) x t_p {1, 4,
+#                   64}, SP, lammps-lj and salt; rumd-chunk-same-*: double, no rescaling, from the same
+#                   start, the chunk ends where --launch stage ends (the same rebuild steps, hashed
+#                   in the summary, the same reorders, E/N within 1e-9), with --sort-every 20 (the
+#                   launch that stops to reorder and the one that resumes) and with fewer resident
+#                   blocks than force blocks (lammps-lj 16 384 atoms, 1024 threads a block).
+#                   Planted faults (test builds -DRUMD_CHUNK_PLANT=K, built here on demand): 1 the
+#                   largest v^2 of block 0's atoms alone, 2 no list build after a resume, 3 no list
+#                   build: rumd-chunk-plant-K must fail the same comparison. rumd-chunk-err-*: a
+#                   chunk with host decisions or a graph (no GPU needed), with --read texture or
+#                   --list sort: exit 2, one line
 #   tune-cpu-*      (no GPU needed) the autotuner as a harness service (common/tune.c) through
 #                   cpu-grouped, the one CPU program that declares knobs: trials in one process
 #                   from the stored start, each a CSV row tagged autotune-*, then one final row
@@ -104,9 +116,51 @@ if [ -x "$BUILD/double/cpu-grouped" ]; then
 else
     t_skip tune-cpu "cpu-grouped not built"
 fi
+# _chunk_same PROG FLAGS...: --launch stage and chunk from the same start (see rumd-chunk-same-*)
+_chunk_same() (
+    local d prog=$1 launch
+    shift
+    d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+    for launch in stage chunk; do
+        "$prog" --decide device --read plain --launch $launch --equil 0 --rescale-every 100000 --stage-reps 0 \
+            --csv "$d/t.csv" --tag $launch "$@" >"$d/$launch.out" 2>&1 || { tail -3 "$d/$launch.out"; return 1; }
+    done
+    python3 - "$d" <<'PY'
+import re, sys
+sys.path.insert(0, "runs"); import csvq
+d = sys.argv[1]
+rows = {r["tag"]: r for r in csvq.read(d + "/t.csv").rows}
+built = {t: re.search(r"rebuilds after step 0: (\d+), their steps hashed (\w+)", open(f"{d}/{t}.out").read()).groups()
+         for t in ("stage", "chunk")}
+s, c = rows["stage"], rows["chunk"]
+rel = abs(float(s["e_end"]) - float(c["e_end"])) / abs(float(s["e_end"]))
+print(f"stage: rebuilds {built['stage']}, reorders {s['reorders']}, E/N {s['e_end']}, {s['us_per_step']} us/step")
+print(f"chunk: rebuilds {built['chunk']}, reorders {c['reorders']}, E/N {c['e_end']}, {c['us_per_step']} us/step")
+assert s["status"] == "ok" and c["status"] == "ok", "a run failed"
+assert built["stage"] == built["chunk"], "the rebuild steps differ"
+assert s["reorders"] == c["reorders"], "the reorders differ"
+assert rel < 1e-9, f"E/N differs by {rel:.3g} (relative)"
+PY
+)
+# _chunk_check PROG FLAGS...: the run's row holds --check's pass (check_row, tests/lib.sh)
+_chunk_check() (
+    local d prog=$1
+    shift
+    d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+    "$prog" --csv "$d/t.csv" --check --quiet "$@" || return 1
+    check_row "$d/t.csv" pass
+)
+_chunk_caught() { ! _chunk_same "$@"; }
 # RUMD_TEST_PRECISIONS: the precisions to run (default both)
 rumd_precs=${RUMD_TEST_PRECISIONS:-double float}
-rumd_groups="autotune matrix sys layout device sort-every verify grow err"
+rumd_groups="autotune matrix sys layout device sort-every verify grow err chunk"
+# --launch chunk's combinations refused before any device is looked for: these run everywhere
+rb=$BUILD/double/gpu-rumd
+if [ -x "$rb" ]; then
+    t_error rumd-chunk-err-host 2 'launch chunk needs --decide device' $rb --launch chunk --steps 0 --equil 0
+    t_error rumd-chunk-err-graph 2 'graph applies to --launch stage' $rb --launch chunk --decide device --graph on \
+        --steps 0 --equil 0
+fi
 if ! have_gpu || [ ! -x "$BUILD/double/gpu-rumd" ]; then
     why="no GPU found"
     have_gpu && why="gpu-rumd not built (nvcc missing?)"
@@ -177,4 +231,35 @@ for prec in $rumd_precs; do
     t_error "rumd-err-$prec-threads" 2 'over CUDA.s 1024' $b --ne 8 --tp 32 --pb 64 --steps 0 --equil 0
     t_error "rumd-err-$prec-tp" 2 'multiple of 32' $b --ne 8 --tp 40 --steps 0 --equil 0
     t_error "rumd-err-$prec-sort-box" 2 'use --list n2' $b --system lammps-lj --ne 4 --list sort --steps 0 --equil 0
+    chunk="--decide device --launch chunk --read plain --steps 300 --equil 50 --rescale-every 1000 --stage-reps 0"
+    for list in none n2; do
+        for tp in 1 4 64; do
+            pb=$([ $tp = 64 ] && echo 8 || echo 32)
+            t_ok "rumd-chunk-$prec-$list-tp$tp" _chunk_check $b --ne 12 --list $list --tp $tp --pb $pb $chunk
+        done
+        for sys in "lammps-lj 8" "salt 12"; do
+            set -- $sys
+            t_ok "rumd-chunk-$prec-$1-$list" _chunk_check $b --system $1 --ne $2 --list $list $chunk --sort-every 20
+        done
+    done
+    t_error "rumd-chunk-err-$prec-read" 2 'needs --read plain' $b --decide device --launch chunk --steps 0 --equil 0
+    t_error "rumd-chunk-err-$prec-sort" 2 'use --list n2' $b --decide device --launch chunk --read plain --list sort \
+        --system lammps-lj --ne 8 --steps 0 --equil 0
+done
+b=$BUILD/double/gpu-rumd
+for list in none n2; do
+    t_ok "rumd-chunk-same-$list" _chunk_same $b --ne 14 --list $list --sort-every 20 --steps 500
+done
+t_ok rumd-chunk-same-many-blocks _chunk_same $b --system lammps-lj --ne 16 --list n2 --tp 32 --pb 32 --sort-every 40 \
+    --steps 300
+plants=()
+for k in 1 2 3; do plants+=("$BUILD/double/test-rumd-chunk-plant-$k"); done
+make --no-print-directory -s -j8 BUILD="$BUILD" "${plants[@]}" >"$TEST_LOG_DIR/rumd-chunk-plant-build.log" 2>&1
+for k in 1 2 3; do   # the real program passes the same comparison: rumd-chunk-same-n2
+    pb=${plants[$((k - 1))]}
+    if [ -x "$pb" ]; then
+        t_ok "rumd-chunk-plant-$k-caught" _chunk_caught "$pb" --ne 14 --list n2 --sort-every 20 --steps 500
+    else
+        _t_fail "rumd-chunk-plant-$k-caught" "$pb not built ($TEST_LOG_DIR/rumd-chunk-plant-build.log)"
+    fi
 done

@@ -8,7 +8,7 @@
 # The parts (PARTS, default build suite dd coulomb gamdpy salt; also ddprobe: gpu-dd at 1M atoms
 # on 2 GPUs, host against device decisions with and without the look-ahead, side by side;
 # tables: GPU_LOOP=device runs/gpu_tables.sh; perf: COULOMB_PARTS=perf runs/device/coulomb.sh;
-# smalln: runs/device/smalln.sh; ddbest: runs/dd_scaling.sh at 1M and the targets' sizes;
+# smalln: runs/device/smalln.sh; launch: runs/device/launch.sh; ddbest: runs/dd_scaling.sh at 1M and the targets' sizes;
 # sanitize: compute-sanitizer memcheck and racecheck on the fused leapfrog, --tp, gpu-dd's sort
 # and --dd-newton; ddprof: gpu-dd's rebuild phases, --dd-profile on; rumdfigs: runs/rumd_figs.sh)
 # and their time limits: runs/device/all.sh --help (flags, or the environment: PARTS=... DD_S=...;
@@ -20,7 +20,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 settings_begin "runs/device/all.sh [settings]" "a whole session's GPU work in one device call (nvidia-h200-x2): build, the suite, the timing parts"
 setting OUT /tmp/all-out "where results.tgz lands (the device tool's \$OUT)"
-setting PARTS "build suite dd coulomb gamdpy salt" "the parts, space-separated (also ddprobe tables perf smalln ddbest sanitize ddprof rumdfigs)"
+setting PARTS "build suite dd coulomb gamdpy salt" "the parts, space-separated (also ddprobe tables perf smalln launch ddbest sanitize ddprof rumdfigs)"
 setting SUITE_S 480 "seconds for the suite"
 setting DD_S 90 "seconds for the dd part (runs/device/dd.sh's timing)"
 setting COULOMB_S 80 "seconds for the coulomb part"
@@ -33,6 +33,7 @@ setting GAMDPY_SIZES "sc:8 sc:16 fcc:64" "the gamdpy part's SIZES"
 setting TABLES_S 360 "seconds for the tables part"
 setting PERF_S 150 "seconds for the perf part (set: also runs/device/coulomb.sh's PERF_S cap)"
 setting SMALLN_S 160 "seconds for the smalln part"
+setting LAUNCH_S 120 "seconds for the launch part (runs/device/launch.sh)"
 setting DDBEST_S 120 "seconds for the ddbest part"
 setting DDBEST_NE_SP "100 200" "ddbest's DD_NE_SP"
 setting DDBEST_NE_LJ "100 159" "ddbest's DD_NE_LJ"
@@ -146,6 +147,12 @@ if want smalln && [ -x runs/device/smalln.sh ]; then
     # gpu-layer at small N, the knobs of the small-N step side by side (runs/device/smalln.sh)
     OUT=$R/smalln timeout "$SMALLN_S" runs/device/smalln.sh >"$R/smalln.out" 2>&1
     say "smalln (rc $?): $(tail -1 "$R/smalln.out")"
+    pack
+fi
+if want launch; then
+    # gpu-rumd one launch per stage or per chunk at 512, 4096 and 32 768 atoms (runs/device/launch.sh)
+    OUT=$R/launch timeout "$LAUNCH_S" runs/device/launch.sh >"$R/launch.out" 2>&1
+    say "launch (rc $?): $(grep -c . "$R/launch/launch.txt" 2>/dev/null) lines"
     pack
 fi
 if want ddbest; then

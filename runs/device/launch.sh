@@ -15,7 +15,8 @@
 # time can be set against the work of its kernels.
 # Writes $OUT/launch.csv (tags launch-ne<ne>-<mode>-r<round>) and $OUT/launch.txt: per point
 # the median over the rounds of us_per_step, the kernels' time per step (list / rebuild interval
-# + force + integrate) and what is left over, rewritten after every round.
+# + force + integrate) and what is left over, rewritten after every round; the runs' output in
+# $OUT/launch-logs.tgz (few files: the device tool brings back a limited number).
 # Settings: runs/device/launch.sh --help.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +32,8 @@ cd "$(dirname "$0")/../.."
 b=$BUILD/float/gpu-rumd
 "$b" --help 2>/dev/null | grep -q -- '--launch' || { echo "launch: $b has no --launch (make -j first)" >&2; exit 1; }
 mkdir -p "$OUT"
-csv=$OUT/launch.csv txt=$OUT/launch.txt
+csv=$OUT/launch.csv txt=$OUT/launch.txt logs=$(mktemp -d)
+trap 'tar czf "$OUT/launch-logs.tgz" -C "$logs" . && rm -rf "$logs"' EXIT
 rm -f "$csv"
 base="--system lammps-lj --lattice sc --list n2 --read plain --decide device --stage-reps 20"
 mode_args() {
@@ -67,8 +69,8 @@ for round in $(seq 1 "$ROUNDS"); do
             tag=launch-ne$ne-$mode-r$round
             # shellcheck disable=SC2046
             if ! "$b" $base --ne "$ne" $(steps_of "$ne") $(mode_args "$mode") $ARGS --csv "$csv" --tag "$tag" \
-                --quiet >"$OUT/$tag.out" 2>&1; then
-                echo "launch: $tag failed: $(tail -1 "$OUT/$tag.out")"
+                --quiet >"$logs/$tag.out" 2>&1; then
+                echo "launch: $tag failed: $(tail -1 "$logs/$tag.out")"
                 failed=$((failed + 1))
             fi
         done
@@ -79,4 +81,4 @@ done
 [ -s "$csv" ] || { echo "launch: no rows written" >&2; exit 1; }
 summarize
 cat "$txt"
-[ "$failed" -eq 0 ] || { echo "launch: $failed run(s) failed (their output in $OUT/*.out)"; exit 1; }
+[ "$failed" -eq 0 ] || { echo "launch: $failed run(s) failed (their output in $OUT/launch-logs.tgz)"; exit 1; }
