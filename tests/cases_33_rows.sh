@@ -49,8 +49,11 @@ if mount -t tmpfs -o size=8k nbrlab-rows "$mnt" 2>"$rows/mount.err"; then
     head -c 4096 /dev/zero >"$mnt/filler"
     t_ok csv-fulldisk-row-unchanged _t33_fill_until_refused "$mnt/r.csv"
     t_ok csv-fulldisk-rows-whole _t33_whole "$mnt/r.csv"
-    t_ok csv-fulldisk-later-run-1 _t33_refused "$mnt/r.csv" "${_t33_md[@]}" --csv "$mnt/r.csv"
-    t_ok csv-fulldisk-later-run-2 _t33_refused "$mnt/r.csv" "${_t33_md[@]}" --csv "$mnt/r.csv"
+    # a later row 60 bytes longer (its tag): the refused row's length varies with its timings by
+    # some bytes, so a later row of the same flags could fit the slack the refused one did not
+    long=$(printf 'x%.0s' $(seq 63))   # --tag's most
+    t_ok csv-fulldisk-later-run-1 _t33_refused "$mnt/r.csv" "${_t33_md[@]}" --csv "$mnt/r.csv" --tag "$long"
+    t_ok csv-fulldisk-later-run-2 _t33_refused "$mnt/r.csv" "${_t33_md[@]}" --csv "$mnt/r.csv" --tag "$long"
     rm -f "$mnt/filler"
     _t33_freed() {
         local before; before=$(grep -c '' "$mnt/r.csv")
