@@ -11,6 +11,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cluster  # noqa: E402
+import launch  # noqa: E402
 import coulomb  # noqa: E402
 import dd  # noqa: E402
 import rumd  # noqa: E402
@@ -486,6 +487,8 @@ def render(outmd):
     out += ["", salt.section(outmd), ""]
     # cluster pairs against atom lists (issue 37): cpu_cluster.csv and gpu-cluster's rows (plots/cluster.py)
     out += ["", cluster.section(outmd), ""]
+    # one launch per stage or per chunk (issue 36): runs/device/launch.sh's rows (plots/launch.py)
+    out += ["", launch.section(outmd), ""]
     if text.get("caveats"):
         out += ["## Caveats", "", text["caveats"], ""]
     os.makedirs(os.path.dirname(os.path.abspath(outmd)), exist_ok=True)

@@ -17,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 sys.path.insert(0, os.path.join(ROOT, "runs"))
 import cluster  # noqa: E402
+import launch  # noqa: E402
 import csvq  # noqa: E402
 import figdata  # noqa: E402
 import lammps_row  # noqa: E402
@@ -497,6 +498,32 @@ class ClusterSection(InResults):
 
     def test_no_rows_says_so(self):
         self.assertIn("**No rows yet**", cluster.section(os.path.join(self.dir, "REPORT.md")))
+
+
+class LaunchSection(InResults):
+    """The launch structures at one N: the median of the newest revision's ok rounds per mode, the
+    ratios between them; an older revision, a failed row and a tag of no mode left out."""
+    HDR = "timestamp,git_rev,device,variant,tag,n,us_per_step,status,knobs"
+
+    def rows(self, *rs):
+        lines = [",".join(["2026-01-01T00:00:00Z", rev, "Some GPU", "gpu-rumd", tag, str(n), str(t), st, "x=0"])
+                 for rev, tag, n, t, st in rs]
+        self.write("m/launch/launch-x.csv", self.HDR + "\n" + "\n".join(lines) + "\n")
+
+    def test_medians_and_ratios(self):
+        self.rows(("old", "launch-ne8-chunk-r1", 512, 1.0, "ok"),            # older revision: left out
+                  ("new", "launch-ne8-stage-r1", 512, 40.0, "ok"),
+                  ("new", "launch-ne8-stage-r2", 512, 50.0, "ok"),
+                  ("new", "launch-ne8-stage-r3", 512, 44.0, "ok"),
+                  ("new", "launch-ne8-graph-r1", 512, 30.0, "ok"),
+                  ("new", "launch-ne8-chunk-r1", 512, 22.0, "ok"),
+                  ("new", "launch-ne8-chunk-r2", 512, 2.0, "check-failed"),   # not ok: left out
+                  ("new", "tour-launch-a", 512, 3.0, "ok"))                   # no mode: left out
+        text = launch.section(os.path.join(self.dir, "REPORT.md"))
+        self.assertIn("| 512 | 44.00 (3) | 30.00 (1) | 22.00 (1) | 0.50 | 0.73 |", text)
+
+    def test_no_rows_says_so(self):
+        self.assertIn("**No rows yet**", launch.section(os.path.join(self.dir, "REPORT.md")))
 
 
 if __name__ == "__main__":
