@@ -153,20 +153,10 @@ void gpu_device_rebuild(Sim *s) { gpu_device_rebuild_with(s, launch_rebuild_kern
 
 void gpu_device_decide(Sim *s) { gpu_launch_decide(s, gpu_of(s)); }
 
-int gpu_sample(Sim *s)
+int gpu_sample_done(Sim *s, int grew)
 {
     GpuSim *g = gpu_of(s);
-    gpu_final_reduce(g);
-    CUDA_CHECK(cudaMemcpyAsync(g->ctrl_host, g->ctrl, sizeof(DeviceControl), cudaMemcpyDeviceToHost, g->stream));
-    CUDA_CHECK(cudaEventRecord(g->sample_done, g->stream));
-    CUDA_CHECK(cudaEventSynchronize(g->sample_done));
-    const DeviceControl c = *g->ctrl_host;
-
-    /* a build since the last sample point overflowed: grow, restore, replay */
-    int grew = 0;
-    if (c.layers_max > g->layer_cap) grew |= gpu_fit_layers(s, g, c.layers_max);
-    if (c.nbr_max_seen > g->nbr_cap) grew |= gpu_fit_nbr(s, g, c.nbr_max_seen);
-    if (grew) {
+    if (grew) {   /* a build since the last sample point overflowed: restore, replay */
         gpu_release_graphs(g);
         copy_state(g, s->n, g->r, g->v, g->a, g->ctrl, g->snap_r, g->snap_v, g->snap_a, g->ctrl_snap);
         force_rebuild_kernel<<<1, 1, 0, g->stream>>>(g->ctrl, g->status);
@@ -175,7 +165,7 @@ int gpu_sample(Sim *s)
         s->step = g->snap_step;
         return g->snap_step;
     }
-
+    const DeviceControl &c = *g->ctrl_host;
     s->props.upot_sum = g->props_host[PART_UPOT];
     s->props.ukin_sum = g->props_host[PART_UKIN];
     s->props.vv_max = g->props_host[PART_VVMAX];
@@ -191,8 +181,24 @@ int gpu_sample(Sim *s)
     st->rebuild_hash = c.rebuild_hash;
     st->bytes = g->bytes;
     g->layers = c.layers_last;
-    take_snapshot(s, g);   /* in stream order: the next steps run after the copies */
+    g->snap_step = s->step;
     return -1;
+}
+
+int gpu_sample(Sim *s)
+{
+    GpuSim *g = gpu_of(s);
+    gpu_final_reduce(g);
+    CUDA_CHECK(cudaMemcpyAsync(g->ctrl_host, g->ctrl, sizeof(DeviceControl), cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaEventRecord(g->sample_done, g->stream));
+    CUDA_CHECK(cudaEventSynchronize(g->sample_done));
+    const DeviceControl &c = *g->ctrl_host;
+    int grew = 0;
+    if (c.layers_max > g->layer_cap) grew |= gpu_fit_layers(s, g, c.layers_max);
+    if (c.nbr_max_seen > g->nbr_cap) grew |= gpu_fit_nbr(s, g, c.nbr_max_seen);
+    const int replay = gpu_sample_done(s, grew);
+    if (replay < 0) take_snapshot(s, g);   /* in stream order: the next steps run after the copies */
+    return replay;
 }
 
 int gpu_chunk_replay(Sim *s, int nsteps)

@@ -68,6 +68,8 @@ struct DeviceControl {
     unsigned long long rebuild_hash;/* the steps of the rebuilds, hashed as the host does */
     int layers_last, layers_max;    /* N_l of the last build, largest N_l so far */
     int nbr_max_seen;               /* largest m_i of any build: beyond nbr_cap = overflow */
+    int cell_max_seen;              /* largest cell occupancy of a chunk kernel's bins (gpu-onchip's
+                                       cell slots): beyond their capacity = overflow */
     int prune_now;                  /* the next step's force kernel prunes (gpu-cluster's --prune) */
     double prune_threshold;         /* --rebuild-frac x --prune: re-prune at this displacement; 0 = off */
     double disp_pruned;             /* disp at the force that last pruned */
@@ -356,6 +358,11 @@ void gpu_device_rebuild(Sim *s);
 void gpu_device_rebuild_with(Sim *s, void (*launch)(Sim *s, GpuSim *g));
 void gpu_device_decide(Sim *s);
 int  gpu_sample(Sim *s);
+/* A sample point after the control block reached ctrl_host (and the sums props_host): grew, a
+ * capacity grown, restores the last snapshot and forces a rebuild (returns the step to replay
+ * from); else the properties and statistics into s (returns -1). gpu-onchip's sample calls it
+ * after its chunk kernel wrote both itself. */
+int  gpu_sample_done(Sim *s, int grew);
 int  gpu_chunk_replay(Sim *s, int nsteps);
 void gpu_chunk_begin(Sim *s, int nsteps);
 void gpu_chunk_end(Sim *s, int nsteps);

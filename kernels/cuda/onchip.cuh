@@ -1,8 +1,8 @@
 /* onchip.cuh - gpu-onchip's component (issue 27): the system on chip for every step between two
  * sample points, in parts that the program (variants/gpu-onchip.cu) composes:
  *   onchip.cuh          the per-atom pieces of a step (the n2 or cell build, forces from a 16-bit
- *                       list, the leapfrog's kick and drift and the sample point's sums, the rebuild
- *                       decision) and the component's state
+ *                       list, the leapfrog's kick and drift and the sample point's sums) and the
+ *                       component's state; the rebuild decision is decide.cuh's
  *   onchip_chunk.cu     the chunk kernel of the block tier (one block, shared memory) and the grid
  *                       tier (a cooperative grid over global memory / L2)
  *   onchip_cluster.cu   the chunk kernel of the cluster tier (distributed shared memory)
@@ -10,8 +10,8 @@
  *                       refusals (one line naming the limit), the chunk's launch on that tier
  *   onchip_stages.cu    the host path (--decide host, --check, --verify-lists, --stage-reps): the
  *                       same build and forces as per-stage kernels; the lists and their capacity
- *   onchip_loop.cu      the device loop's host side: the control block, the chunk's arguments,
- *                       the sample point (and the grown capacity's replay)
+ *   onchip_loop.cu      the device loop's host side: the chunk's arguments and the sample point
+ *                       (the control block, its snapshot and replay are the device loop's)
  * The pieces below are written once for their three users: the chunk kernel of each tier and the
  * per-stage kernels of the host path.
  *
@@ -31,9 +31,9 @@
 #ifndef NBR_ONCHIP_CUH
 #define NBR_ONCHIP_CUH
 
+#include "decide.cuh"
 #include "leapfrog.cuh"
 #include "pair_force.cuh"
-#include "../rebuild_rule.h"
 
 #include <stdint.h>
 
@@ -175,33 +175,20 @@ __device__ __forceinline__ int onchip_build_list(int i, bool active, int sub, in
                : onchip_build_atom(i, active, sub, tp, r, n, box, rn2, list_i, cap);
 }
 
-/* Forces on atom i from its list (the per-pair function of the shared force family,
- * pair_force.cuh, over a 16-bit list in shared or global memory): the group's sums of f,
- * u(r_ij) and r_ij . f_ij, in every lane of the group. Every lane of the warp calls. !Energy:
- * f only (u, w stay 0), for the steps before a sample point: 3 shuffles a level, not 5. */
+/* Forces on atom i from its list (pair_force.cuh's pair loop over a 16-bit list in shared or
+ * global memory): the group's sums of f, u(r_ij) and r_ij . f_ij, in every lane of the group.
+ * Every lane of the warp calls. !Energy: f only (u, w stay 0), for the steps before a sample
+ * point: 3 shuffles a level, not 5. */
 template <int Kind, bool Energy = true>
 __device__ __forceinline__ ForceSum onchip_force_atom(int i, bool active, int sub, int tp, const real4 *r,
                                                      const onchip_idx *list_i, int count, const PbcBox &box,
                                                      const PairPotential &pot)
 {
     ForceSum f = {0, 0, 0, 0, 0};
-    if (active) {
-        const real4 ri = r[i];
-#pragma unroll 4
-        for (int m = sub; m < count; m += tp) {
-            const real4 rj = r[list_i[m]];   /* one vector load (a reference would let q_j load apart) */
-            pair_force_add<Kind, false, Energy>(ri, rj, box, pot, f);
-        }
-    }
-    for (int o = tp >> 1; o > 0; o >>= 1) {
-        f.fx += __shfl_xor_sync(0xffffffffu, f.fx, o);
-        f.fy += __shfl_xor_sync(0xffffffffu, f.fy, o);
-        f.fz += __shfl_xor_sync(0xffffffffu, f.fz, o);
-        if (Energy) {
-            f.u += __shfl_xor_sync(0xffffffffu, f.u, o);
-            f.w += __shfl_xor_sync(0xffffffffu, f.w, o);
-        }
-    }
+    if (active)   /* a position is one vector load (a reference would let q_j load apart) */
+        pair_loop<Kind, false, Energy, false>(sub, count, tp, r[i], box, pot, [&](int m) { return (int)list_i[m]; },
+                                              [&](int j) { return r[j]; }, f);
+    group_sum_all<Energy>(f, tp);
     return f;
 }
 
@@ -217,17 +204,6 @@ __device__ __forceinline__ ForceSum oc_step_forces(bool last, int i, bool active
 }
 
 /* ---- a step's pieces and the chunk kernels' arguments ------------------------------------ */
-
-/* What the device decides and counts by itself (DeviceControl's rule, without reordering),
- * and the sample point's sums, written by the chunk kernel's last step. */
-struct OnchipCtrl {
-    double disp;
-    long long builds_total, builds_prod;
-    double nbr_sum_prod;
-    unsigned long long nbr_last, rebuild_hash;
-    int step, due, nbr_max_seen, cell_max_seen;   /* the largest list and cell occupancy built */
-    double ukin, upot, virial, vvmax;
-};
 
 /* The grid tier's cross-block reductions. vv_bits: the step's largest v^2 (bits of a
  * non-negative double), three slots in rotation so that one grid sync per step suffices. */
@@ -246,7 +222,8 @@ struct ChunkArgs {
     OnchipCells cells;   /* m = 0: n2; the grid and block tiers' cells (count: two arrays of M^3, by the
                             parity of builds_total, so that a build zeroes the next one's) */
     real4 *rw0, *rw1;
-    OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host;
+    DeviceControl *ctrl, *ctrl_snap, *ctrl_host;   /* the device loop's (device_loop.cu); ctrl_host mapped */
+    double *props;       /* the sample point's sums (PART_*: GpuSim's props, mapped) */
     GridScratch *scratch;
     PairPotential pot;
     int stage;   /* grid tier: a rebuild copies the positions into each block's shared memory and bins
@@ -359,31 +336,30 @@ __device__ __forceinline__ OcSums oc_block_sums(const OcSums &S)
     return t;
 }
 
-/* The sample point's control block from the chunk's totals T (the whole tier's; vv_last: the
- * last step's largest v^2), written where the host reads it. */
-__device__ __forceinline__ void oc_chunk_done(OnchipCtrl &c, const OcSums &T, int built, double vv_last, const ChunkArgs &A)
+/* The sample point from the chunk's totals T (the whole tier's; c: the rebuild count every thread
+ * kept; vv_last: the last step's largest v^2): the control block and the sums where the host
+ * reads them (mapped memory: one event, no copy), by one thread. */
+__device__ __forceinline__ void oc_chunk_done(const RebuildCount &c, const OcSums &T, int built, double vv_last,
+                                              const ChunkArgs &A)
 {
-    c.nbr_max_seen = max(c.nbr_max_seen, T.nb_max);
-    c.cell_max_seen = max(c.cell_max_seen, T.cell_max);
-    if (built) c.nbr_last = (unsigned long long)T.nb_last;
-    c.nbr_sum_prod += T.nb_prod;
-    c.ukin = T.ukin; c.upot = T.upot; c.virial = T.vir; c.vvmax = vv_last;
-    *A.ctrl = c;
-    *A.ctrl_host = c;   /* mapped host memory: the sample point reads it after one event */
+    DeviceControl d = *A.ctrl;
+    rebuild_count_copy(d, c);
+    d.nbr_max_seen = max(d.nbr_max_seen, T.nb_max);
+    d.cell_max_seen = max(d.cell_max_seen, T.cell_max);
+    if (built) d.nbr_last = (unsigned long long)T.nb_last;
+    d.nbr_sum_prod += T.nb_prod;
+    *A.ctrl = d;
+    *A.ctrl_host = d;
+    A.props[PART_UKIN] = T.ukin; A.props[PART_UPOT] = T.upot; A.props[PART_VIRIAL] = T.vir; A.props[PART_VVMAX] = vv_last;
 }
 
-/* The rebuild rule (kernels/rebuild_rule.h) and its bookkeeping, in every thread of every tier:
- * the step's largest v^2 vv is the same everywhere, so are the decisions. */
-__device__ __forceinline__ void oc_decide(OnchipCtrl &c, int step, double vv, const ChunkArgs &A)
+/* A chunk kernel's threads each keep the rebuild count (decide.cuh): the step's largest v^2 is
+ * the same everywhere, so are the decisions. */
+__device__ __forceinline__ RebuildCount oc_count(const DeviceControl *ctrl)
 {
-    if (c.due) {
-        c.builds_total++;
-        c.rebuild_hash = rebuild_hash_add(c.rebuild_hash, step);
-        if (step > A.equil) c.builds_prod++;
-        c.disp = 0;
-    }
-    c.step = step;
-    c.due = rebuild_after_step(&c.disp, vv, A.ddt, A.threshold);
+    RebuildCount c;
+    rebuild_count_copy(c, *ctrl);
+    return c;
 }
 
 /* ---- the component's state and its parts' host functions ---------------------------------- */
@@ -413,12 +389,9 @@ struct OnchipState {
     int cluster_threads; /* and threads per block */
     int cluster_limit; /* dynamic shared memory one block of the cluster tier may have */
     int tier_flag, cluster_flag; /* --tier and --cluster as given (s->p then records what ran) */
-    int device_mode;
-    OnchipCtrl *ctrl, *ctrl_snap, *ctrl_host, *ctrl_host_dev, *ctrl_stage;
-    real4 *snap_r, *snap_v, *snap_a, *rw0, *rw1;
+    DeviceControl *ctrl_host_dev;/* GpuSim's ctrl_host, mapped: the device's address */
+    real4 *rw0, *rw1;            /* the grid tier's positions */
     GridScratch *scratch;
-    int snap_step;
-    cudaEvent_t done;
 };
 
 /* onchip_chunk.cu: the block and grid tiers. *_prepare: the dynamic shared memory one block may

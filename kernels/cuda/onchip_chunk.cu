@@ -9,7 +9,7 @@
  * Both tiers load the lists at the chunk's start and store them at its end (when it rebuilt).
  * A step: forces of each atom from its list (t_p lanes per atom, no Newton 3, no atomics), the
  * second half-kick, v^2, the next step's half-kick and drift; one sync for the largest v^2;
- * then every thread takes the same rebuild decision (md_loop.c's rule, in double). A rebuild
+ * then every thread takes the same rebuild decision (decide.cuh's, in double). A rebuild
  * step wraps (and with --list cells bins each atom into the cell grid in global memory: counts
  * by atomicAdd into one of two count arrays while zeroing the other, the next build's), syncs
  * once more, and builds the lists (onchip_build_list): in the grid each atom's list is built
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
             }
         }
     };
-    OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
+    RebuildCount c = oc_count(A.ctrl);
     GridScratch *GS = A.scratch;
 
     /* the snapshot of the sample point, then the first half-kick and drift */
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
         for (int q = threadIdx.x; q < ncell; q += blockDim.x) gs.count[q] = 0;
     if (!c.due) move_lists(true);   /* unless the first step rebuilds anyway */
     if (rank == 0) {
-        *A.ctrl_snap = c;
+        *A.ctrl_snap = *A.ctrl;
         if (Tier::grid) {
             for (int k = 0; k < 3; k++) GS->vv_bits[k] = 0;
             for (int k = 0; k < 5; k++) GS->sums[k] = 0;
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
 #endif
             vv = oc_warp_max_vv(vv);
         }
-        oc_decide(c, step, vv, A);
+        decide_rebuild(c, vv, A.ddt, A.threshold, A.equil);
         if (last) vv_last = vv;
         cur ^= 1;
     }

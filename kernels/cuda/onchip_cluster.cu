@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(MaxThr, 1) cluster_kernel(ChunkArgs A)
     OnchipCells g = A.cells;                     /* and its slots after the own lists */
     g.count = cell_count;
     g.slot = list + (size_t)own_max * cap;
-    OnchipCtrl c = *A.ctrl;   /* every thread its own copy: all take the same decisions */
+    RebuildCount c = oc_count(A.ctrl);
 
     /* every block the first half-kick and drift of all N atoms into its buffer 0 (the same
      * arithmetic everywhere); the snapshot, velocities and counts of its own atoms */
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(MaxThr, 1) cluster_kernel(ChunkArgs A)
         unsigned *to = (unsigned *)list;
         for (long k = tid; k < (long)nown * cap / 2; k += nthr) to[k] = from[k];
     }
-    if (me == 0 && tid == 0) *A.ctrl_snap = c;
+    if (me == 0 && tid == 0) *A.ctrl_snap = *A.ctrl;
     if (tid == 0) {
         ptx::mbarrier_init(&bar[0], 1);
         ptx::mbarrier_init(&bar[1], 1);
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(MaxThr, 1) cluster_kernel(ChunkArgs A)
         for (int q = lane; q < C * nwarps; q += 32) most = max(most, slots.vv[k & 1][q]);
 #endif
         double vv = oc_warp_max_vv(__longlong_as_double((long long)most));
-        oc_decide(c, step, vv, A);
+        decide_rebuild(c, vv, A.ddt, A.threshold, A.equil);
         if (last) vv_last = vv;
         cur ^= 1;
     }

@@ -150,7 +150,7 @@ void onchip_build(Sim *s, OnchipState *oc)
         if (onchip_fit_cells(s, oc, g->status_host->layers_needed)) continue;   /* a truncated cell: bin again */
         if (!onchip_fit_lists(s, oc, g->status_host->nbr_max)) break;
     }
-    if (oc->device_mode) onchip_choose_tier(s, oc);   /* a grown capacity may no longer fit one block */
+    if (g->device_mode) onchip_choose_tier(s, oc);   /* a grown capacity may no longer fit one block */
     s->stats.nbr_entries = (double)g->status_host->nbr_total;
     s->stats.list_threads = threads;
 }

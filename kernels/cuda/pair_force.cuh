@@ -3,13 +3,13 @@
  * (Rapaport 2011: random read-modify-write of f_j would cost more than computing every pair
  * twice), f_i and u_i held in registers and written once. gpu-layer, gpu-old and gpu-dd
  * (force.cu's gpu_forces_blocks) and gpu-rumd (RUMD's Fig. 3: t_p threads per particle in
- * blocks of p_b particles, --prefetch, --list none) launch it; gpu-onchip calls its per-pair
- * function from its own shared-memory loop. Written once, in four layers:
+ * blocks of p_b particles, --prefetch, --list none) launch it; gpu-onchip runs its pair loop
+ * over its 16-bit lists. Written once, in four layers:
  *
  *   pair_force_add     one pair (i, j): minimum image, within r_c, the potential kind,
  *                      accumulated into a ForceSum (f_i, u, and the virial fr r^2);
- *   neighbour_loop     atom i's entries m = first, first + stride, ... of W (row or col
- *                      layout) or, AllPairs, every j = first, first + stride, ... < n;
+ *   pair_loop          atom i's entries m = first, first + stride, ... of any list (W's row
+ *                      or col layout here, gpu-onchip's 16-bit rows) or, AllPairs, every j;
  *                      Prefetch loads the next index and position before the current pair;
  *   pair_force_block   a lane layout (TP lanes per atom, atoms per block) over the loop, the
  *                      lanes' sums shuffled together (group_sum), a[i], u[i] written: one force
@@ -196,30 +196,57 @@ __device__ __forceinline__ void force_block_sums(const PairForceArgs &A, int blo
     A.part_virial[slot] = sw;
 }
 
-/* Atom i's neighbours m = first, first + stride, ... < count from W (Layout row or col), or with
- * AllPairs every j = first, first + stride, ... < n, into acc. Prefetch: the next index and
- * position are loaded before the current pair is worked on. */
+/* The pair loop, written once for every force kernel: atom i's entries m = first, first +
+ * stride, ... < end, entry m being atom nbr(m) at position pos(j), into acc. The list's format
+ * (W's rows or columns, gpu-onchip's 16-bit rows, or every j: AllPairs) and where positions are
+ * read (the --read path, shared memory) are the caller's accessors. Prefetch: the next index
+ * and position are loaded before the current pair is worked on; else four in flight. */
+template <int Kind, bool SkipSelf, bool Energy, bool Prefetch, class Nbr, class Pos>
+__device__ __forceinline__ void pair_loop(int first, int end, int stride, const real4 &ri, const PbcBox &box,
+                                          const PairPotential &pot, Nbr nbr, Pos pos, ForceSum &acc)
+{
+    if (Prefetch) {
+        if (first >= end) return;
+        int j = nbr(first);
+        real4 rj = pos(j);
+        for (int m = first; m < end; m += stride) {
+            const int next = m + stride < end ? nbr(m + stride) : j;
+            const real4 rn = pos(next);
+            pair_force_add<Kind, SkipSelf, Energy>(ri, rj, box, pot, acc);
+            rj = rn;
+        }
+    } else {
+#pragma unroll 4   /* several index reads, then several gathers, in flight per thread */
+        for (int m = first; m < end; m += stride) pair_force_add<Kind, SkipSelf, Energy>(ri, pos(nbr(m)), box, pot, acc);
+    }
+}
+
+/* pair_loop over atom i's entries of W (Layout row or col), or with AllPairs every j < n. */
 template <int Kind, int Mode, int Layout, bool Prefetch, bool AllPairs>
 __device__ __forceinline__ void neighbour_loop(const PairForceArgs &A, int i, int count, int first, int stride,
                                                const real4 &ri, ForceSum &acc)
 {
-    const int end = AllPairs ? A.n : count;
     const int *__restrict__ W = A.W;
-    auto nbr = [&](int m) { return AllPairs ? m : W[w_index<Layout>(m, i, A.n, A.nbr_cap)]; };
-    if (Prefetch) {
-        if (first >= end) return;
-        int j = nbr(first);
-        real4 rj = fetch_pos<Mode>(A.pos, j);
-        for (int m = first; m < end; m += stride) {
-            const int next = m + stride < end ? nbr(m + stride) : j;
-            const real4 rn = fetch_pos<Mode>(A.pos, next);
-            pair_force_add<Kind, AllPairs>(ri, rj, A.box, A.pot, acc);
-            rj = rn;
+    pair_loop<Kind, AllPairs, true, Prefetch>(
+        first, AllPairs ? A.n : count, stride, ri, A.box, A.pot,
+        [&](int m) { return AllPairs ? m : W[w_index<Layout>(m, i, A.n, A.nbr_cap)]; },
+        [&](int j) { return fetch_pos<Mode>(A.pos, j); }, acc);
+}
+
+/* The sums of a group of tp lanes (a power of 2 up to 32, groups aligned in the warp), in every
+ * lane of the group: a butterfly, where group_sum leaves them in the first lane only. !Energy:
+ * f only. Every lane of the warp calls. */
+template <bool Energy>
+__device__ __forceinline__ void group_sum_all(ForceSum &f, int tp)
+{
+    for (int o = tp >> 1; o > 0; o >>= 1) {
+        f.fx += __shfl_xor_sync(0xffffffffu, f.fx, o);
+        f.fy += __shfl_xor_sync(0xffffffffu, f.fy, o);
+        f.fz += __shfl_xor_sync(0xffffffffu, f.fz, o);
+        if (Energy) {
+            f.u += __shfl_xor_sync(0xffffffffu, f.u, o);
+            f.w += __shfl_xor_sync(0xffffffffu, f.w, o);
         }
-    } else {
-#pragma unroll 4   /* several W reads, then several gathers, in flight per thread */
-        for (int m = first; m < end; m += stride)
-            pair_force_add<Kind, AllPairs>(ri, fetch_pos<Mode>(A.pos, nbr(m)), A.box, A.pot, acc);
     }
 }
 
