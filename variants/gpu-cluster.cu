@@ -97,7 +97,7 @@ static void cluster_device_rebuild(Sim *s) { gpu_device_rebuild_with(s, rebuild_
 
 static int cluster_init(Sim *s)
 {
-    Params *p = &s->p;
+    const Params *p = &s->p;
     const char *who = s->variant->name;
     /* 0: by N (lammps-lj on the H200 at e349b4d..ef292de: 4x1 ahead up to 16 384 atoms, 8x1 from 131 072) */
     const int C = p->icluster ? p->icluster : s->n < 65536 ? 4 : 8, Cj = p->jcluster;
@@ -106,8 +106,8 @@ static int cluster_init(Sim *s)
     if (!(Cj == 1 || Cj == C || (C == 8 && Cj == 4)))
         nbr_fail(EXIT_INPUT, "%s: --jcluster %d with --icluster %d: the force kernel takes 1 or %d%s", who, Cj, C, C,
                  C == 8 ? " or 4" : "");
-    p->reorder = 0;                             /* every build sorts */
-    p->layers = p->reorder_at = WHERE_DEVICE;   /* no layers; the shared device decision checks these */
+    s->ran.icluster = C;   /* the row's icluster: what ran */
+    /* no --reorder (every build sorts) and no --layers: Sim.ran says neither runs (md_loop.c) */
     const int rc = gpu_init_opts(s, 0);         /* no cells of edge r_n */
     GpuSim *g = gpu_of(s);
     ClusterProgram *P = new ClusterProgram();

@@ -28,9 +28,7 @@ static int init(Sim *s)
 {
     if (s->n > ONCHIP_MAX_ATOMS)   /* max_atoms refuses this first; kept for the 16-bit lists' sake */
         nbr_fail(EXIT_INPUT, "%s: N = %d over %d (16-bit list indices)", s->variant->name, s->n, ONCHIP_MAX_ATOMS);
-    /* the shared device loop's companions do not apply: no layers, no reordering */
-    s->p.layers = WHERE_DEVICE;
-    s->p.reorder = 0;
+    /* no --layers, no --reorder: Sim.ran says neither runs (md_loop.c's ran_from_params) */
     gpu_init_opts(s, 0);
     OnchipState &oc = *new OnchipState();
     gpu_of(s)->prog = &oc;

@@ -162,7 +162,7 @@ int gpu_init_opts(Sim *s, int cell_grid)
     CUDA_CHECK(cudaGetDeviceProperties(&g->prop, s->p.device));
     if (s->p.decide == DECIDE_DEVICE) {
         /* the host takes part in no step: nothing may need it between sample points */
-        if (s->p.layers != WHERE_DEVICE || (s->p.reorder > 0 && s->p.reorder_at != WHERE_DEVICE))
+        if (s->ran.layers != WHERE_DEVICE || (s->ran.reorder > 0 && s->ran.reorder_at != WHERE_DEVICE))
             nbr_fail(EXIT_INPUT, "%s: --decide device needs --layers device and --reorder-at device (the host versions "
                                  "take part in every rebuild)", s->variant->name);
     } else if (s->p.graph) {
