@@ -464,6 +464,9 @@ static int chunk_device(Sim *s, LoopState *ls, RunResult *res, int step, int end
     const Params *p = &s->p;
     const int fused = p->leapfrog == LEAPFROG_FUSED, nsteps = end - step + 1;
     if (!(V->chunk_run && V->chunk_run(s, nsteps)) && !(p->graph && V->chunk_replay && V->chunk_replay(s, nsteps))) {
+        if (!V->device_rebuild || (fused ? !V->leapfrog : !V->device_decide))
+            nbr_fail(EXIT_INTERNAL, "%s: internal: its chunk_run declined a chunk and it offers no per-step device "
+                                    "stages", V->name);
         if (p->graph && V->chunk_begin) V->chunk_begin(s, nsteps);
         for (int k = step; k <= end; k++) {
             s->step = k;
@@ -499,6 +502,10 @@ static void device_start(Sim *s)
     if (s->p.verify_lists)
         nbr_fail(EXIT_INPUT, "%s: --verify-lists checks each stale list on the host before its rebuild: use it "
                              "with --decide host", V->name);
+    /* a stage left NULL is not offered: the per-step stages, unless one launch takes each chunk */
+    if (!V->sample || (!V->chunk_run && !(V->device_rebuild && V->device_decide)))
+        nbr_fail(EXIT_INTERNAL, "%s: internal: device_begin without sample, or without chunk_run or the per-step "
+                                "device stages (device_rebuild, device_decide)", V->name);
     V->device_begin(s);
     /* --leapfrog fused: kick, decide and the next kick_drift as one stage (Variant.leapfrog) */
     if (s->p.leapfrog == LEAPFROG_FUSED && !V->leapfrog)

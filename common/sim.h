@@ -4,8 +4,9 @@
  * them in the paper's order and owns the timers, so every program is timed the same way.
  * Stages never call back into the loop (timers, rebuild bookkeeping): they do their work
  * and report what they did. CPU variants take the shared CPU stages from
- * kernels/cpu/stages.h (CPU_COMMON_STAGES) and supply build and forces; GPU variants supply
- * everything that touches device memory (kernels/cuda/gpu_sim.cuh). */
+ * kernels/cpu/stages.h (CPU_COMMON_STAGES) and supply build and forces; GPU variants declare
+ * their own stages to gpu_variant (kernels/cuda/gpu_sim.cuh), which fills the shared ones they
+ * left unset. Either way the table is declared once and not edited after. */
 #ifndef NBR_SIM_H
 #define NBR_SIM_H
 

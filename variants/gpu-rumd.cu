@@ -228,19 +228,26 @@ static double rumd_stage_bytes(Sim *s, Stage st)
 
 int main(int argc, char **argv)
 {
-    static Variant variant = gpu_variant("gpu-rumd",
-        "RUMD 2017 (Bailey et al.): t_p threads per particle in blocks of p_b, neighbour lists none / n2 (shared-memory "
-        "tiles) / sort (atoms sorted by cell, 125 cells), prefetch, rebuilds decided on the device",
-        rumd_build, NBR_COMPILER);
-    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH |
-                    KNOB_DEVICE | KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE | KNOB_LAUNCH;
-    variant.lists = 1u << LIST_AUTO | 1u << LIST_NONE | 1u << LIST_N2 | 1u << LIST_SORT;
-    variant.init = rumd_init; variant.finish = rumd_finish;
-    variant.forces = rumd_forces;
-    variant.reorder = rumd_reorder;
-    variant.device_rebuild = rumd_device_rebuild;
-    variant.chunk_run = rumd_chunk_run;
-    variant.stage_bytes = rumd_stage_bytes;
-    variant.tune = &tune_rumd;
+    /* its own sort as the reordering (--sort-every), the shared device loop with its own gated
+     * rebuild, and --launch chunk's one launch per chunk */
+    static const Variant variant = gpu_variant({
+        .name = "gpu-rumd",
+        .summary = "RUMD 2017 (Bailey et al.): t_p threads per particle in blocks of p_b, neighbour lists none / n2 "
+                   "(shared-memory tiles) / sort (atoms sorted by cell, 125 cells), prefetch, rebuilds decided on the "
+                   "device",
+        .knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE |
+                 KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE | KNOB_LAUNCH,
+        .lists = 1u << LIST_AUTO | 1u << LIST_NONE | 1u << LIST_N2 | 1u << LIST_SORT,
+        .init = rumd_init,
+        .finish = rumd_finish,
+        .reorder = rumd_reorder,
+        .build = rumd_build,
+        .forces = rumd_forces,
+        .device_rebuild = rumd_device_rebuild,
+        .chunk_run = rumd_chunk_run,
+        .stage_bytes = rumd_stage_bytes,
+        .compiler = NBR_COMPILER,
+        .tune = &tune_rumd,
+    });
     return nbr_main(argc, argv, &variant);
 }
