@@ -52,6 +52,58 @@ static void require_stages(const Variant *v)
                                     "CPU_COMMON_STAGES)", v->name);
 }
 
+void ran_from_params(Sim *s)
+{
+    const Params *p = &s->p;
+    const unsigned knobs = s->variant->knobs;
+    Ran *r = &s->ran;
+    memset(r, 0, sizeof *r);
+    r->list_method = p->list_method;
+    r->tp = p->tp;
+    r->pb = p->pb;
+    r->tier = p->tier;
+    r->cluster = p->cluster;
+    r->simd = p->simd;
+    r->icluster = p->icluster;
+    r->jcluster = p->jcluster;
+    r->reorder = knobs & KNOB_REORDER ? p->reorder : 0;        /* no --reorder: no reordering */
+    r->reorder_at = p->reorder_at;
+    r->layers = knobs & KNOB_LAYERS ? p->layers : WHERE_DEVICE;  /* no --layers: no host layer step */
+    r->dd_halo_reps = p->dd_halo_reps;
+    snprintf(r->dd_grid, sizeof r->dd_grid, "%s", p->dd_grid);
+    r->ranks = 1;
+}
+
+void ran_show(const Sim *s, Params *shown)
+{
+    const Ran *r = &s->ran;
+    *shown = s->p;
+    shown->list_method = r->list_method;
+    shown->tp = r->tp;
+    shown->pb = r->pb;
+    shown->tier = r->tier;
+    shown->cluster = r->cluster;
+    shown->simd = r->simd;
+    shown->icluster = r->icluster;
+    shown->jcluster = r->jcluster;
+    shown->reorder = r->reorder;
+    shown->reorder_at = r->reorder_at;
+    shown->layers = r->layers;
+    shown->dd_halo_reps = r->dd_halo_reps;
+    snprintf(shown->dd_grid, sizeof shown->dd_grid, "%s", r->dd_grid);
+}
+
+/* Params are the options as given: a program that resolves a choice records it in Sim.ran. One
+ * that wrote Params instead would run one configuration and name another (the autotuner's start,
+ * the printed configuration, a trial's copy), so the loop compares them with a copy taken before
+ * init, after init and after the run, and stops with one line. */
+static void refuse_params_written(const Sim *s, const Params *before, const char *when)
+{
+    if (memcmp(before, &s->p, sizeof *before) != 0)
+        nbr_fail(EXIT_INTERNAL, "%s: wrote Params during %s; record resolved choices in Sim.ran", s->variant->name,
+                 when);
+}
+
 /* What the loop carries from chunk to chunk: the structure's builds, and what the sample points
  * gather (the rescaling's kinetic sums, the averaging block, production's energies, the timer). */
 typedef struct {
@@ -76,7 +128,7 @@ static void rebuild(Sim *s, LoopState *ls)
 {
     const Variant *v = s->variant;
     v->wrap(s);
-    if (v->reorder && s->p.reorder > 0 && s->step - ls->last_reorder >= s->p.reorder && v->reorder(s)) {
+    if (v->reorder && s->ran.reorder > 0 && s->step - ls->last_reorder >= s->ran.reorder && v->reorder(s)) {
         ls->last_reorder = s->step;
         if (s->production) s->stats.reorders++;
     }
@@ -277,6 +329,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     s->variant = vp;
     params_parse(&s->p, argc, argv, v.knobs, v.lists, v.threads, v.name, v.summary);
     const Params *p = &s->p;
+    ran_from_params(s);   /* before init: what was asked for (the CSV header, --print-config) */
 
     if (v.max_atoms > 0 && params_natoms(p) > v.max_atoms)
         nbr_fail(EXIT_INPUT, "%s: N = %ld atoms exceed this program's limit of %ld (%s): lower --ne", v.name,
@@ -411,6 +464,9 @@ static int chunk_device(Sim *s, LoopState *ls, RunResult *res, int step, int end
     const Params *p = &s->p;
     const int fused = p->leapfrog == LEAPFROG_FUSED, nsteps = end - step + 1;
     if (!(V->chunk_run && V->chunk_run(s, nsteps)) && !(p->graph && V->chunk_replay && V->chunk_replay(s, nsteps))) {
+        if (!V->device_rebuild || (fused ? !V->leapfrog : !V->device_decide))
+            nbr_fail(EXIT_INTERNAL, "%s: internal: its chunk_run declined a chunk and it offers no per-step device "
+                                    "stages", V->name);
         if (p->graph && V->chunk_begin) V->chunk_begin(s, nsteps);
         for (int k = step; k <= end; k++) {
             s->step = k;
@@ -446,6 +502,10 @@ static void device_start(Sim *s)
     if (s->p.verify_lists)
         nbr_fail(EXIT_INPUT, "%s: --verify-lists checks each stale list on the host before its rebuild: use it "
                              "with --decide host", V->name);
+    /* a stage left NULL is not offered: the per-step stages, unless one launch takes each chunk */
+    if (!V->sample || (!V->chunk_run && !(V->device_rebuild && V->device_decide)))
+        nbr_fail(EXIT_INTERNAL, "%s: internal: device_begin without sample, or without chunk_run or the per-step "
+                                "device stages (device_rebuild, device_decide)", V->name);
     V->device_begin(s);
     /* --leapfrog fused: kick, decide and the next kick_drift as one stage (Variant.leapfrog) */
     if (s->p.leapfrog == LEAPFROG_FUSED && !V->leapfrog)
@@ -549,7 +609,12 @@ int loop_run(Sim *s, RunResult *out)
 {
     const Variant *const V = s->variant;
     const Params *p = &s->p;
+    /* what ran starts as what was asked for (the autotuner's trials set Params first) */
+    ran_from_params(s);
+    Params asked;
+    memcpy(&asked, p, sizeof asked);
     if (V->init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", V->name);
+    refuse_params_written(s, &asked, "init");
     if (!p->quiet && V->device_name) printf("# %-14s = %s\n", "device", V->device_name(s));
 
     const int prod_steps = p->steps - p->equil;
@@ -600,6 +665,7 @@ int loop_run(Sim *s, RunResult *out)
     /* after the check: the replays move the atoms */
     if (prod_steps > 0 && p->stage_reps > 0 && !res.unstable) stage_timing(s, &res);
     stop_if_interrupted(s);   /* during the check or the stage timing */
+    refuse_params_written(s, &asked, "the run");
     if (!s->trial) report_summary(s, &res);
     if (res.unstable)
         fprintf(stderr, "%s: unstable: the energy drifted by %.3g (relative), beyond --drift-limit %g\n", V->name,

@@ -130,16 +130,15 @@ typedef struct Params {
     int simd;            /* SimdLevel (kernels/cpu/cluster_force.h): auto / scalar / avx2 / avx512 */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */
-    char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; the program writes back the grid it ran) */
+    char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; Sim.ran: the grid that ran) */
     int dd_overlap;      /* 1: inner atoms' forces while the remote halo is in flight */
     int dd_graph;        /* 1: the halo of a step as one CUDA graph */
     int dd_newton;       /* 1: half-shell ghosts, each pair across a boundary on one domain, forces sent back */
     int dd_horizon;      /* --decide device: 1 = the host looks at the estimated rebuild step, 0 = sample points only */
     int dd_force_gate;   /* --decide device: 1 = forces under the gate graph, 0 = launched ungated */
-    int dd_halo_reps;    /* halo and force replays after the run; -1 = --stage-reps (the program writes it back) */
+    int dd_halo_reps;    /* halo and force replays after the run; -1 = --stage-reps (Sim.ran: the count used) */
     int dd_profile;      /* 1: each rebuild timed by phase, the stream synchronised and the ranks aligned */
     double dd_timeout;   /* seconds a device wait on a peer may take before every rank stops */
-    int ranks;           /* not a flag: the ranks that ran (the program sets it; CSV column ranks) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
     long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */

@@ -93,7 +93,10 @@ static double stage_share(const StageTimes *st, int k)
 
 static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *status)
 {
-    const Params *p = &s->p;
+    /* the options as given, with what ran over the choices a program resolved (Sim.ran) */
+    static Params shown;
+    ran_show(s, &shown);
+    const Params *p = &shown;
     const Variant *v = s->variant;
     int prod = p->steps - p->equil;
 
@@ -156,7 +159,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     params_columns(p, v->knobs, 1, knob_pair, &knobs);
     if (v->knobs & KNOB_DD) {
         char ranks[16];
-        snprintf(ranks, sizeof ranks, "%d", p->ranks);
+        snprintf(ranks, sizeof ranks, "%d", s->ran.ranks);
         knob_pair(&knobs, "ranks", ranks);
     }
     if (v->row_pairs && s->ctx) v->row_pairs((Sim *)s, knob_pair, &knobs);

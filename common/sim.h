@@ -4,8 +4,9 @@
  * them in the paper's order and owns the timers, so every program is timed the same way.
  * Stages never call back into the loop (timers, rebuild bookkeeping): they do their work
  * and report what they did. CPU variants take the shared CPU stages from
- * kernels/cpu/stages.h (CPU_COMMON_STAGES) and supply build and forces; GPU variants supply
- * everything that touches device memory (kernels/cuda/gpu_sim.cuh). */
+ * kernels/cpu/stages.h (CPU_COMMON_STAGES) and supply build and forces; GPU variants declare
+ * their own stages to gpu_variant (kernels/cuda/gpu_sim.cuh), which fills the shared ones they
+ * left unset. Either way the table is declared once and not edited after. */
 #ifndef NBR_SIM_H
 #define NBR_SIM_H
 
@@ -72,12 +73,33 @@ typedef struct {
 
 struct Variant;
 
+/* What ran: the choices a program resolved from the options (an "auto" or 0 made concrete, a
+ * knob that does not apply made its no-op), kept beside the options, which stay as parsed: a
+ * program writes these, never s->p (the loop checks that Params are byte-identical after init
+ * and after the run). ran_from_params fills them from Params before each init, so by default
+ * what ran is what was asked for, narrowed by the knobs the program declares: without
+ * KNOB_REORDER no reordering (reorder 0), without KNOB_LAYERS no host layer step (layers
+ * device). The CSV row names these in their options' columns (report.c). */
+typedef struct Ran {
+    int list_method;      /* ListMethod built (gpu-rumd, gpu-onchip: auto resolved) */
+    int tp, pb;           /* threads per particle; particles per block (gpu-rumd's defaults by N) */
+    int tier, cluster;    /* gpu-onchip: the tier and the cluster's blocks */
+    int simd, icluster, jcluster;   /* cpu-cluster: the instruction set and the cluster shape */
+    int reorder;          /* reordering every N steps at the next rebuild (0 = never) */
+    int reorder_at;       /* Where the reordering ran */
+    int layers;           /* Where layer assignment ran (device: none on the host) */
+    int dd_halo_reps;     /* gpu-dd: the halo and force replays (--dd-halo-reps -1: --stage-reps) */
+    char dd_grid[32];     /* gpu-dd: the domain grid PXxPYxPZ */
+    int ranks;            /* gpu-dd: the ranks that ran (CSV knob ranks; 1 elsewhere) */
+} Ran;
+
 /* Timer marks: a variant's timer_mark must hold TIMER_SLOTS of them (host clock readings or
  * CUDA events); the loop brackets whole blocks of steps with them, and --stage-reps replays
  * each stage between two of them. */
 enum { TIMER_SLOTS = 4 };
 typedef struct Sim {
-    Params p;
+    Params p;             /* the options as parsed (and as the autotuner set them): read-only to programs */
+    Ran ran;              /* what ran: programs record resolved choices here */
     const struct Variant *variant;
     int n;                /* atoms */
     real L;               /* edge of the cubic region, centred at the origin */
@@ -195,9 +217,14 @@ typedef struct Variant {
     void (*row_pairs)(Sim *s, void (*put)(void *ctx, const char *name, const char *value), void *ctx);
 } Variant;
 
+/* s->ran from s->p and the program's knobs (see Ran); the loop calls it before each init. */
+void ran_from_params(Sim *s);
+/* *shown = p with the values of what ran laid over their options (the CSV row's columns). */
+void ran_show(const Sim *s, Params *shown);
+
 /* The run keeps pairs that for_each_pair enumerates: a program that stores some, and a run
  * that asks for a list (--list none stores none: gpu-rumd's all-pairs forces). */
-static inline int sim_stores_pairs(const Sim *s) { return s->variant->for_each_pair && s->p.list_method != LIST_NONE; }
+static inline int sim_stores_pairs(const Sim *s) { return s->variant->for_each_pair && s->ran.list_method != LIST_NONE; }
 
 /* The whole program of a variant: parse flags, build the initial state, run the paper's
  * loop, validate if asked, print the summary and append the CSV row. Returns the exit code. */

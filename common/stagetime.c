@@ -48,7 +48,7 @@ void stage_timing(Sim *s, RunResult *res)
     s->production = 0;
     st->reps = reps;
     st->us[STAGE_LIST] = replay(s, reps, do_list, NULL);
-    st->us[STAGE_REORDER] = v->reorder && s->p.reorder > 0
+    st->us[STAGE_REORDER] = v->reorder && s->ran.reorder > 0
                                 ? replay(s, reps, do_reorder, do_list) - st->us[STAGE_LIST] : 0;
     if (st->us[STAGE_REORDER] < 0) st->us[STAGE_REORDER] = 0;
     st->us[STAGE_FORCE] = replay(s, reps, do_force, NULL);

@@ -16,6 +16,9 @@
  *              only, not in the check's own: a structure wrong between builds; the program
  *              then declares check_last_force, so the check compares the last step's forces
  *              (SIZE 0: nothing planted, the last forces compared)
+ *     params-init  init writes Params (--reorder), as a program that resolves a choice there must
+ *              not (Sim.ran records it): the loop stops, exit 1, one line naming the program
+ *     params-run   the steps' forces write Params (--seed): the same, "during the run"
  * PLANT_AT (environment) moves a fault along the system (issue 38: faults only at atom 0 and
  * the first pair left a check of half the atoms, or of all but the last pair, unseen):
  * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair;
@@ -32,14 +35,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, EXTRA, LAST, NFAULTS };
-static const char *const fault_names[NFAULTS] = {"none", "force", "virial", "energy", "shift", "pair", "extra", "last"};
-static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0, 0, 1e-3};
+enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, EXTRA, LAST, PARAMS_INIT, PARAMS_RUN, NFAULTS };
+static const char *const fault_names[NFAULTS] = {"none",  "force", "virial", "energy",      "shift",
+                                                 "pair",  "extra", "last",   "params-init", "params-run"};
+static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0, 0, 1e-3, 0, 0};
 static int fault;
 static double size;
 
+static int planted_init(Sim *s)
+{
+    const int rc = variant.init(s);
+    if (fault == PARAMS_INIT) s->p.reorder += 1;   /* a choice resolved into Params, not Sim.ran */
+    return rc;
+}
+
 static void planted_forces(Sim *s)
 {
+    if (fault == PARAMS_RUN && s->stepping) s->p.seed++;
     const real shift = s->pot.shift;
     if (fault == SHIFT) s->pot.shift = 0;
     forces(s);
@@ -131,7 +143,8 @@ int main(int argc, char **argv)
     for (int k = 0; argc > 1 && k < NFAULTS; k++)
         if (strcmp(argv[1], fault_names[k]) == 0) fault = k;
     if (fault < 0) {
-        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair|extra|last [SIZE] ARGS...\n");
+        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair|extra|last|params-init|params-run [SIZE] "
+                        "ARGS...\n");
         return 2;
     }
     size = default_size[fault];
@@ -144,6 +157,7 @@ int main(int argc, char **argv)
     }
     Variant v = variant;
     v.name = "cpu-grouped";
+    v.init = planted_init;
     v.forces = planted_forces;
     v.for_each_pair = planted_pairs;
     v.check_last_force = fault == LAST;

@@ -27,7 +27,7 @@ typedef struct {
 
 static int init(Sim *s)
 {
-    Params *p = &s->p;
+    const Params *p = &s->p;
     const char *who = s->variant->name;
     int level = p->simd;
     if (level == SIMD_AUTO)
@@ -44,22 +44,22 @@ static int init(Sim *s)
                  simd_names[level], NBR_PRECISION, M);
     if (p->jcluster && p->jcluster != 4 && p->jcluster != 8)
         nbr_fail(EXIT_INPUT, "%s: --jcluster %d: the scalar loop takes j-clusters of 4 or 8 (or 0)", who, p->jcluster);
-    p->simd = level;   /* the row records what ran */
-    p->jcluster = p->jcluster ? p->jcluster : M;
-    p->icluster = CLUSTER_I;
-    p->reorder = 0;    /* every build sorts */
+    /* the row records what ran (no --reorder: every build sorts, Sim.ran's reorder is 0) */
+    s->ran.simd = level;
+    s->ran.jcluster = p->jcluster ? p->jcluster : M;
+    s->ran.icluster = CLUSTER_I;
     Ctx *c = calloc(1, sizeof *c);
     if (!c) return 1;
     s->ctx = c;
     c->level = level;
-    cpu_cluster_init(&c->cl, s, p->jcluster);
+    cpu_cluster_init(&c->cl, s, s->ran.jcluster);
     real **arr[] = {&c->x, &c->y, &c->z, &c->q, &c->fx, &c->fy, &c->fz};
     for (int k = 0; k < 7; k++) *arr[k] = calloc(s->n + CLUSTER_SLACK, sizeof(real));
     for (int k = 0; k < 7; k++)
         if (!*arr[k]) return 1;
     s->stats.cells_per_axis = c->cl.G;
     if (!p->quiet)
-        printf("# cpu-cluster: %dx%d (i-unit x j-cluster), --simd %s, %d x %d columns\n", CLUSTER_I, p->jcluster,
+        printf("# cpu-cluster: %dx%d (i-unit x j-cluster), --simd %s, %d x %d columns\n", CLUSTER_I, s->ran.jcluster,
                simd_names[level], c->cl.G, c->cl.G);
     return 0;
 }

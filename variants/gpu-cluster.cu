@@ -97,7 +97,7 @@ static void cluster_device_rebuild(Sim *s) { gpu_device_rebuild_with(s, rebuild_
 
 static int cluster_init(Sim *s)
 {
-    Params *p = &s->p;
+    const Params *p = &s->p;
     const char *who = s->variant->name;
     /* 0: by N (lammps-lj on the H200 at e349b4d..ef292de: 4x1 ahead up to 16 384 atoms, 8x1 from 131 072) */
     const int C = p->icluster ? p->icluster : s->n < 65536 ? 4 : 8, Cj = p->jcluster;
@@ -106,8 +106,8 @@ static int cluster_init(Sim *s)
     if (!(Cj == 1 || Cj == C || (C == 8 && Cj == 4)))
         nbr_fail(EXIT_INPUT, "%s: --jcluster %d with --icluster %d: the force kernel takes 1 or %d%s", who, Cj, C, C,
                  C == 8 ? " or 4" : "");
-    p->reorder = 0;                             /* every build sorts */
-    p->layers = p->reorder_at = WHERE_DEVICE;   /* no layers; the shared device decision checks these */
+    s->ran.icluster = C;   /* the row's icluster: what ran */
+    /* no --reorder (every build sorts) and no --layers: Sim.ran says neither runs (md_loop.c) */
     const int rc = gpu_init_opts(s, 0);         /* no cells of edge r_n */
     GpuSim *g = gpu_of(s);
     ClusterProgram *P = new ClusterProgram();
@@ -206,23 +206,28 @@ static void cluster_row_pairs(Sim *s, void (*put)(void *, const char *, const ch
 
 int main(int argc, char **argv)
 {
-    static Variant variant = gpu_variant("gpu-cluster",
-        "cluster-pair list (Pall and Hess 2013): atoms sorted into z-ordered columns, i-clusters of 4 or 8 with "
-        "bounding boxes, a row of j-units (atoms or clusters) with periodic images per i-cluster, a warp per "
-        "i-cluster loading each j once; no minimum image, no Newton 3; rebuilds decided on the device",
-        cluster_build, NBR_COMPILER);
-    variant.knobs = KNOB_THREADS | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_LEAPFROG |
-                    KNOB_CLUSTERS | KNOB_PRUNE;
-    variant.init = cluster_init;
-    variant.finish = cluster_finish;
-    variant.forces = cluster_forces;
-    variant.reorder = NULL;
-    variant.device_rebuild = cluster_device_rebuild;
-    variant.for_each_pair = cluster_for_each_pair;
-    variant.stage_bytes = cluster_stage_bytes;
-    variant.row_pairs = cluster_row_pairs;
-    variant.check_last_force = 1;   /* --prune's inner rows change between builds */
-    variant.max_atoms = CLUSTER_MAX_ATOMS - 1;
-    variant.max_atoms_why = "a cluster-pair entry holds its first atom in 24 bits";
+    /* no --reorder, so no reordering (every build sorts); the shared device loop with its own
+     * gated rebuild; no tuner (no KNOB_AUTOTUNE) */
+    static const Variant variant = gpu_variant({
+        .name = "gpu-cluster",
+        .summary = "cluster-pair list (Pall and Hess 2013): atoms sorted into z-ordered columns, i-clusters of 4 or 8 "
+                   "with bounding boxes, a row of j-units (atoms or clusters) with periodic images per i-cluster, a "
+                   "warp per i-cluster loading each j once; no minimum image, no Newton 3; rebuilds decided on the "
+                   "device",
+        .knobs = KNOB_THREADS | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_LEAPFROG |
+                 KNOB_CLUSTERS | KNOB_PRUNE,
+        .check_last_force = 1,   /* --prune's inner rows change between builds */
+        .max_atoms = CLUSTER_MAX_ATOMS - 1,
+        .max_atoms_why = "a cluster-pair entry holds its first atom in 24 bits",
+        .init = cluster_init,
+        .finish = cluster_finish,
+        .build = cluster_build,
+        .forces = cluster_forces,
+        .for_each_pair = cluster_for_each_pair,
+        .device_rebuild = cluster_device_rebuild,
+        .stage_bytes = cluster_stage_bytes,
+        .compiler = NBR_COMPILER,
+        .row_pairs = cluster_row_pairs,
+    });
     return nbr_main(argc, argv, &variant);
 }

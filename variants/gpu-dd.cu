@@ -37,43 +37,44 @@
 int main(int argc, char **argv)
 {
     const int n = dd_start(&argc, &argv);   /* MPI up; --help's backends; rank 0 alone prints and writes CSV */
-    static Variant variant;
-    memset(&variant, 0, sizeof variant);
-    variant.name = "gpu-dd";
-    variant.summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, "
-                      "coordinate halo every step through --comm, full lists over local + ghost atoms (--dd-newton on: "
-                      "half shell, each boundary pair on one domain, the force halo back), migration at rebuilds";
-    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_DD;
-    variant.compiler = NBR_COMPILER;
-    variant.has_u = 1;
-    variant.pair_multiplicity = 2;
-    /* the domain and its halo backend, set up and torn down (dd_stages.cu) */
-    variant.init = dd_init;
-    variant.finish = dd_finish;
-    /* the integrator on the local atoms (integrate.cu; gated by dd_run.cu with --decide device) */
-    variant.kick_drift = dd_kick_drift;
-    variant.kick = dd_kick;
-    variant.rescale = dd_rescale;
-    /* a rebuild: wrap, migrate, ghosts, cells, W (dd_domain.cu) */
-    variant.wrap = dd_wrap_stage;
-    variant.build = dd_build;
-    /* a step's coordinate halo (dd_halo.cuh), the force kernel (force.cu), --dd-newton's force halo */
-    variant.forces = dd_forces;
-    /* the whole system's sums over ranks; the check's gathers by id */
-    variant.props = dd_props;
-    variant.download = dd_download;
-    variant.for_each_pair = dd_pairs;
-    variant.timer_mark = dd_mark;
-    variant.timer_seconds = dd_seconds;
-    variant.device_name = dd_device;
-    /* --decide device (nccl, p2p, nvshmem): kernels/cuda/dd_run.cu */
-    variant.device_begin = dd_run_begin;
-    variant.device_rebuild = dd_run_rebuild;
-    variant.device_decide = dd_run_decide;
-    variant.sample = dd_run_sample;
-    variant.run_horizon = dd_run_horizon;
-    /* the halo and force replays' times (--dd-halo-reps) as the row's pairs: halo_us, force_us, ... */
-    variant.row_pairs = dd_row_pairs;
+    /* every stage its own (not gpu_variant's: a domain's atoms, ghosts and halo), declared once */
+    static const Variant variant = {
+        .name = "gpu-dd",
+        .summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, coordinate "
+                   "halo every step through --comm, full lists over local + ghost atoms (--dd-newton on: half shell, "
+                   "each boundary pair on one domain, the force halo back), migration at rebuilds",
+        .knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_DD,
+        .has_u = 1,
+        .pair_multiplicity = 2,
+        /* the domain and its halo backend, set up and torn down (dd_stages.cu) */
+        .init = dd_init,
+        .finish = dd_finish,
+        /* the integrator on the local atoms (integrate.cu; gated by dd_run.cu with --decide device) */
+        .kick_drift = dd_kick_drift,
+        /* a rebuild: wrap, migrate, ghosts, cells, W (dd_domain.cu); --reorder's sort inside it */
+        .wrap = dd_wrap_stage,
+        .build = dd_build,
+        /* a step's coordinate halo (dd_halo.cuh), the force kernel (force.cu), --dd-newton's force halo */
+        .forces = dd_forces,
+        .kick = dd_kick,
+        /* the whole system's sums over ranks; the check's gathers by id */
+        .props = dd_props,
+        .rescale = dd_rescale,
+        .download = dd_download,
+        .for_each_pair = dd_pairs,
+        /* --decide device (nccl, p2p, nvshmem): kernels/cuda/dd_run.cu */
+        .device_begin = dd_run_begin,
+        .device_rebuild = dd_run_rebuild,
+        .device_decide = dd_run_decide,
+        .sample = dd_run_sample,
+        .run_horizon = dd_run_horizon,
+        .timer_mark = dd_mark,
+        .timer_seconds = dd_seconds,
+        .device_name = dd_device,
+        .compiler = NBR_COMPILER,
+        /* the halo and force replays' times (--dd-halo-reps) as the row's pairs: halo_us, force_us, ... */
+        .row_pairs = dd_row_pairs,
+    };
     const int rc = nbr_main(n, argv, &variant);
     fflush(stdout);
     dd_mpi_finalize();

@@ -12,9 +12,12 @@
 static void build(Sim *s) { gpu_build(s, W_LAYER); }
 int main(int argc, char **argv)
 {
-    static const Variant variant = gpu_variant("gpu-layer",
-        "Rapaport 2011 GPU program: cell-layer matrix H, neighbour matrix W built one thread per atom, "
-        "forces one thread (--tp: T lanes) per atom without Newton 3",
-        build, NBR_COMPILER);
+    static const Variant variant = gpu_variant({
+        .name = "gpu-layer",
+        .summary = "Rapaport 2011 GPU program: cell-layer matrix H, neighbour matrix W built one thread per atom, "
+                   "forces one thread (--tp: T lanes) per atom without Newton 3",
+        .build = build,
+        .compiler = NBR_COMPILER,
+    });
     return nbr_main(argc, argv, &variant);
 }

@@ -30,10 +30,14 @@ static double stage_bytes(Sim *s, Stage st)
 
 int main(int argc, char **argv)
 {
-    static Variant variant = gpu_variant("gpu-n2",
-        "gpu-layer with RUMD 2017's n2 list build (shared-memory tiles over all pairs) as its neighbour-matrix W "
-        "kernel; cells, H, forces (--tp), reordering and the device loop as gpu-layer's",
-        build, NBR_COMPILER);
-    variant.stage_bytes = stage_bytes;
+    /* the shared forces with its own list's bytes */
+    static const Variant variant = gpu_variant({
+        .name = "gpu-n2",
+        .summary = "gpu-layer with RUMD 2017's n2 list build (shared-memory tiles over all pairs) as its "
+                   "neighbour-matrix W kernel; cells, H, forces (--tp), reordering and the device loop as gpu-layer's",
+        .build = build,
+        .stage_bytes = stage_bytes,
+        .compiler = NBR_COMPILER,
+    });
     return nbr_main(argc, argv, &variant);
 }

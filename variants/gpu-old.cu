@@ -11,9 +11,12 @@
 static void build(Sim *s) { gpu_build(s, W_CELL_BLOCK); }
 int main(int argc, char **argv)
 {
-    static const Variant variant = gpu_variant("gpu-old",
-        "Anderson et al. 2008 list build (Rapaport's old method): a thread block per cell, N_l threads, "
-        "the 27 neighbour cells staged through shared memory; gpu-layer's force kernel and the rest",
-        build, NBR_COMPILER);
+    static const Variant variant = gpu_variant({
+        .name = "gpu-old",
+        .summary = "Anderson et al. 2008 list build (Rapaport's old method): a thread block per cell, N_l threads, "
+                   "the 27 neighbour cells staged through shared memory; gpu-layer's force kernel and the rest",
+        .build = build,
+        .compiler = NBR_COMPILER,
+    });
     return nbr_main(argc, argv, &variant);
 }

@@ -28,9 +28,7 @@ static int init(Sim *s)
 {
     if (s->n > ONCHIP_MAX_ATOMS)   /* max_atoms refuses this first; kept for the 16-bit lists' sake */
         nbr_fail(EXIT_INPUT, "%s: N = %d over %d (16-bit list indices)", s->variant->name, s->n, ONCHIP_MAX_ATOMS);
-    /* the shared device loop's companions do not apply: no layers, no reordering */
-    s->p.layers = WHERE_DEVICE;
-    s->p.reorder = 0;
+    /* no --layers, no --reorder: Sim.ran says neither runs (md_loop.c's ran_from_params) */
     gpu_init_opts(s, 0);
     OnchipState &oc = *new OnchipState();
     gpu_of(s)->prog = &oc;
@@ -86,10 +84,6 @@ static int chunk_run(Sim *s, int nsteps)
 
 static int sample(Sim *s) { return onchip_sample(s, oc_of(s)); }
 
-/* never called: chunk_run takes every chunk */
-static void no_stage(Sim *s) { nbr_fail(EXIT_INTERNAL, "%s: internal: a per-step device stage was called", s->variant->name); }
-static void no_leapfrog(Sim *s, int) { no_stage(s); }
-
 /* --autotune (issue 27, item 3): the skin first (the cache's first value, as for the other
  * GPU programs), the tier, the cluster's blocks C, the lanes per atom t_p, the block size
  * --threads (the grid tier's and the host path's; the block tier is one block of 1024, the
@@ -109,33 +103,32 @@ static const TuneDecl tune = {6, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
 
 int main(int argc, char **argv)
 {
-    static Variant v = gpu_variant("gpu-onchip",
-        "small systems on chip: with --decide device one launch runs every step between two sample points, the "
-        "system in one block's shared memory, a cluster's distributed shared memory or a cooperative grid's L2; "
-        "lists of 16-bit indices (n2 or cells) built on chip, t_p lanes per atom, no Newton 3",
-        build, NBR_COMPILER);
-    v.knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_LISTMETHOD | KNOB_AUTOTUNE;
-    v.lists = 1u << LIST_AUTO | 1u << LIST_N2 | 1u << LIST_CELLS;
-    v.threads = 512;   /* the grid tier's blocks: within 8% of the best of 256, 512 and 1024 from 512 to 64000 atoms
-                          (results/h200/onchip-sweep-3fbd6ae3bf3d.csv) */
-    v.tune = &tune;
-    v.max_atoms = ONCHIP_MAX_ATOMS;
-    v.max_atoms_why = "16-bit list indices";
-    v.preflight = preflight;
-    v.init = init;
-    v.finish = finish;
-    v.forces = forces;
-    v.reorder = NULL;
-    v.for_each_pair = for_each_pair;
-    v.stage_bytes = NULL;
-    v.device_begin = device_begin;
-    v.device_rebuild = no_stage;
-    v.device_decide = no_stage;
-    v.leapfrog = no_leapfrog;
-    v.sample = sample;
-    v.chunk_run = chunk_run;
-    v.chunk_replay = NULL;
-    v.chunk_begin = NULL;
-    v.chunk_end = NULL;
+    /* its own forces (no stage bytes stated), no --reorder (no reordering), and its own device loop:
+     * one launch per chunk (chunk_run), so no per-step device stages and no graphs (NULL: not
+     * offered; the harness fills neither, gpu_sim.cuh) */
+    static const Variant v = gpu_variant({
+        .name = "gpu-onchip",
+        .summary = "small systems on chip: with --decide device one launch runs every step between two sample points, "
+                   "the system in one block's shared memory, a cluster's distributed shared memory or a cooperative "
+                   "grid's L2; lists of 16-bit indices (n2 or cells) built on chip, t_p lanes per atom, no Newton 3",
+        .knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_LISTMETHOD |
+                 KNOB_AUTOTUNE,
+        .lists = 1u << LIST_AUTO | 1u << LIST_N2 | 1u << LIST_CELLS,
+        .threads = 512,   /* the grid tier's blocks: within 8% of the best of 256, 512 and 1024 from 512 to 64000
+                             atoms (results/h200/onchip-sweep-3fbd6ae3bf3d.csv) */
+        .max_atoms = ONCHIP_MAX_ATOMS,
+        .max_atoms_why = "16-bit list indices",
+        .preflight = preflight,
+        .init = init,
+        .finish = finish,
+        .build = build,
+        .forces = forces,
+        .for_each_pair = for_each_pair,
+        .device_begin = device_begin,
+        .sample = sample,
+        .chunk_run = chunk_run,
+        .compiler = NBR_COMPILER,
+        .tune = &tune,
+    });
     return nbr_main(argc, argv, &v);
 }

@@ -84,7 +84,7 @@ static void rumd_rebuild_kernels(Sim *s, GpuSim *g)
 {
     RumdProgram &R = prog_of(s);
     if (R.method == LIST_SORT) sort_atoms(s, g, &g->ctrl->due, 1);
-    else if (s->p.reorder > 0) sort_atoms(s, g, &g->ctrl->reorder_now, 0);
+    else if (s->ran.reorder > 0) sort_atoms(s, g, &g->ctrl->reorder_now, 0);
     if (R.method != LIST_NONE) launch_list(s, g, &g->ctrl->due);
 }
 
@@ -120,16 +120,16 @@ static int rumd_chunk_run(Sim *s, int nsteps)
     A.ddt = p->dt;
     A.threshold = p->rebuild_frac * p->delta;
     A.equil = p->equil;
-    A.reorder_every = p->reorder;
+    A.reorder_every = s->ran.reorder;
     const size_t smem = R.chunk.all_pairs ? 0 : list_n2_smem(R.lay);
     for (int done = 0; done < nsteps;) {
-        const int piece = p->reorder > 0 ? std::min(nsteps - done, p->reorder) : nsteps - done;
+        const int piece = s->ran.reorder > 0 ? std::min(nsteps - done, s->ran.reorder) : nsteps - done;
         A.nsteps = piece;
         A.drift_first = done == 0;
         A.sample_last = done + piece == nsteps;
         A.resume = 0;
         rumd_chunk_launch(A, R.chunk, R.chunk_blocks, R.lay.threads, smem, g->stream);
-        if (p->reorder > 0) {
+        if (s->ran.reorder > 0) {
             gpu_launch_gated_wrap(s, g, &g->ctrl->chunk_stop);
             sort_atoms(s, g, &g->ctrl->chunk_stop, 0);
             A.resume = 1;
@@ -161,44 +161,46 @@ static void chunk_setup(Sim *s, RumdProgram &R)
     R.chunk_blocks = std::min(R.force_blocks, per_sm * gpu_of(s)->prop.multiProcessorCount);
 }
 
-/* RUMD's defaults (the appendix, kernels/autotune.c): list, p_b and t_p by N. */
+/* RUMD's defaults (the appendix, kernels/autotune.c): list, p_b and t_p by N, recorded in
+ * Sim.ran (the row names what ran; --list, --pb and --tp stay as given). */
 static int rumd_init(Sim *s)
 {
-    Params *p = &s->p;
+    const Params *p = &s->p;
+    Ran *ran = &s->ran;
     const TuneParams d = autotune_defaults(s->n);
     const int sort_fits = s->L >= 2.5 * s->rn;   /* 5 cells of edge >= r_n / 2 per axis */
     /* --launch chunk builds n2 (and none): auto is n2 there */
-    if (p->list_method == LIST_AUTO)
-        p->list_method = d.list == LIST_N2 || !sort_fits || p->launch == LAUNCH_CHUNK ? LIST_N2 : LIST_SORT;
-    if (p->list_method == LIST_SORT && !sort_fits)
+    if (ran->list_method == LIST_AUTO)
+        ran->list_method = d.list == LIST_N2 || !sort_fits || p->launch == LAUNCH_CHUNK ? LIST_N2 : LIST_SORT;
+    if (ran->list_method == LIST_SORT && !sort_fits)
         nbr_fail(EXIT_INPUT, "%s: --list sort needs 5 cells of edge >= r_n/2 = %.4g per axis, but L = %.4g < 2.5 r_n: "
                              "use --list n2 or raise --ne", s->variant->name, 0.5 * s->rn, s->L);
-    if (p->pb == 0) p->pb = d.pb;
-    if (p->tp == 0) p->tp = d.tp;
-    const int method = p->list_method;
-    p->reorder = method == LIST_SORT ? 0 : p->sort_every;   /* the sort method sorts in its build */
-    p->layers = p->reorder_at = WHERE_DEVICE;   /* no layers; the shared device decision checks these */
+    if (ran->pb == 0) ran->pb = d.pb;
+    if (ran->tp == 0) ran->tp = d.tp;
+    const int method = ran->list_method;
+    ran->reorder = method == LIST_SORT ? 0 : p->sort_every;   /* the sort method sorts in its build */
+    ran->reorder_at = WHERE_DEVICE;   /* the sort runs on the device (no --layers: no layer step) */
     const int rc = gpu_init_opts(s, 0);         /* no cells of edge r_n: boxes under 3 r_n are fine */
     GpuSim *g = gpu_of(s);
     g->prog = new RumdProgram();
     RumdProgram &R = prog_of(s);
     R.method = method;
-    R.lay = tp_layout(p->tp, p->pb, s->variant->name);
+    R.lay = tp_layout(ran->tp, ran->pb, s->variant->name);
     R.force_blocks = blocks_for(s->n, R.lay.ppb);
     if (R.lay.tp == 1) R.lay.threads = R.lay.ppb;   /* one thread per particle */
     /* ceil(force blocks / partials) force blocks share one of the reductions' partials */
     R.force_group = (R.force_blocks + g->blocks - 1) / g->blocks;
     if (R.force_group > 1) pair_force_reserve(g, R.force_blocks, g->blocks);
     const int sorts = sort_cells_init(&R.cells, g, s->n, s->L, s->rn, R.method == LIST_SORT, s->variant->name);
-    if (!sorts) p->reorder = 0;   /* no room for the sort's cells: lists n2 / none never sort */
+    if (!sorts) ran->reorder = 0;   /* no room for the sort's cells: lists n2 / none never sort */
     s->stats.cells_per_axis = sorts ? R.cells.grid.G : 0;
     if (p->launch == LAUNCH_CHUNK) chunk_setup(s, R);
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     s->stats.bytes = g->bytes;
     if (!p->quiet)
         printf("# gpu-rumd: list %s, t_p %d, p_b %d (%d per block, %d threads), prefetch %s, sort every %d steps%s, "
-               "launch %s%s\n", list_names[R.method], R.lay.tp, p->pb, R.lay.ppb, R.lay.threads,
-               onoff_names[p->prefetch], p->reorder, R.method == LIST_SORT ? " (every build)" : "",
+               "launch %s%s\n", list_names[R.method], R.lay.tp, ran->pb, R.lay.ppb, R.lay.threads,
+               onoff_names[p->prefetch], ran->reorder, R.method == LIST_SORT ? " (every build)" : "",
                launch_names[p->launch], p->launch == LAUNCH_CHUNK ? " (a cooperative grid)" : "");
     return rc;
 }
@@ -226,19 +228,26 @@ static double rumd_stage_bytes(Sim *s, Stage st)
 
 int main(int argc, char **argv)
 {
-    static Variant variant = gpu_variant("gpu-rumd",
-        "RUMD 2017 (Bailey et al.): t_p threads per particle in blocks of p_b, neighbour lists none / n2 (shared-memory "
-        "tiles) / sort (atoms sorted by cell, 125 cells), prefetch, rebuilds decided on the device",
-        rumd_build, NBR_COMPILER);
-    variant.knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH |
-                    KNOB_DEVICE | KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE | KNOB_LAUNCH;
-    variant.lists = 1u << LIST_AUTO | 1u << LIST_NONE | 1u << LIST_N2 | 1u << LIST_SORT;
-    variant.init = rumd_init; variant.finish = rumd_finish;
-    variant.forces = rumd_forces;
-    variant.reorder = rumd_reorder;
-    variant.device_rebuild = rumd_device_rebuild;
-    variant.chunk_run = rumd_chunk_run;
-    variant.stage_bytes = rumd_stage_bytes;
-    variant.tune = &tune_rumd;
+    /* its own sort as the reordering (--sort-every), the shared device loop with its own gated
+     * rebuild, and --launch chunk's one launch per chunk */
+    static const Variant variant = gpu_variant({
+        .name = "gpu-rumd",
+        .summary = "RUMD 2017 (Bailey et al.): t_p threads per particle in blocks of p_b, neighbour lists none / n2 "
+                   "(shared-memory tiles) / sort (atoms sorted by cell, 125 cells), prefetch, rebuilds decided on the "
+                   "device",
+        .knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE |
+                 KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE | KNOB_LAUNCH,
+        .lists = 1u << LIST_AUTO | 1u << LIST_NONE | 1u << LIST_N2 | 1u << LIST_SORT,
+        .init = rumd_init,
+        .finish = rumd_finish,
+        .reorder = rumd_reorder,
+        .build = rumd_build,
+        .forces = rumd_forces,
+        .device_rebuild = rumd_device_rebuild,
+        .chunk_run = rumd_chunk_run,
+        .stage_bytes = rumd_stage_bytes,
+        .compiler = NBR_COMPILER,
+        .tune = &tune_rumd,
+    });
     return nbr_main(argc, argv, &variant);
 }

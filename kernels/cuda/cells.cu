@@ -71,7 +71,7 @@ void gpu_fill_H(GpuSim *g, int n)
 void gpu_assign_layers(Sim *s, GpuSim *g)
 {
     const int n = s->n, nc = g->grid.ncells;
-    if (s->p.layers == WHERE_DEVICE) {
+    if (s->ran.layers == WHERE_DEVICE) {
         CUDA_CHECK(cudaMemsetAsync(g->cell_count, 0, sizeof(int) * nc, g->stream));
         assign_cells_layers_kernel<<<g->blocks, g->threads, 0, g->stream>>>(
             g->r, n, g->grid, g->cell_of, g->layer_of, g->cell_count, g->H, g->layer_cap, g->status, nullptr);
@@ -115,7 +115,7 @@ static void settle_device_layers(Sim *s, GpuSim *g)
 void gpu_build(Sim *s, WBuilder builder)
 {
     GpuSim *g = gpu_of(s);
-    const int device_layers = s->p.layers == WHERE_DEVICE;
+    const int device_layers = s->ran.layers == WHERE_DEVICE;
     g->builder = builder;
     g->built = 0;
     clear_status(g);

@@ -752,7 +752,7 @@ static DdGrid cell_grid(const Dd *d)
  * The accelerations are not moved: the step after a rebuild computes them afresh. */
 static void sort_locals_by_cell(Sim *s, Dd *d)
 {
-    if (s->p.reorder <= 0 || (d->sorted_at >= 0 && s->step - d->sorted_at < s->p.reorder)) return;
+    if (s->ran.reorder <= 0 || (d->sorted_at >= 0 && s->step - d->sorted_at < s->ran.reorder)) return;
     GpuSim *g = d->g;
     const int n = d->n_local, T = g->threads;
     if (n > 0) {

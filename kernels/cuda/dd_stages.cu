@@ -42,10 +42,10 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
 }
 
 /* gpu-dd's options (KNOB_DD, parsed by the shared table) checked against the ranks that run,
- * before any GPU is touched; the grid and the ranks written back for the CSV row. */
+ * before any GPU is touched; the grid and the ranks recorded in Sim.ran for the CSV row. */
 static void dd_options(Sim *s, Dd *d)
 {
-    Params *p = &s->p;
+    const Params *p = &s->p;
     d->comm_kind = p->comm;
     d->halo = dd_halo_for(p->comm);
     d->overlap = p->dd_overlap;
@@ -70,7 +70,7 @@ static void dd_options(Sim *s, Dd *d)
         dd_fail(EXIT_INPUT, "--dd-newton on with --dd-overlap on: not supported yet (the ghosts' rows and the force halo "
                             "are not split into inner and border work)");
     /* --dd-halo-reps -1: as --stage-reps; the row records the count used */
-    if (p->dd_halo_reps < 0) p->dd_halo_reps = p->stage_reps;
+    s->ran.dd_halo_reps = p->dd_halo_reps < 0 ? p->stage_reps : p->dd_halo_reps;
     d->timeout_s = p->dd_timeout;
     d->force_gate = p->dd_force_gate;
     /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
@@ -80,11 +80,11 @@ static void dd_options(Sim *s, Dd *d)
     if ((long)g[0] * g[1] * g[2] != g_size)
         dd_fail(EXIT_INPUT, "--dd-grid %dx%dx%d has %d domains, but %d rank(s) run: one domain per rank", g[0], g[1], g[2],
                 g[0] * g[1] * g[2], g_size);
-    snprintf(p->dd_grid, sizeof p->dd_grid, "%dx%dx%d", g[0], g[1], g[2]);
+    snprintf(s->ran.dd_grid, sizeof s->ran.dd_grid, "%dx%dx%d", g[0], g[1], g[2]);
     /* --reorder N_R: the sort by cell runs on the device at a rebuild (dd_domain.cu); there is no
      * host copy of the atoms to sort, so the row says where it ran */
-    if (p->reorder > 0) p->reorder_at = WHERE_DEVICE;
-    p->ranks = g_size;
+    if (s->ran.reorder > 0) s->ran.reorder_at = WHERE_DEVICE;
+    s->ran.ranks = g_size;
 }
 
 int dd_init(Sim *s)
@@ -188,7 +188,7 @@ void dd_row_pairs(Sim *s, void (*put)(void *ctx, const char *name, const char *v
 {
     Dd *d = dd_of(s);
     if (!d) return;
-    if (!s->stepping && s->step == s->p.steps && !nbr_interrupted()) dd_halo_timing(d, s->p.dd_halo_reps);
+    if (!s->stepping && s->step == s->p.steps && !nbr_interrupted()) dd_halo_timing(d, s->ran.dd_halo_reps);
     if (!d->halo_reps) return;
     char v[32];
     const double us[4] = {d->halo_us, d->force_us, d->halo_us_mine, d->force_us_mine};
@@ -205,7 +205,7 @@ void dd_finish(Sim *s)
 {
     Dd *d = dd_of(s);
     if (!d) return;
-    dd_halo_timing(d, s->p.dd_halo_reps);   /* first: done already where this rank wrote the row */
+    dd_halo_timing(d, s->ran.dd_halo_reps);   /* first: done already where this rank wrote the row */
     long long moved[2] = {d->migrated, dd_halo_bytes(d)};
     dd_allreduce_sum_ll(moved, 2);
     if (!s->p.quiet) {

@@ -100,12 +100,12 @@ PairForceArgs pair_force_args(Sim *s, GpuSim *g)
 
 void gpu_forces(Sim *s) { gpu_forces_blocks(s, 0, gpu_of(s)->blocks, gpu_of(s)->stream); }
 
-/* The lanes per atom of the W force stage (--tp; 0 = 1, written back for the CSV); the
+/* The lanes per atom of the W force stage (--tp; 0 = 1, recorded in Sim.ran for the CSV); the
  * reduction's scratch for TP > 1 is reserved at the first call (step 0, before any capture). */
 static int force_tp(Sim *s, GpuSim *g)
 {
-    if (s->p.tp == 0) s->p.tp = 1;
-    const int tp = s->p.tp;
+    if (s->ran.tp == 0) s->ran.tp = 1;
+    const int tp = s->ran.tp;
     if (tp != 1 && tp != 2 && tp != 4 && tp != 8 && tp != 16 && tp != 32)
         nbr_fail(EXIT_INPUT, "%s: --tp %d: the W force kernel takes 1, 2, 4, 8, 16 or 32 lanes per atom",
                  s->variant->name, tp);

@@ -162,7 +162,7 @@ int gpu_init_opts(Sim *s, int cell_grid)
     CUDA_CHECK(cudaGetDeviceProperties(&g->prop, s->p.device));
     if (s->p.decide == DECIDE_DEVICE) {
         /* the host takes part in no step: nothing may need it between sample points */
-        if (s->p.layers != WHERE_DEVICE || (s->p.reorder > 0 && s->p.reorder_at != WHERE_DEVICE))
+        if (s->ran.layers != WHERE_DEVICE || (s->ran.reorder > 0 && s->ran.reorder_at != WHERE_DEVICE))
             nbr_fail(EXIT_INPUT, "%s: --decide device needs --layers device and --reorder-at device (the host versions "
                                  "take part in every rebuild)", s->variant->name);
     } else if (s->p.graph) {
@@ -338,43 +338,50 @@ static const TuneDecl gpu_w_tune = {4, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
                                         {"tp", "1 2 4 8 16 32", 0, 0, 0, "1"},
                                         {"read", "texture ldg plain", 0, 0, 0, "texture"}}, 1, NULL};
 
-Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s), const char *compiler)
+/* The knobs of the shared stages (a declaration that leaves knobs 0 has these): the W build, its
+ * cells and layers, the shared forces and the device loop. */
+static const unsigned gpu_common_knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS |
+                                         KNOB_REDUCE | KNOB_LIST | KNOB_LAYERCAP | KNOB_DECIDE | KNOB_GRAPH |
+                                         KNOB_DEVICE | KNOB_TP | KNOB_LEAPFROG | KNOB_AUTOTUNE;
+
+Variant gpu_variant(Variant v)
 {
-    Variant v;
-    memset(&v, 0, sizeof v);
-    v.name = name;
-    v.summary = summary;
-    v.knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_LAYERS | KNOB_REDUCE | KNOB_LIST |
-              KNOB_LAYERCAP | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_TP | KNOB_LEAPFROG | KNOB_AUTOTUNE;
-    v.tune = &gpu_w_tune;   /* a program with other stages declares its own, or none */
-    v.build = build;
-    v.compiler = compiler;
-    v.has_u = 1;
-    v.pair_multiplicity = 2;   /* full list: no Newton 3 on the GPU (the paper) */
-    v.preflight = gpu_preflight;
-    v.init = gpu_init;
-    v.finish = gpu_finish;
-    v.kick_drift = gpu_kick_drift;
-    v.wrap = gpu_wrap;
-    v.reorder = gpu_reorder;
-    v.forces = gpu_forces;
-    v.kick = gpu_kick;
-    v.props = gpu_props;
-    v.rescale = gpu_rescale;
-    v.download = gpu_download;
-    v.for_each_pair = gpu_for_each_pair;
-    v.stage_bytes = gpu_stage_bytes;
-    v.timer_mark = gpu_timer_mark;
-    v.timer_seconds = gpu_timer_seconds;
-    v.device_name = gpu_device_name;
-    v.device_query = gpu_device_query;
-    v.device_begin = gpu_device_begin;
-    v.device_rebuild = gpu_device_rebuild;
-    v.device_decide = gpu_device_decide;
-    v.leapfrog = gpu_leapfrog;
-    v.sample = gpu_sample;
-    v.chunk_replay = gpu_chunk_replay;
-    v.chunk_begin = gpu_chunk_begin;
-    v.chunk_end = gpu_chunk_end;
+    if (!v.knobs) v.knobs = gpu_common_knobs;
+    v.has_u = 1;   /* every GPU force stage fills u */
+    if (!v.pair_multiplicity) v.pair_multiplicity = 2;   /* full lists: no Newton 3 on the GPU (the paper) */
+    /* the harness: device, state, leapfrog, wrap, sums, timers, download, W's pairs */
+    if (!v.preflight) v.preflight = gpu_preflight;
+    if (!v.init) v.init = gpu_init;
+    if (!v.finish) v.finish = gpu_finish;
+    if (!v.kick_drift) v.kick_drift = gpu_kick_drift;
+    if (!v.wrap) v.wrap = gpu_wrap;
+    if (!v.kick) v.kick = gpu_kick;
+    if (!v.props) v.props = gpu_props;
+    if (!v.rescale) v.rescale = gpu_rescale;
+    if (!v.download) v.download = gpu_download;
+    if (!v.for_each_pair) v.for_each_pair = gpu_for_each_pair;
+    if (!v.timer_mark) v.timer_mark = gpu_timer_mark;
+    if (!v.timer_seconds) v.timer_seconds = gpu_timer_seconds;
+    if (!v.device_name) v.device_name = gpu_device_name;
+    if (!v.device_query) v.device_query = gpu_device_query;
+    /* the shared reordering (of H's cells, host or device) only where --reorder is a knob */
+    if (!v.reorder && (v.knobs & KNOB_REORDER)) v.reorder = gpu_reorder;
+    /* the shared forces, with their bytes and their tuner (the stages' knobs) */
+    if (!v.forces) {
+        v.forces = gpu_forces;
+        if (!v.stage_bytes) v.stage_bytes = gpu_stage_bytes;
+        if (!v.tune && (v.knobs & KNOB_AUTOTUNE)) v.tune = &gpu_w_tune;
+    }
+    /* the shared device loop: its per-step stages, sample points and graphs come with it */
+    if (!v.device_begin) {
+        v.device_begin = gpu_device_begin;
+        if (!v.device_rebuild) v.device_rebuild = gpu_device_rebuild;
+        if (!v.device_decide) v.device_decide = gpu_device_decide;
+        if (!v.leapfrog) v.leapfrog = gpu_leapfrog;
+        if (!v.sample) v.sample = gpu_sample;
+        if (!v.chunk_replay) v.chunk_replay = gpu_chunk_replay;
+        if (!v.chunk_begin) v.chunk_begin = gpu_chunk_begin;
+        if (!v.chunk_end) v.chunk_end = gpu_chunk_end;
+    }
     return v;
 }

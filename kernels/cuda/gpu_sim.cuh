@@ -3,8 +3,8 @@
  * computation is executed by the GPU"; only layer assignment, the final reduction sums and
  * the occasional reordering may run on the host, each a knob here).
  *
- * A variant supplies only its neighbour-matrix kernel (a WBuilder) and its Variant table;
- * gpu_variant() fills every other stage: initialisation and upload, leapfrog
+ * A variant supplies only its neighbour-matrix kernel (a WBuilder) and declares its Variant;
+ * gpu_variant() fills every stage it left unset (the rules are at its declaration): initialisation and upload, leapfrog
  * kernels, periodic wrap, reordering, cell and layer assignment with the cell-layer matrix
  * H(c,l), the force kernel, reductions, CUDA-event timers, download, and pair enumeration
  * for the exactness check.
@@ -166,9 +166,25 @@ struct GpuSim {
 
 static inline GpuSim *gpu_of(Sim *s) { return (GpuSim *)s->ctx; }
 
-/* A GPU variant: every common stage, the knobs all GPU variants share, and its own build.
- * compiler is the variant's NBR_COMPILER (the Makefile sets it for variant sources only). */
-Variant gpu_variant(const char *name, const char *summary, void (*build)(Sim *s), const char *compiler);
+/* A GPU program's table from its declaration: the program declares what it has (name, summary,
+ * build, .compiler = NBR_COMPILER (the Makefile sets it for variant sources only), and any stage or
+ * knob of its own), in Variant's field order, and gpu_variant fills only what it left unset, by
+ * these rules, once; the table is not edited after:
+ *   knobs 0                the shared stages' knobs (the W programs': gpu-layer, gpu-old, gpu-n2)
+ *   has_u                  1 (every GPU force stage fills u); pair_multiplicity 0: 2 (full lists)
+ *   harness stages         preflight, init, finish, kick_drift, wrap, kick, props, rescale, download,
+ *                          for_each_pair (W's pairs), timers, device_name, device_query: the shared
+ *   reorder                gpu_reorder only where knobs include KNOB_REORDER (else none: NULL)
+ *   forces                 gpu_forces; with them, and only with them, gpu_stage_bytes and (with
+ *                          KNOB_AUTOTUNE) the shared stages' tuner where stage_bytes, tune are unset
+ *   device_begin           gpu_device_begin; with it, and only with it, the shared device_rebuild,
+ *                          device_decide, leapfrog, sample, chunk_replay, chunk_begin, chunk_end
+ *                          where unset. A program with its own device_begin declares its sample and
+ *                          chunk_run or its per-step stages: one left NULL is not offered (the loop
+ *                          refuses a run that needs it, md_loop.c).
+ * E.g. static const Variant v = gpu_variant({.name = "gpu-x", .summary = "...", .build = build,
+ *                                            .compiler = NBR_COMPILER}); */
+Variant gpu_variant(Variant decl);
 
 /* The build stage: cells, layers (host or device), H, then the variant's W kernel, growing
  * capacities and redoing as needed; sets s->stats. */

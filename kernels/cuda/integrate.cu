@@ -170,7 +170,7 @@ void gpu_leapfrog(Sim *s, int drift_next)
     leapfrog_kernel<<<g->blocks, g->threads, 0, g->stream>>>(
         g->r, g->v, g->a, s->n, (real)(0.5 * s->p.dt), (real)s->p.dt, drift_next, g->parts + PART_UKIN * g->blocks,
         g->parts + PART_VVMAX * g->blocks, g->ctrl, g->status, g->leap_ticket, s->p.dt,
-        s->p.rebuild_frac * s->p.delta, s->p.equil, s->p.reorder, set_cond, set_cond ? g->rebuild_cond : 0);
+        s->p.rebuild_frac * s->p.delta, s->p.equil, s->ran.reorder, set_cond, set_cond ? g->rebuild_cond : 0);
     LAUNCH_CHECK("leapfrog_kernel");
     g->v_parts_valid = !drift_next;
 }
@@ -178,7 +178,7 @@ void gpu_leapfrog(Sim *s, int drift_next)
 void gpu_launch_decide(Sim *s, GpuSim *g)
 {
     decide_kernel<<<1, 1, 0, g->stream>>>(g->ctrl, g->status, s->p.dt, s->p.rebuild_frac * s->p.delta, s->p.equil,
-                                          s->p.reorder);
+                                          s->ran.reorder);
     LAUNCH_CHECK("decide_kernel");
 }
 

@@ -98,7 +98,7 @@ void onchip_init_cells(Sim *s, OnchipState *oc)
 {
     int M;
     const int kind = onchip_list_kind(s, &M);
-    oc->list_kind = s->p.list_method = kind;   /* the CSV row's list_method: what ran */
+    oc->list_kind = s->ran.list_method = kind;   /* the CSV row's list_method: what ran */
     oc->cm = kind == LIST_CELLS ? M : 0;
     if (!oc->cm) return;
     GpuSim *g = gpu_of(s);

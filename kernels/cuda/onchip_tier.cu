@@ -88,8 +88,8 @@ void onchip_choose_tier(Sim *s, OnchipState *oc)
         fit_cluster(s, oc);
         oc->tier = TIER_CLUSTER;
         oc->tp = lanes(s, oc, oc->tier);
-        s->p.tier = oc->tier;   /* the CSV row's tier and cluster columns: what ran */
-        s->p.cluster = oc->cluster;
+        s->ran.tier = oc->tier;   /* the CSV row's tier and cluster columns: what ran */
+        s->ran.cluster = oc->cluster;
         return;
     }
     if (oc->tier_flag == TIER_BLOCK) {
@@ -102,8 +102,8 @@ void onchip_choose_tier(Sim *s, OnchipState *oc)
     }
     oc->tier = oc->tier_flag == TIER_BLOCK ? TIER_BLOCK : TIER_GRID;
     oc->tp = lanes(s, oc, oc->tier);
-    s->p.tier = oc->tier;
-    s->p.cluster = 0;
+    s->ran.tier = oc->tier;
+    s->ran.cluster = 0;
 }
 
 void onchip_limits(Sim *s, OnchipState *oc)

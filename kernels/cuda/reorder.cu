@@ -85,7 +85,7 @@ int gpu_reorder(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     if (!g->built) return 0;   /* no H describes the current atoms yet: nothing done */
-    if (s->p.reorder_at == WHERE_DEVICE) reorder_on_device(s, g);
+    if (s->ran.reorder_at == WHERE_DEVICE) reorder_on_device(s, g);
     else reorder_on_host(s, g);
     g->built = 0;              /* H, c_i, l_i refer to the old order until the next build */
     g->v_parts_valid = 0;
