@@ -135,6 +135,10 @@ TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/tes
 TEST_BINS += $(if $(OPENCL_FOUND),$(BUILD)/double/test-coulomb-cl) \
              $(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-components)) \
              $(if $(and $(NVCC_ON),$(MPI_FOUND)),$(BUILD)/double/test-dd-plant)
+# test-components: its groups' headers, the host counterparts it links, its planted faults (1-13)
+COMPONENT_TEST_H := $(wildcard tests/comp_*.cuh) tests/rebuild_cases.h
+COMPONENT_HOST_C := common/fail.c common/potential.c kernels/cpu/cells.c
+COMPONENT_PLANTS := 1 2 3 4 5 6 7 8 9 10 11 12 13
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
 FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 
@@ -215,9 +219,11 @@ $(BUILD)/$(1)/%.cu.o: %.cu $(HEADERS)
 $(addprefix $(BUILD)/$(1)/,$(MD_GPU)): $(BUILD)/$(1)/%: $(BUILD)/$(1)/variants/%.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(KCUDA_SRC)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC))
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/gpu-onchip: $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(ONCHIP_CU))
-# the device components in small kernels against their host counterparts (tests/test_components.cu)
-$(BUILD)/$(1)/test-components: $(BUILD)/$(1)/tests/test_components.cu.o
-	$(NVCC) $(NVFLAGS) $$^ -o $$@
+# the device components in small kernels against their host counterparts (tests/test_components.cu,
+# its groups in tests/comp_*.cuh; the host side: COMPONENT_HOST_C's objects)
+$(BUILD)/$(1)/tests/test_components.cu.o: $(COMPONENT_TEST_H)
+$(BUILD)/$(1)/test-components: $(BUILD)/$(1)/tests/test_components.cu.o $(call objs,$(1),$(COMPONENT_HOST_C))
+	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/coulomb-cuda: $(BUILD)/$(1)/variants/coulomb-cuda.cu.o $(patsubst %.cu,$(BUILD)/$(1)/%.cu.o,$(COULOMB_CU)) $(call objs,$(1),$(COMMON_SRC) $(KCPU_SRC) $(COULOMB_C))
 	$(NVCC) $(NVFLAGS) -Xcompiler -fopenmp $$^ -o $$@ $(LDLIBS)
 endef
@@ -239,6 +245,19 @@ $(BUILD)/$(1)/test-dd-plant: $(BUILD)/$(1)/variants/gpu-dd.cu.o $(patsubst %.cu,
 	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS) $(MPI_LIBS) -ldl $(NVSHMEM_LINK)
 endef
 $(if $(MPI_FOUND),$(foreach p,$(PRECISIONS),$(eval $(call DD_RULES,$(p)))))
+
+# test-components with planted fault K of a device component (-DCOMPONENT_PLANT=K,
+# kernels/component_plant.h; docs/mutants.md): double only, built by tests/cases_52_components.sh
+# where a GPU is (or by name), not by make
+define COMPONENT_PLANT_RULES
+$(BUILD)/double/plant-components-$(1)/test_components.cu.o: tests/test_components.cu $(HEADERS) $(COMPONENT_TEST_H)
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVFLAGS) -DCOMPONENT_PLANT=$(1) -c $$< -o $$@
+$(BUILD)/double/test-components-plant-$(1): $(BUILD)/double/plant-components-$(1)/test_components.cu.o \
+        $(call objs,double,$(COMPONENT_HOST_C))
+	$(NVCC) $(NVFLAGS) $$^ -o $$@ $(LDLIBS)
+endef
+$(if $(NVCC_ON),$(foreach k,$(COMPONENT_PLANTS),$(eval $(call COMPONENT_PLANT_RULES,$(k)))))
 
 # gpu-cluster with planted fault K of its list or force kernel (-DCLUSTER_PLANT=K, kernels/cuda/
 # cluster_list.cuh): built on demand by tests/cases_57_cluster.sh where a GPU is, not by make

@@ -1,21 +1,37 @@
 /* test_components.cu - device components on their own: each wrapped in a small kernel and
  * compared with its host counterpart on crafted inputs (issue 36, tests/cases_52_components.sh).
- * Prints one line per check, then "N passed, M failed"; exit 0 when all pass, 1 when one fails,
- * 2 when no GPU can run it.
  *
- * The rebuild rule (kernels/rebuild_rule.h): tests/rebuild_cases.h's steps, a run of 400 steps to
- * its first rebuild, the build hash and the prune test, every value bit for bit as on the host.
- * The test checks its own power: on the first crafted step the fused multiply-add that nvcc makes
- * of `disp + sqrt(vv) * dt` must cross the threshold where the rule does not. */
+ *   test-components [GROUP]   GROUP: rebuild, cells, pair, reduce or list; none: all of them
+ *
+ * Prints one line per check ("ok" or "FAIL", a failure naming the first atom, pair or block that
+ * differs), then "N passed, M failed"; exit 0 when all pass, 1 when one fails, 2 when no GPU can
+ * run it (or an unknown group: one line), 3 on a CUDA error (one line).
+ *
+ *   rebuild  the rebuild rule (kernels/rebuild_rule.h): tests/rebuild_cases.h's steps, a run of 400
+ *            steps to its first rebuild, the build hash and the prune test, every value bit for bit
+ *            as on the host. The test checks its own power: on the first crafted step the fused
+ *            multiply-add that nvcc makes of `disp + sqrt(vv) * dt` must cross the threshold where
+ *            the rule does not.
+ *   cells    cell_of_position and cell_bin (gpu_sim.cuh) against kernels/cpu/cells.c (tests/comp_cells.cuh)
+ *   pair     pair_force_add (pair_force.cuh) against the reference's pair_u_double (tests/comp_pair.cuh)
+ *   reduce   warp_reduce and block_reduce (reduce.cuh) against host sums and maxima (tests/comp_reduce.cuh)
+ *   list     build_n2_block (rumd_lists.cuh) against an O(N^2) host list (tests/comp_list.cuh)
+ *
+ * The test builds with a planted fault (-DCOMPONENT_PLANT=K, kernels/component_plant.h) must fail
+ * their group (docs/mutants.md). */
+#include "../kernels/cuda/rumd_lists.cuh"
 #include "../kernels/rebuild_rule.h"
 #include "rebuild_cases.h"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vector>
 
 static int passed, failed;
 
@@ -25,11 +41,58 @@ static void expect(int ok, const char *what)
     printf("%s  %s\n", ok ? "ok  " : "FAIL", what);
 }
 
+/* exit 3, not 1: a planted fault's test must tell a caught fault from a crash */
 static void cuda_or_die(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return;
     fprintf(stderr, "test-components: %s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
+    exit(3);
+}
+
+/* device copies of host vectors, and back */
+template <class T>
+static T *to_device(const std::vector<T> &h)
+{
+    T *d = nullptr;
+    cuda_or_die(cudaMalloc(&d, sizeof(T) * (h.empty() ? 1 : h.size())), "cudaMalloc");
+    if (!h.empty()) cuda_or_die(cudaMemcpy(d, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice), "copy in");
+    return d;
+}
+
+template <class T>
+static std::vector<T> from_device(const T *d, size_t n, const char *what)
+{
+    std::vector<T> h(n);
+    cuda_or_die(cudaGetLastError(), what);   /* the launch */
+    cuda_or_die(cudaDeviceSynchronize(), what);
+    if (n) cuda_or_die(cudaMemcpy(h.data(), d, sizeof(T) * n, cudaMemcpyDeviceToHost), what);
+    return h;
+}
+
+/* a fixed stream of pseudo-random numbers (splitmix64): the same inputs every run */
+struct Rng {
+    uint64_t s;
+    uint64_t next()
+    {
+        uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    double uniform() { return (double)(next() >> 11) * 0x1.0p-53; }   /* [0, 1) */
+    int below(int n) { return (int)(next() % (uint64_t)n); }
+};
+
+/* n positions uniform in the box [-L/2, L/2)^3 (in `real`, wrapped after rounding), charges q */
+static std::vector<real4> random_positions(Rng &g, int n, real L, real q)
+{
+    std::vector<real4> r(n);
+    for (int i = 0; i < n; i++) {
+        real x[3];
+        for (int k = 0; k < 3; k++) x[k] = pbc_wrap((real)((g.uniform() - 0.5) * (double)L), L);
+        r[i] = make_real4(x[0], x[1], x[2], q);
+    }
+    return r;
 }
 
 /* ---- the rebuild rule -------------------------------------------------------------------- */
@@ -115,14 +178,34 @@ static void test_rebuild_rule(void)
            what);
 }
 
-int main(void)
+#include "comp_cells.cuh"
+#include "comp_list.cuh"
+#include "comp_pair.cuh"
+#include "comp_reduce.cuh"
+
+int main(int argc, char **argv)
 {
+    static const struct { const char *name; void (*run)(void); } groups[] = {
+        {"rebuild", test_rebuild_rule}, {"cells", test_cells}, {"pair", test_pair},
+        {"reduce", test_reduce},        {"list", test_list},
+    };
+    const int ngroups = (int)(sizeof groups / sizeof groups[0]);
+    const char *want = argc > 1 ? argv[1] : NULL;
+    int found = want == NULL;
+    for (int k = 0; k < ngroups; k++) found |= want && strcmp(want, groups[k].name) == 0;
+    if (argc > 2 || !found) {
+        fprintf(stderr, "test-components: usage: test-components [GROUP], GROUP one of rebuild, cells, pair, "
+                        "reduce, list (none: all)\n");
+        return 2;
+    }
     int ngpu = 0;
     if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
         fprintf(stderr, "test-components: no GPU found\n");
         return 2;
     }
-    test_rebuild_rule();
+    if (COMPONENT_PLANT) printf("planted fault %d compiled in (kernels/component_plant.h)\n", COMPONENT_PLANT);
+    for (int k = 0; k < ngroups; k++)
+        if (!want || strcmp(want, groups[k].name) == 0) groups[k].run();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -31,6 +31,7 @@
 #include "../../common/tune.h"
 #include "../capacity.h"
 #include "../cells.h"
+#include "../component_plant.h"
 #include "cellsort.cuh"
 #include "cuda_check.cuh"
 #include "fetch.cuh"
@@ -279,7 +280,9 @@ void dispatch_potential(int kind, F f)
  * 32-bit atoms, gpu-onchip's 16-bit rows kept on chip. */
 __device__ __forceinline__ int cell_of_position(const real4 &r, real L, real inv_w, int G)
 {
-    return cell_index(cell_coord(r.x, L, inv_w, G), cell_coord(r.y, L, inv_w, G), cell_coord(r.z, L, inv_w, G), G);
+    int cx = cell_coord(r.x, L, inv_w, G);
+    NBR_PLANT(1, if ((r.x + (real)0.5 * L) * inv_w - cx > (real)0.99 && cx + 1 < G) cx++);
+    return cell_index(cx, cell_coord(r.y, L, inv_w, G), cell_coord(r.z, L, inv_w, G), G);
 }
 
 /* Atom i into cell c (counts zeroed before): the cell's occupancy with it; over cap the slot is
@@ -288,6 +291,7 @@ template <typename Idx>
 __device__ __forceinline__ int cell_bin(int i, int c, int *count, Idx *slot, int cap)
 {
     const int k = atomicAdd(&count[c], 1);
+    NBR_PLANT(2, if (i == 0) atomicAdd(&count[c], 1));
     if (k < cap) slot[(size_t)c * cap + k] = (Idx)i;
     return k + 1;
 }

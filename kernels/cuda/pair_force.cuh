@@ -136,13 +136,19 @@ __device__ __forceinline__ void pair_force_add(const real4 &ri, const real4 &rj,
 {
     real dx, dy, dz;
     const real r2 = min_image_r2(ri, rj, box, dx, dy, dz);
-    if (r2 < pot.rc2 && (!SkipSelf || r2 > 0)) {
-        real fr;
-        const real u = pair_of_kind<Kind>(pot, r2, ri.w * rj.w, &fr);
+    real cut = r2;   /* what is tested against r_c^2 */
+    NBR_PLANT(6, cut = r2 / (real)1.001);
+    if (cut < pot.rc2 && (!SkipSelf || r2 > 0)) {
+        real fr, qq = ri.w * rj.w;
+        NBR_PLANT(7, qq = ri.w * ri.w);
+        real u = pair_of_kind<Kind>(pot, r2, qq, &fr);
+        NBR_PLANT(3, if (r2 > (real)0.81 * pot.rc2) fr = -fr);
+        NBR_PLANT(4, u -= pot.shift);
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
         if (Energy) {
             acc.u += u;
             acc.w += fr * r2;
+            NBR_PLANT(5, acc.w += fr * r2);
         }
     }
 }

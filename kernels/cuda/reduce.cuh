@@ -7,6 +7,8 @@
 #ifndef NBR_REDUCE_CUH
 #define NBR_REDUCE_CUH
 
+#include "../component_plant.h"
+
 #include <cuda_runtime.h>
 
 struct SumOp { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
@@ -15,7 +17,10 @@ struct MaxOp { template <class T> __device__ T operator()(T a, T b) const { retu
 template <class T, class Op>
 __device__ __forceinline__ T warp_reduce(T x, Op op)
 {
-    for (int o = 16; o > 0; o >>= 1) x = op(x, __shfl_down_sync(0xffffffffu, x, o));
+    for (int o = 16; o > 0; o >>= 1) {
+        NBR_PLANT(10, if (o == 1) break);
+        x = op(x, __shfl_down_sync(0xffffffffu, x, o));
+    }
     return x;
 }
 
@@ -26,11 +31,13 @@ __device__ T block_reduce(T x, Op op, T identity)
     __shared__ T part[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     __syncthreads();
+    NBR_PLANT(8, if (lane == 31) x = identity);
     x = warp_reduce(x, op);
     if (lane == 0) part[warp] = x;
     __syncthreads();
     if (warp == 0) {
         x = lane < nwarps ? part[lane] : identity;
+        NBR_PLANT(9, if (lane == nwarps - 1 && nwarps > 1) x = identity);
         x = warp_reduce(x, op);
     }
     return x;

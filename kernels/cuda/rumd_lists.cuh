@@ -62,10 +62,13 @@ __device__ __forceinline__ void build_n2_block(const TpLayout &lay, const PosSou
         if (active)
             for (int k = sub; k < len; k += lay.tp) {
                 const int j = base + k;
-                real dx, dy, dz;
-                if (j != i && min_image_r2(ri, tile[k], box, dx, dy, dz) < rn2) {
+                real dx, dy, dz, cut = rn2;
+                NBR_PLANT(11, if (j == n - 1) continue);
+                NBR_PLANT(13, cut *= (real)1.02);
+                if (j != i && min_image_r2(ri, tile[k], box, dx, dy, dz) < cut) {
                     const int m = atomicAdd(&slots[local], 1);
                     if (m < out.nbr_cap) out.W[w_index<Layout>(m, i, n, out.nbr_cap)] = j;
+                    NBR_PLANT(12, if (m == 0) out.W[w_index<Layout>(atomicAdd(&slots[local], 1), i, n, out.nbr_cap)] = j);
                 }
             }
     }
