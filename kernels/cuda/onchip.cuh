@@ -388,7 +388,7 @@ struct OnchipState {
     int cluster;       /* the cluster tier's blocks per cluster C */
     int cluster_threads; /* and threads per block */
     int cluster_limit; /* dynamic shared memory one block of the cluster tier may have */
-    int tier_flag, cluster_flag; /* --tier and --cluster as given (s->p then records what ran) */
+    int tier_flag, cluster_flag; /* --tier and --cluster as given (s->ran records what ran) */
     DeviceControl *ctrl_host_dev;/* GpuSim's ctrl_host, mapped: the device's address */
     real4 *rw0, *rw1;            /* the grid tier's positions */
     GridScratch *scratch;

@@ -88,8 +88,9 @@ void onchip_choose_tier(Sim *s, OnchipState *oc)
         fit_cluster(s, oc);
         oc->tier = TIER_CLUSTER;
         oc->tp = lanes(s, oc, oc->tier);
-        s->ran.tier = oc->tier;   /* the CSV row's tier and cluster columns: what ran */
+        s->ran.tier = oc->tier;   /* the CSV row's tier, cluster and tp columns: what ran */
         s->ran.cluster = oc->cluster;
+        s->ran.tp = oc->tp;
         return;
     }
     if (oc->tier_flag == TIER_BLOCK) {
@@ -104,6 +105,7 @@ void onchip_choose_tier(Sim *s, OnchipState *oc)
     oc->tp = lanes(s, oc, oc->tier);
     s->ran.tier = oc->tier;
     s->ran.cluster = 0;
+    s->ran.tp = oc->tp;
 }
 
 void onchip_limits(Sim *s, OnchipState *oc)
