@@ -17,7 +17,9 @@
 #   A, B   as runs/compare.sh: a git revision, WT, dir:PATH or build:PATH
 # Settings (runs/same_physics.sh --help): --programs "P ...", --precision double|float, --tol X,
 # --out DIR, --jobs N; flags only, not read from the environment.
-# rebuilds: N:H, the count and the hash of the steps of the rebuilds.
+# rebuilds: N:H, the count and the hash of the steps of the rebuilds. A path whose flag values
+# both builds refuse alike (exit 2, the same line: gpu-onchip's --list sort) is one row
+# "refused", verdict n/a.
 # Output: DIR/same_physics.csv, one row per (program, path, quantity) with both values, their
 # relative difference, the tolerance and the verdict; a table on stdout.
 # Exit: 0 the same, 1 a difference beyond the tolerance (or a check failing), 2 could not run.
@@ -118,6 +120,7 @@ for p in $programs; do
                 [ $k = b ] && bin=$b_build/$prec/$p
                 # shellcheck disable=SC2086
                 r0=$("$bin" $start $run_path --steps 0 --equil 0 --check 2>&1)
+                got[rc:$k]=$?
                 # shellcheck disable=SC2086
                 r5=$("$bin" $start $run_path --steps 500 --equil 0 --rescale-every 100000 --check 2>&1)
                 got[U:$k]=$(sed -n 's/^check total energy: U = \([^,]*\),.*/\1/p' <<<"$r0")
@@ -125,8 +128,16 @@ for p in $programs; do
                 got[force/atom:$k]=$(grep '^check forces' <<<"$r0" | field_after error)
                 got[energy/atom:$k]=$(grep '^check energies' <<<"$r0" | field_after error)
                 got[rebuilds:$k]=$(sed -n 's/.*rebuilds after step 0: \([0-9]*\), their steps hashed \([0-9a-f]*\).*/\1:\2/p' <<<"$r5")
+                got[refusal:$k]=$(head -1 <<<"$r0")
                 got[checks:$k]=$(printf '%s\n%s\n' "$r0" "$r5" | grep -c "^check $p: PASS")
             done
+            # a value the program's option table refuses (gpu-onchip's --list sort): both builds
+            # exit EXIT_INPUT with the same line, so there is nothing to compare
+            if [ "${got[rc:a]}" = 2 ] && [ "${got[rc:b]}" = 2 ] && [ "${got[refusal:a]}" = "${got[refusal:b]}" ]; then
+                row "$p" "$path" "$sys" refused "${got[refusal:a]//,/;}" "${got[refusal:b]//,/;}" - n/a
+                unset got
+                continue
+            fi
             for q in U W; do
                 read -r d v < <(relcmp "${got[$q:a]}" "${got[$q:b]}" "$tol")
                 row "$p" "$path" "$sys" $q "${got[$q:a]}" "${got[$q:b]}" "$d" "$v"
