@@ -1,7 +1,7 @@
 /* rebuild_rule.h - when a neighbour structure is rebuilt (and gpu-cluster's inner rows pruned):
  * the one decision that every loop calls, on the host and on the GPU alike: the host loop
- * (common/md_loop.c), the device loop (kernels/cuda/integrate.cu), the on-chip chunk kernels
- * (kernels/cuda/onchip.cuh) and gpu-dd (kernels/cuda/dd_run.cu).
+ * (common/md_loop.c), gpu-dd (kernels/cuda/dd_run.cu), and decide_rebuild (kernels/cuda/decide.cuh)
+ * for the device loop's decide kernel, the fused leapfrog and the chunk kernels.
  *
  * A structure built with the shell delta holds every pair within r_c while no pair has closed in
  * by more than delta. An atom's displacement since the build is at most the sum over steps of the

@@ -39,7 +39,9 @@
  * kick_drift did on a rebuilding step is the first kernel of the rebuild
  * (gpu_launch_gated_wrap): the same wrap, at another place in the step. The fused kernel's last block sets the next
  * step's IF handle, made before it in the capture (gpu_leapfrog). */
-#include "device_loop.cuh"
+#include "gpu_sim.cuh"
+
+#include <string.h>
 
 __global__ void force_rebuild_kernel(DeviceControl *c, BuildStatus *st)
 {
@@ -77,7 +79,12 @@ void gpu_device_begin(Sim *s)
 {
     GpuSim *g = gpu_of(s);
     if (!g->device_mode) {
-        loop_alloc_snapshot(g, s->n, &g->ctrl, &g->ctrl_snap, &g->snap_r, &g->snap_v, &g->snap_a);
+        const size_t b = sizeof(real4) * (size_t)s->n;
+        g->ctrl = (DeviceControl *)gpu_alloc(g, sizeof(DeviceControl), "the control block");
+        g->ctrl_snap = (DeviceControl *)gpu_alloc(g, sizeof(DeviceControl), "the control block's snapshot");
+        g->snap_r = (real4 *)gpu_alloc(g, b, "the snapshot of positions");
+        g->snap_v = (real4 *)gpu_alloc(g, b, "the snapshot of velocities");
+        g->snap_a = (real4 *)gpu_alloc(g, b, "the snapshot of accelerations");
         g->ctrl_host = (DeviceControl *)gpu_pinned(sizeof(DeviceControl), "the device control block");
         if (s->p.leapfrog == LEAPFROG_FUSED) {   /* back at 0 after each fused kernel */
             g->leap_ticket = (unsigned *)gpu_alloc(g, sizeof(unsigned), "the fused leapfrog's ticket");
@@ -87,9 +94,15 @@ void gpu_device_begin(Sim *s)
         g->device_mode = 1;
         s->stats.bytes = g->bytes;
     }
-    /* the state after step 0, built and decided by the host */
+    /* the state after step 0, built and decided by the host: its step, displacement since the
+     * last build, rebuild counts and list statistics; the rest zero */
     DeviceControl *c = g->ctrl_host;
-    loop_ctrl_start(c, s);
+    memset(c, 0, sizeof *c);
+    c->step = s->step;
+    c->disp = s->disp_acc;
+    c->builds_total = s->stats.builds_total;
+    c->rebuild_hash = s->stats.rebuild_hash;
+    c->nbr_last = (unsigned long long)s->stats.nbr_entries;
     c->layers_last = s->stats.layers;
     c->layers_max = s->stats.layers_max;
     c->prune_threshold = s->p.prune > 0 ? s->p.rebuild_frac * s->p.prune : 0;
