@@ -23,7 +23,9 @@
 # labels; appended, one compare_id per invocation), OUT/NAME.txt (the report), OUT/NAME.png
 # (ratio per benchmark with its interval, per-stage bars; needs matplotlib).
 # Exit: 0 no significant slowdown beyond the threshold; 1 a benchmark is slower (significant
-# and beyond the threshold); 2 could not compare (build failed, a run failed, bad input).
+# and beyond the threshold); 2 could not compare (build failed, a run failed, bad input). A
+# benchmark both sides refuse as beyond this machine (exit 3 in its first pair) is left out and
+# named in the report, not a failed run.
 # The run's settings go to OUT/NAME.csv.settings (runs/settings.sh).
 set -u
 cd "$(dirname "$0")/.." || exit 2

@@ -41,7 +41,8 @@ Command line:
   perfstat.py suite NAME       the benchmarks of a suite (runs/suites.txt), one per line
   perfstat.py merge DEST SRC.. append rows to DEST with the union of the columns (bench.csv)
 Exit status of run/analyze: 0 = no significant slowdown beyond the threshold, 1 = at least one
-benchmark slower, 2 = could not compare (bad input, a run failed, no data).
+benchmark slower, 2 = could not compare (bad input, a run failed, no data); a benchmark both
+sides refuse as beyond this machine (exit 3) is left out and named.
 """
 import argparse
 import csv
@@ -65,7 +66,13 @@ PREFIX_COLS = ["compare_id", "suite", "bench", "pair", "side", "order", "side_la
 
 
 class PerfError(Exception):
-    pass
+    def __init__(self, msg, code=None, side=None):
+        super().__init__(msg)
+        self.code, self.side = code, side   # where a run failed: its exit status and side (A, B)
+
+
+# A program's exit status for a configuration this machine cannot hold (common/fail.h)
+EXIT_CAPACITY = 3
 
 
 # ---------------------------------------------------------------------------- statistics
@@ -502,12 +509,25 @@ def run_one(side, bench, tag, tmpdir, lock, timeout):
         wall = time.time() - t0
     if p.returncode != 0 or not os.path.exists(out):
         msg = (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or ["no output"]
-        raise PerfError(f"{bid} ({side.name}): exit {p.returncode}: {msg[0]}  [{' '.join(cmd)}]")
+        raise PerfError(f"{bid} ({side.name}): exit {p.returncode}: {msg[0]}  [{' '.join(cmd)}]", p.returncode, side.name)
     _, rows = read_csv(out)
     os.unlink(out)
     if not rows or rows[-1].get("status") != "ok":
         raise PerfError(f"{bid} ({side.name}): status {rows[-1].get('status') if rows else 'missing'}")
     return rows[-1], wall
+
+
+def refused_by_both(err, pair, order, bench, tmpdir, lock, timeout):
+    """A benchmark that the first side of its first pair refuses as beyond this machine's capacity
+    (a GPU with less shared memory than the suite's): left out, not an error, where the other side
+    refuses it alike. Any other failure, or one after the first pair, is a failed run."""
+    if pair != 1 or getattr(err, "code", None) != EXIT_CAPACITY or err.side != order[0].name:
+        return False
+    try:
+        run_one(order[1], bench, f"refused-{bench[0]}-{order[1].name}", tmpdir, lock, timeout)
+    except PerfError as e2:
+        return e2.code == EXIT_CAPACITY
+    return False
 
 
 def cmd_run(args):
@@ -532,7 +552,7 @@ def cmd_run(args):
               f"ever find one slower at family-wise {1 - args.conf:g}", file=sys.stderr)
     rows, active, t_start = [], list(benches), time.time()
     round_time = 0.0
-    errors, written = [], 0
+    errors, refused, written = [], [], 0
     with tempfile.TemporaryDirectory(prefix="nbrlab-compare.") as tmpdir:
         pair = 0
         while active:
@@ -549,9 +569,13 @@ def cmd_run(args):
                         out.update(row)
                         rows.append(out)
                 except (PerfError, subprocess.SubprocessError) as e:
+                    active.remove(bench)
+                    if refused_by_both(e, pair, order, bench, tmpdir, lock, args.run_timeout):
+                        refused.append(f"{bench[0]}: {e}")
+                        print(f"  left out: both sides refuse it on this machine: {e}", file=sys.stderr)
+                        continue
                     errors.append(str(e))
                     print(f"  error: {e}", file=sys.stderr)
-                    active.remove(bench)
             round_time = time.time() - t_round
             elapsed = time.time() - t_start
             if len(rows) > written:   # each round's rows at once: an interrupted run keeps them
@@ -569,6 +593,12 @@ def cmd_run(args):
         code = report(results, meta, out=sys.stdout)
         if args.report:
             report(results, meta, out=rep)
+    if refused:
+        line = "left out, refused by both sides on this machine (exit 3, a capacity): " + "; ".join(refused)
+        print(line)
+        if args.report:
+            with open(args.report, "a") as rep:
+                print(line, file=rep)
     if errors:
         print("errors: " + "; ".join(errors))
         return 1 if code == 1 else 2

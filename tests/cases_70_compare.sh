@@ -119,6 +119,8 @@ _t70_build base2 1
 _t70_build slow 1.5 0 frac_newstage
 _t70_build fast 0.6
 _t70_build broken 1 3
+_t70_build big-a 1 "3 sp"   # refuses the sp benchmark as beyond its capacity, as big-b does
+_t70_build big-b 1 "3 sp"
 _t70_cmp() {   # _t70_cmp A B [options]: compare.sh on the fakes, results under $T70/out
     local a=$1 b=$2
     shift 2
@@ -133,6 +135,10 @@ t_grep compare_faster_exit0 'faster: fake-sp, cpu-fake2-lj \(exit 0\)' _t70_rc 0
 # a slowdown of 50% passes a 60% threshold
 t_grep compare_threshold 'no significant slowdown beyond 60%' _t70_rc 0 _t70_cmp base slow --threshold 60 --name thr
 t_grep compare_run_fails_exit2 'fake: failing on purpose \(exit 3\)' _t70_rc 2 _t70_cmp base broken
+# a benchmark both sides refuse as beyond this machine (exit 3) is left out, the rest compared;
+# refused by one side only it is a failed run
+t_grep compare_refused_both_left_out 'left out, refused by both sides on this machine .*fake-sp' _t70_rc 0 _t70_cmp big-a big-b
+t_grep compare_refused_one_side_exit2 'errors: fake-sp \(B\): exit 3' _t70_rc 2 _t70_cmp base big-b --name one-side
 t_error compare_bad_revision 2 "not a revision" runs/compare.sh no-such-revision-xyz HEAD gate
 t_error compare_bad_suite 2 "no suite 'nosuch'" runs/compare.sh --suite-file "$T70/suites.txt" build:$T70/base build:$T70/slow nosuch
 # the CSV: the programs' columns plus pair and side, every row complete although B's rows have
