@@ -430,7 +430,7 @@ static void chunk_host(Sim *s, LoopState *ls, RunResult *res, int step, int end)
     for (int k = step; k <= end; k++) {
         stop_if_interrupted(s);   /* s->step steps done */
         s->step = k;
-        s->stepping = 1;   /* until the loop ends: a stage polling stops within step k */
+        s->stepping = 1;   /* a stage polling now stops within step k, which is not done */
         V->kick_drift(s);
         if (s->rebuild_due) rebuild(s, ls);
         V->forces(s);
@@ -447,6 +447,7 @@ static void chunk_host(Sim *s, LoopState *ls, RunResult *res, int step, int end)
             }
         }
         if (!s->production) { ls->rescale_acc += s->props.ukin_sum; ls->rescale_n++; }
+        s->stepping = 0;   /* step k done: a poll before the next step (or at the sample point) counts it */
     }
 }
 

@@ -113,7 +113,7 @@ typedef struct Sim {
     Stats stats;
     CheckResult checked;  /* --check's verdict and errors, for the row */
     int step;             /* current step, 0 before the first */
-    int stepping;         /* 1 inside the step loop: step s->step is in progress, not done */
+    int stepping;         /* 1 while step s->step runs (not yet done); 0 between steps */
     int production;       /* 1 once equilibration is over */
     int rebuild_due;
     double disp_acc;      /* cumulative max displacement since the last build */
