@@ -58,18 +58,11 @@ void ran_from_params(Sim *s)
     const unsigned knobs = s->variant->knobs;
     Ran *r = &s->ran;
     memset(r, 0, sizeof *r);
-    r->list_method = p->list_method;
-    r->tp = p->tp;
-    r->pb = p->pb;
-    r->tier = p->tier;
-    r->cluster = p->cluster;
-    r->simd = p->simd;
-    r->icluster = p->icluster;
-    r->jcluster = p->jcluster;
-    r->reorder = knobs & KNOB_REORDER ? p->reorder : 0;        /* no --reorder: no reordering */
-    r->reorder_at = p->reorder_at;
-    r->layers = knobs & KNOB_LAYERS ? p->layers : WHERE_DEVICE;  /* no --layers: no host layer step */
-    r->dd_halo_reps = p->dd_halo_reps;
+#define X(f) r->f = p->f;
+    RAN_PARAMS(X)
+#undef X
+    if (!(knobs & KNOB_REORDER)) r->reorder = 0;             /* no --reorder: no reordering */
+    if (!(knobs & KNOB_LAYERS)) r->layers = WHERE_DEVICE;    /* no --layers: no host layer step */
     snprintf(r->dd_grid, sizeof r->dd_grid, "%s", p->dd_grid);
     r->ranks = 1;
 }
@@ -78,18 +71,9 @@ void ran_show(const Sim *s, Params *shown)
 {
     const Ran *r = &s->ran;
     *shown = s->p;
-    shown->list_method = r->list_method;
-    shown->tp = r->tp;
-    shown->pb = r->pb;
-    shown->tier = r->tier;
-    shown->cluster = r->cluster;
-    shown->simd = r->simd;
-    shown->icluster = r->icluster;
-    shown->jcluster = r->jcluster;
-    shown->reorder = r->reorder;
-    shown->reorder_at = r->reorder_at;
-    shown->layers = r->layers;
-    shown->dd_halo_reps = r->dd_halo_reps;
+#define X(f) shown->f = r->f;
+    RAN_PARAMS(X)
+#undef X
     snprintf(shown->dd_grid, sizeof shown->dd_grid, "%s", r->dd_grid);
 }
 

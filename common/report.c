@@ -94,7 +94,7 @@ static double stage_share(const StageTimes *st, int k)
 static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *status)
 {
     /* the options as given, with what ran over the choices a program resolved (Sim.ran) */
-    static Params shown;
+    Params shown;
     ran_show(s, &shown);
     const Params *p = &shown;
     const Variant *v = s->variant;
