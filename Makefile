@@ -62,7 +62,7 @@ KCPU_SRC     := $(wildcard kernels/*.c kernels/cpu/*.c)
 KCUDA_SRC    := $(wildcard kernels/cuda/*.cu)
 CPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.c)))
 GPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.cu)))
-HEADERS      := $(wildcard common/*.h kernels/*.h kernels/cpu/*.h kernels/cuda/*.cuh kernels/opencl/*.h)
+HEADERS      := $(wildcard common/*.h common/potentials/*.h kernels/*.h kernels/cpu/*.h kernels/cuda/*.cuh kernels/opencl/*.h)
 
 # Building blocks of one program only, linked into it alone with their own flags: the Coulomb
 # energy's OpenMP reference (kernels/cpu/coulomb*.c, -fopenmp), its OpenCL host and kernel

@@ -36,20 +36,20 @@ static void test_potential(void)
     PairPotential sp = potential_make(POT_LJ, rc, 1);
     real fr;
     /* SP is continuous at r_c: u(r_c^-) = 0 and the force vanishes there too */
-    real u_at = pair_lj(sp, (real)(rc * rc) * (1 - (real)REAL_EPS), &fr);
+    real u_at = pot_lj_u(sp, (real)(rc * rc) * (1 - (real)REAL_EPS), 0, &fr);
     expect(fabs(u_at) < 1e3 * REAL_EPS, "SP u(r_c) = 0 (continuous)", u_at, 0);
     expect(fabs(fr) < 1e3 * REAL_EPS, "SP f(r_c) = 0", fr, 0);
     /* force = -du/dr, checked by a central difference in double at r = 1.05 */
     PairPotential lj = potential_make(POT_LJ, 3, 0);
     double r = 1.05, h = 1e-5, fr1;
     real frr;
-    double up = pair_lj(lj, (real)((r + h) * (r + h)), &frr), um = pair_lj(lj, (real)((r - h) * (r - h)), &frr);
-    pair_lj(lj, (real)(r * r), &frr);
+    double up = pot_lj_u(lj, (real)((r + h) * (r + h)), 0, &frr), um = pot_lj_u(lj, (real)((r - h) * (r - h)), 0, &frr);
+    pot_lj_u(lj, (real)(r * r), 0, &frr);
     fr1 = frr * r;
     expect(close_rel(fr1, -(up - um) / (2 * h), sizeof(real) == 8 ? 1e-7 : 2e-2), "LJ force = -du/dr", fr1,
            -(up - um) / (2 * h));
     /* minimum of LJ at 2^(1/6): u = -1, f = 0 */
-    double u_min = pair_lj(lj, (real)(rc * rc), &frr);
+    double u_min = pot_lj_u(lj, (real)(rc * rc), 0, &frr);
     expect(close_rel(u_min, -1, TOL), "LJ u(2^(1/6)) = -1", u_min, -1);
 }
 
