@@ -37,7 +37,9 @@ WITH_NCCL    ?= 1
 WITH_NVSHMEM ?= 1
 # -------------------------------------------------------------------------------------------
 
-WARN     := -Wall -Wextra -Wno-unused-parameter
+# -Werror=switch: an enum switch missing a value fails the build (the potentials' dispatch,
+# common/potential.h, has no default for that reason)
+WARN     := -Wall -Wextra -Wno-unused-parameter -Werror=switch
 # provenance: the git revision of THIS tree's code (a tree inside another repository must not
 # take that repository's revision; rows under results/ and figures in plots/out/ are data and
 # leave it clean: runs/code_rev.sh), else .git-rev (written by runs/stamp_rev.sh before a tree
@@ -62,7 +64,7 @@ KCPU_SRC     := $(wildcard kernels/*.c kernels/cpu/*.c)
 KCUDA_SRC    := $(wildcard kernels/cuda/*.cu)
 CPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.c)))
 GPU_VARIANTS := $(basename $(notdir $(wildcard variants/*.cu)))
-HEADERS      := $(wildcard common/*.h kernels/*.h kernels/cpu/*.h kernels/cuda/*.cuh kernels/opencl/*.h)
+HEADERS      := $(wildcard common/*.h common/potentials/*.h kernels/*.h kernels/cpu/*.h kernels/cuda/*.cuh kernels/opencl/*.h)
 
 # Building blocks of one program only, linked into it alone with their own flags: the Coulomb
 # energy's OpenMP reference (kernels/cpu/coulomb*.c, -fopenmp), its OpenCL host and kernel

@@ -1,15 +1,12 @@
 /* potential.h - the pair interactions, one definition shared by the reference (in double),
  * the CPU variants and the GPU kernels (in `real`). Chosen at run time (--potential, set by
- * the --system preset); a variant's loop is written once and calls pair_u.
+ * the --system preset); a variant's loop is written once and calls pair_u, or is specialised
+ * per kind through NBR_POTENTIAL_DISPATCH (C) or dispatch_potential (CUDA).
  *
- * Reduced units (sigma = epsilon = mass = 1), f_ij = fr * r_ij, working from r^2:
- *   lj         u(r) = 4 (r^-12 - r^-6) + shift, r < r_c. SP ("soft sphere", WCA): r_c =
- *              2^(1/6), shift = +1 so u(r_c) = 0; LJ: r_c = 3, shift 0 (the paper truncates
- *              without shifting). fr = 48 r^-2 (r^-12 - r^-6/2).
- *   lj-coulsf  the LJ term above plus shifted-force Coulomb between charges q_i q_j (in units
- *              of sqrt(4 pi eps0 epsilon sigma)), both cut at r_c (RUMD's molten salt):
- *              u_c(r) = q_i q_j (1/r - 1/r_c + (r - r_c)/r_c^2),
- *              fr_c   = q_i q_j (1/r^3 - 1/(r_c^2 r)); u_c and the force vanish at r_c. */
+ * Reduced units (sigma = epsilon = mass = 1), f_ij = fr * r_ij, working from r^2. Each
+ * potential is one file, common/potentials/<id>.h, with its formula, its parameters and its
+ * evaluator; common/potentials/all.h lists them, and everything here that names a kind is
+ * generated from that list (docs/potentials.md: how to add one). */
 #ifndef NBR_POTENTIAL_H
 #define NBR_POTENTIAL_H
 
@@ -24,56 +21,83 @@
 #define NBR_SQRT(x) _Generic((x), float: sqrtf, default: sqrt)(x)
 #endif
 
+#include "potentials/all.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum { POT_LJ, POT_LJ_COULSF } PotentialKind;
-extern const char *const potential_names[];
+#define NBR_POT_ENUM_(A, K, name, id) K,
+#define NBR_POT_ONE_(A, K, name, id) +1
+#define NBR_POT_MEMBER_(A, K, name, id) struct pot_##id id;
+typedef enum { NBR_POTENTIALS(NBR_POT_ENUM_, ~) } PotentialKind;
+enum { POT_COUNT = 0 NBR_POTENTIALS(NBR_POT_ONE_, ~) };
+extern const char *const potential_names[];   /* POT_COUNT names, then NULL */
 
+/* One member per potential, named by its id and declared by its file, each filled whatever the
+ * kind (a kind may build on another's: lj_coulsf's LJ term reads .lj). A struct, not a union:
+ * the layout of the GPU kernels' arguments stays as it was, and nvcc copies it field by field. */
 typedef struct {
-    int kind;       /* PotentialKind */
-    real rc2;       /* cutoff squared */
-    real shift;     /* energy added to the LJ term inside the cutoff */
-    real rc, rc_inv, rc_inv2;   /* r_c, 1/r_c, 1/r_c^2 (shifted-force Coulomb) */
+    int kind;        /* PotentialKind: the evaluator */
+    real rc2;        /* the cutoff squared, every kind's (r_c itself is Params.rc) */
+    NBR_POTENTIALS(NBR_POT_MEMBER_, ~)
 } PairPotential;
 
-/* The parameters for cutoff rc and LJ shift. */
+/* The parameters for cutoff rc and LJ shift; a kind not listed stops with one line. */
 PairPotential potential_make(int kind, double rc, double shift);
+/* Stops with one line naming a kind that common/potentials/all.h does not list. */
+void potential_bad(int kind)
+#ifdef __GNUC__
+    __attribute__((noreturn))
+#endif
+    ;
 
 #ifdef __cplusplus
 }
 #endif
 
-/* The pair's u(r) and force factor *fr, for r2 < rc2; qq = q_i q_j (ignored by lj). One body
- * for both types: `real` for the variants, double for the reference. */
-#define NBR_PAIR_U_BODY(T)                                                                  \
+/* Each kind's evaluator, u(r) and the force factor *fr for r2 < rc2, qq = q_i q_j (ignored by
+ * an uncharged kind): pot_<id>_u in `real` for the variants, pot_<id>_u_double for the
+ * reference, both from the file's one body. */
+#define NBR_POT_U_(T, SUF, K, id)                                                            \
+    NBR_HD T pot_##id##_u##SUF(PairPotential pot, T r2, T qq, T *fr)                        \
     {                                                                                       \
-        const T ri2 = (T)1 / r2, ri6 = ri2 * ri2 * ri2;                                     \
-        T f = (T)48 * ri6 * (ri6 - (T)0.5) * ri2, u = (T)4 * ri6 * (ri6 - (T)1) + (T)pot.shift; \
-        if (pot.kind == POT_LJ_COULSF) {                                                    \
-            const T ri = NBR_SQRT(ri2), r = r2 * ri;                                            \
-            f += qq * (ri2 * ri - (T)pot.rc_inv2 * ri);                                     \
-            u += qq * (ri - (T)pot.rc_inv + (r - (T)pot.rc) * (T)pot.rc_inv2);              \
-        }                                                                                   \
+        T f, u;                                                                             \
+        NBR_POT_##id(T, T, NBR_SQRT, pot, r2, qq, f, u);                                    \
         *fr = f;                                                                            \
         return u;                                                                           \
     }
-NBR_HD real pair_u(PairPotential pot, real r2, real qq, real *fr) NBR_PAIR_U_BODY(real)
-NBR_HD double pair_u_double(PairPotential pot, double r2, double qq, double *fr) NBR_PAIR_U_BODY(double)
-#undef NBR_PAIR_U_BODY
+#define NBR_POT_U_REAL_(A, K, name, id) NBR_POT_U_(real, , K, id)
+#define NBR_POT_U_DOUBLE_(A, K, name, id) NBR_POT_U_(double, _double, K, id)
+NBR_POTENTIALS(NBR_POT_U_REAL_, ~)
+NBR_POTENTIALS(NBR_POT_U_DOUBLE_, ~)
 
-/* The LJ term alone, for loops specialised to uncharged systems (the GPU force kernels'
- * POT_LJ instantiation, pair_of_kind): pair_u's first two lines, without its test of the
- * kind. */
-NBR_HD real pair_lj_inv(PairPotential pot, real ri2, real *fr)
+/* pair_u: the evaluator of pot.kind. Where the kind is a constant (a loop specialised per kind)
+ * the switch folds away; no default, so -Wswitch names a kind without a case. A kind not
+ * listed cannot get here (potential_make refuses it): it would add nothing. */
+#define NBR_POT_CASE_U_(SUF, K, name, id) case K: return pot_##id##_u##SUF(pot, r2, qq, fr);
+NBR_HD real pair_u(PairPotential pot, real r2, real qq, real *fr)
 {
-    const real ri6 = ri2 * ri2 * ri2;
-    *fr = (real)48 * ri6 * (ri6 - (real)0.5) * ri2;
-    return (real)4 * ri6 * (ri6 - (real)1) + pot.shift;
+    switch ((PotentialKind)pot.kind) { NBR_POTENTIALS(NBR_POT_CASE_U_, ) }
+    *fr = 0;
+    return 0;
 }
-/* pair_lj_inv takes ri2 = 1 / r^2 however the caller formed it (gpu-cluster: the approximate
- * reciprocal of the GPU's special-function unit, one instruction for the division's ten) */
-NBR_HD real pair_lj(PairPotential pot, real r2, real *fr) { return pair_lj_inv(pot, (real)1 / r2, fr); }
+NBR_HD double pair_u_double(PairPotential pot, double r2, double qq, double *fr)
+{
+    switch ((PotentialKind)pot.kind) { NBR_POTENTIALS(NBR_POT_CASE_U_, _double) }
+    *fr = 0;
+    return 0;
+}
+
+/* Runs DO(K) with K the constant of the kind `kind`, so that a loop inlined there is compiled
+ * once per kind (no per-pair test; an uncharged kind does not even load charges); a kind not
+ * listed stops with one line (potential_bad), never runs as another. C and host C++. */
+#define NBR_POT_CASE_DO_(DO, K, name, id) case K: DO(K); break;
+#define NBR_POTENTIAL_DISPATCH(kind, DO)                                                     \
+    do {                                                                                    \
+        const int nbr_kind_ = (kind);                                                       \
+        if ((unsigned)nbr_kind_ >= (unsigned)POT_COUNT) potential_bad(nbr_kind_);           \
+        switch ((PotentialKind)nbr_kind_) { NBR_POTENTIALS(NBR_POT_CASE_DO_, DO) }          \
+    } while (0)
 
 #endif

@@ -52,10 +52,10 @@ static int planted_init(Sim *s)
 static void planted_forces(Sim *s)
 {
     if (fault == PARAMS_RUN && s->stepping) s->p.seed++;
-    const real shift = s->pot.shift;
-    if (fault == SHIFT) s->pot.shift = 0;
+    const real shift = s->pot.lj.shift;
+    if (fault == SHIFT) s->pot.lj.shift = 0;
     forces(s);
-    s->pot.shift = shift;
+    s->pot.lj.shift = shift;
     if (fault == FORCE || (fault == LAST && s->stepping)) {   /* LAST: a step's forces, not the check's */
         const char *at = fault == FORCE ? getenv("PLANT_AT") : NULL;
         const int i = !at ? 0 : strcmp(at, "last") == 0 ? s->n - 1 : atoi(at) % s->n;

@@ -60,10 +60,11 @@ static PairWant pair_host(const PairCase &c, const PairPotential &pot, double L)
     p.w = fr * r2;
     p.r = r;
     p.fmag = 48 * ri6 * ri6 * ri2 + 24 * ri6 * ri2;
-    p.umag = 4 * ri6 * ri6 + 4 * ri6 + fabs((double)pot.shift);
+    p.umag = 4 * ri6 * ri6 + 4 * ri6 + fabs((double)pot.lj.shift);
     if (pot.kind == POT_LJ_COULSF) {
-        p.fmag += fabs(qq) * (ri2 * ri + (double)pot.rc_inv2 * ri);
-        p.umag += fabs(qq) * (ri + (double)pot.rc_inv + fabs(r - (double)pot.rc) * (double)pot.rc_inv2);
+        const pot_lj_coulsf &c = pot.lj_coulsf;
+        p.fmag += fabs(qq) * (ri2 * ri + (double)c.rc_inv2 * ri);
+        p.umag += fabs(qq) * (ri + (double)c.rc_inv + fabs(r - (double)c.rc) * (double)c.rc_inv2);
     }
     return p;
 }
@@ -154,7 +155,7 @@ static void pair_case(const char *name, int kind, double rc, double shift, int c
     const real L = 14;   /* over 2 r_c for salt's r_c = 6 */
     const PairPotential pot = potential_make(kind, rc, shift);
     Rng g = {seed};
-    std::vector<PairCase> cases = pair_sweep(g, (double)pot.rc, L, charged, 60);
+    std::vector<PairCase> cases = pair_sweep(g, (double)(real)rc, L, charged, 60);
     const int nlisted = (int)cases.size();
     for (int k = 0; k < 8; k++) {   /* an atom with itself: the all-pairs loop meets it */
         PairCase c = cases[k];

@@ -36,20 +36,20 @@ static void test_potential(void)
     PairPotential sp = potential_make(POT_LJ, rc, 1);
     real fr;
     /* SP is continuous at r_c: u(r_c^-) = 0 and the force vanishes there too */
-    real u_at = pair_lj(sp, (real)(rc * rc) * (1 - (real)REAL_EPS), &fr);
+    real u_at = pot_lj_u(sp, (real)(rc * rc) * (1 - (real)REAL_EPS), 0, &fr);
     expect(fabs(u_at) < 1e3 * REAL_EPS, "SP u(r_c) = 0 (continuous)", u_at, 0);
     expect(fabs(fr) < 1e3 * REAL_EPS, "SP f(r_c) = 0", fr, 0);
     /* force = -du/dr, checked by a central difference in double at r = 1.05 */
     PairPotential lj = potential_make(POT_LJ, 3, 0);
     double r = 1.05, h = 1e-5, fr1;
     real frr;
-    double up = pair_lj(lj, (real)((r + h) * (r + h)), &frr), um = pair_lj(lj, (real)((r - h) * (r - h)), &frr);
-    pair_lj(lj, (real)(r * r), &frr);
+    double up = pot_lj_u(lj, (real)((r + h) * (r + h)), 0, &frr), um = pot_lj_u(lj, (real)((r - h) * (r - h)), 0, &frr);
+    pot_lj_u(lj, (real)(r * r), 0, &frr);
     fr1 = frr * r;
     expect(close_rel(fr1, -(up - um) / (2 * h), sizeof(real) == 8 ? 1e-7 : 2e-2), "LJ force = -du/dr", fr1,
            -(up - um) / (2 * h));
     /* minimum of LJ at 2^(1/6): u = -1, f = 0 */
-    double u_min = pair_lj(lj, (real)(rc * rc), &frr);
+    double u_min = pot_lj_u(lj, (real)(rc * rc), 0, &frr);
     expect(close_rel(u_min, -1, TOL), "LJ u(2^(1/6)) = -1", u_min, -1);
 }
 
@@ -74,6 +74,43 @@ static void test_coulsf(void)
     real frr;
     pair_u(sf, (real)(rc * rc * (1 - 1e-6)), (real)1, &frr);
     expect(fabs(frr) < 1e-3, "SF Coulomb force -> 0 at r_c in the working precision", frr, 0);
+}
+
+/* Every potential of the registry (common/potentials/all.h, so a new one is tested without a
+ * line here): its force factor against a central difference of its own u, in double,
+ * fr = -(1/r) du/dr, at a few r within r_c and for both signs of q_i q_j. With h = 1e-5 r the
+ * difference's truncation error, h^2 u'''(r) / 6, is below 1e-8 of |du/dr| (LJ's steepest, r
+ * 0.9) and its rounding ~1e-16 |u| / h; the tolerance, 1e-6 |du/dr| + 1e-9, leaves room for
+ * both (the parameters are in the working precision, the same in every call: float alike). */
+static void test_potentials_fd(void)
+{
+    const double rc = 2.5, rs[] = {0.9, 1.0, 1.12, 1.5, 2.0, 2.45}, qqs[] = {1, -1};
+    for (int k = 0; k < POT_COUNT; k++) {
+        const PairPotential pot = potential_make(k, rc, 0.25);
+        double worst = 0, at = 0;
+        for (size_t a = 0; a < sizeof rs / sizeof rs[0]; a++)
+            for (size_t b = 0; b < 2; b++) {
+                const double r = rs[a], h = 1e-5 * r, qq = qqs[b];
+                double fr, frx;
+                pair_u_double(pot, r * r, qq, &fr);
+                const double up = pair_u_double(pot, (r + h) * (r + h), qq, &frx),
+                             um = pair_u_double(pot, (r - h) * (r - h), qq, &frx);
+                const double dudr = (up - um) / (2 * h), err = fabs(fr * r + dudr) / (1e-6 * fabs(dudr) + 1e-9);
+                if (err > worst) worst = err, at = r;
+            }
+        char what[160];
+        snprintf(what, sizeof what, "%s: fr = -(1/r) du/dr by central difference, r 0.9..2.45 < r_c 2.5 (worst at r %g)",
+                 potential_names[k], at);
+        expect(worst <= 1, what, worst, 1);
+    }
+    /* a kind beyond the list stops with one line, never evaluates as another */
+    jmp_buf env;
+    int code = 0;
+    nbr_fail_trap(&env);
+    if ((code = setjmp(env)) == 0) potential_make(POT_COUNT, rc, 0);
+    nbr_fail_trap(NULL);
+    expect(code == EXIT_INTERNAL, "potential kind POT_COUNT (not listed): potential_make stops, exit 1", code,
+           EXIT_INTERNAL);
 }
 
 /* The same bits, +0 and -0 alike (a zero separation adds nothing whatever its sign). */
@@ -471,6 +508,7 @@ static void test_rebuild_rule(void)
 int main(void)
 {
     test_potential();
+    test_potentials_fd();
     test_coulsf();
     test_pbc();
     test_offsets();

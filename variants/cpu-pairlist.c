@@ -60,7 +60,7 @@ typedef struct {
 } PairBuf;
 
 /* The arithmetic of one chunk for one potential kind, a constant at the call, so each kind gets
- * its own vectorised loop (without Coulomb the charges are not even loaded). */
+ * its own vectorised loop (an uncharged kind ignores qq: the charges are not even loaded). */
 static inline __attribute__((always_inline)) void chunk_arith(const Pair *restrict pc, int len,
                                                               const vec3 *restrict r, const vec3 *restrict half,
                                                               const real *restrict q, PairPotential pot,
@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) void chunk_arith(const Pair *restri
                    dz = (r[i].z - h.z) - (r[j].z + h.z);
         const real r2 = dx * dx + dy * dy + dz * dz;
         real f;
-        const real u = pair_u(pot, r2, kind == POT_LJ ? 0 : q[i] * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
+        const real u = pair_u(pot, r2, q[i] * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
         b->u[k] = r2 < pot.rc2 ? u : 0;
         b->w[k] = fr * r2;
         b->x[k] = fr * dx; b->y[k] = fr * dy; b->z[k] = fr * dz;
@@ -94,8 +94,9 @@ static void forces(Sim *s)
     for (size_t m0 = 0; m0 < c->pl.np; m0 += CHUNK) {
         const int len = c->pl.np - m0 < CHUNK ? (int)(c->pl.np - m0) : CHUNK;
         const Pair *restrict pc = pairs + m0;
-        if (s->pot.kind == POT_LJ) chunk_arith(pc, len, s->r, c->pl.half, s->q, s->pot, POT_LJ, &buf);
-        else chunk_arith(pc, len, s->r, c->pl.half, s->q, s->pot, POT_LJ_COULSF, &buf);
+#define CHUNK_ARITH(K) chunk_arith(pc, len, s->r, c->pl.half, s->q, s->pot, K, &buf)
+        NBR_POTENTIAL_DISPATCH(s->pot.kind, CHUNK_ARITH);
+#undef CHUNK_ARITH
         const real *bx = buf.x, *by = buf.y, *bz = buf.z, *bu = buf.u, *bw = buf.w;
         /* f_i is summed in registers while i repeats (the build emits an atom's pairs
          * together): read-modify-writes of one a[i] in a row would wait on each other */

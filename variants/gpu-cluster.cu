@@ -44,7 +44,7 @@ static void cluster_forces(Sim *s)
     ClusterPruneSpec prune = {nullptr, P->count_in, nullptr, PRUNE_OFF, 0.0};
     if (P->prune_threshold > 0) {
         prune.W = (unsigned *)g->W + (size_t)P->cl.geo.max_clusters * g->nbr_cap;
-        prune.rin2 = (s->pot.rc + s->p.prune) * (s->pot.rc + s->p.prune);
+        prune.rin2 = ((real)s->p.rc + s->p.prune) * ((real)s->p.rc + s->p.prune);
         if (g->device_mode && P->inner_valid) {   /* the device's builds set its prune_now */
             prune.mode = PRUNE_DEVICE;
             prune.flag = &g->ctrl->prune_now;
@@ -159,7 +159,7 @@ static void cluster_finish(Sim *s)
 static void cluster_for_each_pair(Sim *s, PairFn fn, void *arg)
 {
     ClusterProgram *P = prog_of(s);
-    P->slots = cluster_list_pairs(&P->cl, gpu_of(s), s->n, gpu_of(s)->nbr_cap, s->pot.rc, fn, arg, &P->within_rc);
+    P->slots = cluster_list_pairs(&P->cl, gpu_of(s), s->n, gpu_of(s)->nbr_cap, (real)s->p.rc, fn, arg, &P->within_rc);
 }
 
 static double cluster_stage_bytes(Sim *s, Stage st)
@@ -194,7 +194,7 @@ static void cluster_row_pairs(Sim *s, void (*put)(void *, const char *, const ch
     if (P->prune_threshold > 0) {   /* the inner rows as the last force left them */
         double inner_rc = 0;
         const double inner = cluster_rows_pairs(&P->cl, g, (const unsigned *)g->W + (size_t)P->cl.geo.max_clusters * g->nbr_cap,
-                                                P->count_in, s->n, g->nbr_cap, s->pot.rc, nullptr, nullptr, &inner_rc);
+                                                P->count_in, s->n, g->nbr_cap, (real)s->p.rc, nullptr, nullptr, &inner_rc);
         snprintf(v, sizeof v, "%.4f", inner > 0 ? inner_rc / inner : 0.0);
         put(ctx, "prune_eff", v);
         snprintf(v, sizeof v, "%.1f", inner / s->n);

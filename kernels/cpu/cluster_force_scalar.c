@@ -25,7 +25,6 @@ int cluster_simd_width(int level)
 void cluster_force_scalar(const ClusterForceArgs *A, double *upot, double *virial)
 {
     const real L = A->L, rc2 = A->pot.rc2;
-    const int coul = A->pot.kind == POT_LJ_COULSF;
     double usum = 0, wsum = 0;
     for (int u = 0; u < A->nunits; u++) {
         const int i0 = A->unit_first[u], ni = A->unit_count[u];
@@ -47,7 +46,7 @@ void cluster_force_scalar(const ClusterForceArgs *A, double *upot, double *viria
                     const real r2 = dx * dx + dy * dy + dz * dz;
                     if (!on || !(r2 < rc2)) continue;
                     real f;
-                    const real uu = coul ? pair_u(A->pot, r2, qi * A->q[j], &f) : pair_lj(A->pot, r2, &f);
+                    const real uu = pair_u(A->pot, r2, qi * A->q[j], &f);
                     fx += f * dx; fy += f * dy; fz += f * dz;
                     A->fx[j] -= f * dx; A->fy[j] -= f * dy; A->fz[j] -= f * dz;
                     ui += uu;

@@ -55,13 +55,16 @@ static inline double ksum(KV v)
     return s;
 }
 
+/* one case of the registry (common/potentials/all.h): the kind's evaluator body on VW lanes */
+#define SIMD_POT_CASE(P, K, name, id) case K: NBR_POT_##id(KV, real, VSQRT, P, r2, qq, f, uu); break;
+
 /* one row for one potential kind (a constant at the call: each kind its own loop) */
-static inline __attribute__((always_inline)) void simd_row(const ClusterForceArgs *A, int u, const int coul,
+static inline __attribute__((always_inline)) void simd_row(const ClusterForceArgs *A, int u, const int kind,
                                                                KV *uacc, KV *wacc)
 {
     const int i0 = A->unit_first[u], ni = A->unit_count[u];
     const real L = A->L;
-    const KV rc2 = (KV){0} + A->pot.rc2, shift = (KV){0} + A->pot.shift;
+    const KV rc2 = (KV){0} + A->pot.rc2;
     KVI lane, ilane;   /* a lane's j-atom and its i-atom within the register's VI */
     for (int l = 0; l < VW; l++) { lane[l] = l % JW; ilane[l] = l / JW; }
     enum { NI = CLUSTER_I / VI };   /* registers of i-atoms */
@@ -88,7 +91,7 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
         const real hx = (real)0.5 * shift_sx(code) * L, hy = (real)0.5 * shift_sy(code) * L,
                    hz = (real)0.5 * shift_sz(code) * L;
         const KV xj = kload(A->x + a0) + hx, yj = kload(A->y + a0) + hy, zj = kload(A->z + a0) + hz;
-        const KV qj = coul ? kload(A->q + a0) : (KV){0};
+        const KV qj = kload(A->q + a0);   /* dead where the kind ignores qq */
         const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? JW : atoms);
         const KVI jidx = lane + (KI)a0;
         KV fxj = {0}, fyj = {0}, fzj = {0};
@@ -97,13 +100,9 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
             const KV r2 = dx * dx + dy * dy + dz * dz;
             KVI on = (r2 < rc2) & jon & ion[t];
             if (code == SHIFT_NONE) on &= jidx > iat[t] + (KI)(CLUSTER_PLANT == 3);
-            const KV ri2 = 1 / r2, ri6 = ri2 * ri2 * ri2;
-            KV f = 48 * ri6 * (ri6 - (real)0.5) * ri2, uu = 4 * ri6 * (ri6 - 1) + shift;
-            if (coul) {
-                const KV qq = qi[t] * qj, ri = VSQRT(ri2), r = r2 * ri;
-                f += qq * (ri2 * ri - A->pot.rc_inv2 * ri);
-                uu += qq * (ri - A->pot.rc_inv + (r - A->pot.rc) * A->pot.rc_inv2);
-            }
+            const KV qq = qi[t] * qj;
+            KV f, uu;
+            switch ((PotentialKind)kind) { NBR_POTENTIALS(SIMD_POT_CASE, A->pot) }
             f = kmask(f, on);
             const KV gx = f * dx, gy = f * dy, gz = f * dz;
             fx[t] += gx; fy[t] += gy; fz[t] += gz;
@@ -129,10 +128,9 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
 static void simd_rows(const ClusterForceArgs *A, double *upot, double *virial)
 {
     KV ua = {0}, wa = {0};
-    if (A->pot.kind == POT_LJ_COULSF)
-        for (int u = 0; u < A->nunits; u++) simd_row(A, u, 1, &ua, &wa);
-    else
-        for (int u = 0; u < A->nunits; u++) simd_row(A, u, 0, &ua, &wa);
+#define SIMD_ROWS(K) for (int u = 0; u < A->nunits; u++) simd_row(A, u, K, &ua, &wa)
+    NBR_POTENTIAL_DISPATCH(A->pot.kind, SIMD_ROWS);
+#undef SIMD_ROWS
     *upot = ksum(ua);
     *virial = ksum(wa);
 }

@@ -205,7 +205,7 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
 
 double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, PairFn fn, void *arg, double *within)
 {
-    const double rn2 = (double)s->rn * s->rn, rc2 = (double)s->pot.rc * s->pot.rc;
+    const double rn2 = (double)s->rn * s->rn, rc2 = (double)(real)s->p.rc * (real)s->p.rc;
     double slots = 0;
     *within = 0;
     for (int u = 0; u < cl->nunits; u++)

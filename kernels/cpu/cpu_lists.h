@@ -134,7 +134,7 @@ typedef struct {
 } PairChunk;
 
 /* The loop for one potential kind, a constant where pair_chunk calls it, so each kind gets its
- * own vectorised loop (the charges are not even loaded without Coulomb). */
+ * own vectorised loop (an uncharged kind's evaluator ignores qq: the charges are not loaded). */
 static inline __attribute__((always_inline)) void pair_chunk_kind(vec3 ri, real qi, const int *restrict nbr,
                                                                   int len, const vec3 *restrict r,
                                                                   const real *restrict q, real L,
@@ -148,7 +148,7 @@ static inline __attribute__((always_inline)) void pair_chunk_kind(vec3 ri, real 
                    dz = pbc_delta(ri.z, r[j].z, L);
         const real r2 = dx * dx + dy * dy + dz * dz;
         real f;
-        const real u = pair_u(pot, r2, kind == POT_LJ ? 0 : qi * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
+        const real u = pair_u(pot, r2, qi * q[j], &f), fr = r2 < pot.rc2 ? f : 0;
         out->u[k] = r2 < pot.rc2 ? u : 0;
         out->w[k] = fr * r2;
         out->x[k] = fr * dx; out->y[k] = fr * dy; out->z[k] = fr * dz;
@@ -157,10 +157,9 @@ static inline __attribute__((always_inline)) void pair_chunk_kind(vec3 ri, real 
 
 static inline void pair_chunk(const Sim *s, int i, const int *restrict nbr, int len, PairChunk *restrict out)
 {
-    if (s->pot.kind == POT_LJ)
-        pair_chunk_kind(s->r[i], 0, nbr, len, s->r, s->q, s->L, s->pot, POT_LJ, out);
-    else
-        pair_chunk_kind(s->r[i], s->q[i], nbr, len, s->r, s->q, s->L, s->pot, POT_LJ_COULSF, out);
+#define PAIR_CHUNK_KIND(K) pair_chunk_kind(s->r[i], s->q[i], nbr, len, s->r, s->q, s->L, s->pot, K, out)
+    NBR_POTENTIAL_DISPATCH(s->pot.kind, PAIR_CHUNK_KIND);
+#undef PAIR_CHUNK_KIND
 }
 
 /* ---- neighbours grouped by atom (p_i, t_m) ---------------------------------------------- */

@@ -40,7 +40,7 @@ __device__ __forceinline__ void cluster_pair(real dx, real dy, real dz, real qq,
     const bool in = r2 < pot.rc2 && (!Self || distinct);
     if constexpr (Kind == POT_LJ) {
         real fr;
-        const real u = pair_lj_inv(pot, cluster_rcp(r2), &fr);
+        const real u = pot_lj_inv(pot.lj, cluster_rcp(r2), &fr);
         fr = in ? fr : (real)0;
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
         if (Energy) {   /* selected, not multiplied by a zero fr: padding's r^2 is inf in float */

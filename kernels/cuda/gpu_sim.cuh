@@ -250,29 +250,31 @@ __device__ __forceinline__ real min_image_r2(const real4 &a, const real4 &b, con
 }
 
 /* u(r) and fr of one pair within r_c, for force kernels templated on the PotentialKind: the
- * uncharged kind compiles to pair_lj alone, the charged one to pair_u with qq = q_i q_j
+ * kind's own evaluator (common/potentials/all.h), chosen at compile time, so no per-pair test
+ * of the kind and the uncharged kind is the LJ term alone (no square root); qq = q_i q_j
  * (charges travel in r.w: gpu_upload puts them there, reorderings move whole real4s). */
+#define NBR_POT_OF_KIND_(A, K, name, id) if constexpr (Kind == K) return pot_##id##_u(pot, r2, qq, fr); else
 template <int Kind>
 __device__ __forceinline__ real pair_of_kind(const PairPotential &pot, real r2, real qq, real *fr)
 {
-    if constexpr (Kind == POT_LJ) {
-        return pair_lj(pot, r2, fr);
-    } else {
-        /* the kind a constant, so pair_u's test of it folds away: no per-pair branch, whether
-         * or not the compiler unswitches the loop (it did for some read paths only) */
-        PairPotential p = pot;
-        p.kind = Kind;
-        return pair_u(p, r2, qq, fr);
+    NBR_POTENTIALS(NBR_POT_OF_KIND_, ~)
+    {
+        static_assert(Kind != Kind, "pair_of_kind: a kind not in common/potentials/all.h");
+        return 0;
     }
 }
+#undef NBR_POT_OF_KIND_
 
-/* Calls f(std::integral_constant<int, kind>{}) for the run's potential kind. */
+/* Calls f(std::integral_constant<int, kind>{}) for the run's potential kind, one case per kind
+ * of the registry; a kind not listed stops with one line (potential_bad). */
+#define NBR_POT_DISPATCH_(A, K, name, id) case K: f(std::integral_constant<int, K>{}); return;
 template <class F>
 void dispatch_potential(int kind, F f)
 {
-    if (kind == POT_LJ) f(std::integral_constant<int, POT_LJ>{});
-    else f(std::integral_constant<int, POT_LJ_COULSF>{});
+    switch ((PotentialKind)kind) { NBR_POTENTIALS(NBR_POT_DISPATCH_, ~) }
+    potential_bad(kind);
 }
+#undef NBR_POT_DISPATCH_
 
 /* The cell bins of every GPU program, written once: an atom's cell by kernels/cells.h's grid
  * arithmetic (G cells of 1 / inv_w per axis, x in [-L/2, L/2)), and its slot in a cell-major

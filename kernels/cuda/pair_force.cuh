@@ -143,7 +143,7 @@ __device__ __forceinline__ void pair_force_add(const real4 &ri, const real4 &rj,
         NBR_PLANT(7, qq = ri.w * ri.w);
         real u = pair_of_kind<Kind>(pot, r2, qq, &fr);
         NBR_PLANT(3, if (r2 > (real)0.81 * pot.rc2) fr = -fr);
-        NBR_PLANT(4, u -= pot.shift);
+        NBR_PLANT(4, u -= pot.lj.shift);
         acc.fx += fr * dx; acc.fy += fr * dy; acc.fz += fr * dz;
         if (Energy) {
             acc.u += u;
