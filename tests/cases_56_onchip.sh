@@ -31,7 +31,7 @@
 #                       both with its staged build (SP ne 8) and without (lammps-lj 8000 atoms: the
 #                       positions do not fit every resident block).
 #                       Planted fault for the lead (a copy of the tree): sed -i 's/for (int i =
-#                       threadIdx.x; i < n; i += blockDim.x) {/for (int i = threadIdx.x; i < n - 1;
+#                       tid; i < n; i += blockDim.x) {/for (int i = tid; i < n - 1;
 #                       i += blockDim.x) {/' kernels/cuda/onchip_chunk.cu (the staged build never
 #                       bins the last atom): onchip-vs-host-grid-*-staged FAIL.
 #   onchip-replay-*     an overflow planted with --grow-from 15 (SP: the liquid needs more) is grown

@@ -1,7 +1,7 @@
 /* decide.cuh - the device loop's end of a step: the rebuild rule (kernels/rebuild_rule.h) and the
  * host loop's bookkeeping on the control block (DeviceControl), written once for every kernel
  * that decides: decide_kernel and the fused leapfrog's last block (integrate.cu), gpu-rumd's
- * chunk kernel (rumd_chunk.cu) and gpu-onchip's (onchip_chunk.cu, onchip_cluster.cu). */
+ * chunk kernel (rumd_chunk.cu) and gpu-onchip's (onchip_chunk.cu). */
 #ifndef NBR_DECIDE_CUH
 #define NBR_DECIDE_CUH
 

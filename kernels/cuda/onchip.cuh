@@ -3,9 +3,9 @@
  *   onchip.cuh          the per-atom pieces of a step (the n2 or cell build, forces from a 16-bit
  *                       list, the leapfrog's kick and drift and the sample point's sums) and the
  *                       component's state; the rebuild decision is decide.cuh's
- *   onchip_chunk.cu     the chunk kernel of the block tier (one block, shared memory) and the grid
- *                       tier (a cooperative grid over global memory / L2)
- *   onchip_cluster.cu   the chunk kernel of the cluster tier (distributed shared memory)
+ *   onchip_chunk.cu     the chunk kernel, one step over three tiers: the block (one block, shared
+ *                       memory), the grid (a cooperative grid over global memory / L2) and the
+ *                       cluster (a thread-block cluster, distributed shared memory)
  *   onchip_tier.cu      the tier for N and the capacity: lanes per atom, what fits where, the
  *                       refusals (one line naming the limit), the chunk's launch on that tier
  *   onchip_stages.cu    the host path (--decide host, --check, --verify-lists, --stage-reps): the
@@ -262,7 +262,7 @@ static inline size_t onchip_grid_smem(int n, int slots, int cap, int stage, int 
 
 /* Own atoms per block at most, and the dynamic shared memory of one block of the cluster tier:
  * two full position buffers, then the own atoms' velocities, counts and 16-bit lists. */
-static inline int onchip_cluster_own(int n, int C) { return (n + C - 1) / C; }
+__host__ __device__ inline int onchip_cluster_own(int n, int C) { return (n + C - 1) / C; }
 /* and the cell grid every block bins its full copy into (M^3 counts and slots; 0 for n2) */
 static inline size_t onchip_cells_bytes(int m, int ccap) { return (size_t)m * m * m * (sizeof(int) + 2 * (size_t)ccap); }
 static inline size_t onchip_cluster_smem(int n, int C, int cap, size_t cells)
@@ -394,16 +394,15 @@ struct OnchipState {
     GridScratch *scratch;
 };
 
-/* onchip_chunk.cu: the block and grid tiers. *_prepare: the dynamic shared memory one block may
- * have (the opt-in limit less the static), granted to the kernel of potential `kind`. */
+/* onchip_chunk.cu, the chunk kernel on each tier. *_prepare: the dynamic shared memory one block
+ * may have (the opt-in limit less the static), granted to the kernel of potential `kind` (the
+ * cluster's also asks for non-portable cluster sizes). */
 int onchip_block_prepare(int optin, int kind);
 void onchip_block_launch(const ChunkArgs &A, int kind, int threads, size_t smem, cudaStream_t stream);
 int onchip_grid_prepare(int optin, int kind);
 /* co-resident blocks per SM of the instance for blocks of up to `bound` threads (oc_by_bound) */
 int onchip_grid_per_sm(int kind, int threads, size_t smem, int bound);
 void onchip_grid_launch(ChunkArgs A, int kind, int blocks, int threads, size_t smem, int bound, cudaStream_t stream);
-
-/* onchip_cluster.cu: the cluster tier (prepare also asks for non-portable cluster sizes). */
 int onchip_cluster_prepare(int optin, int kind);
 cudaError_t onchip_cluster_occupancy(int kind, int C, int threads, size_t smem, int *nclusters);
 void onchip_cluster_launch(const ChunkArgs &A, int kind, int C, int threads, size_t smem, cudaStream_t stream);
