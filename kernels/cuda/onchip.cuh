@@ -247,30 +247,45 @@ static inline void oc_by_bound(int threads, F &&f)
  * sm_90). */
 enum { ONCHIP_BLOCK_THREADS = 1024, CLUSTER_MAX = 16 };
 
-/* Bytes of dynamic shared memory the block tier needs: two position buffers, velocities (real4),
- * counts (int) and the lists (16-bit, cap even so the list words copy as 32-bit words). */
-static inline size_t onchip_block_smem(int n, int cap) { return (size_t)n * (3 * sizeof(real4) + sizeof(int)) + (size_t)n * cap * 2; }
-
-/* Bytes of dynamic shared memory one block of the grid tier needs: its groups' lists and counts
- * (slots: groups per block x atoms per group), and where the build is staged the positions and
- * the cell grid (ncell counts and slots of ccap). */
-static inline size_t onchip_grid_smem(int n, int slots, int cap, int stage, int ncell, int ccap)
-{
-    const size_t lists = (size_t)slots * (sizeof(int) + 2 * (size_t)cap);
-    return lists + (stage ? (size_t)n * sizeof(real4) + (size_t)ncell * (sizeof(int) + 2 * (size_t)ccap) : 0);
-}
-
-/* Own atoms per block at most, and the dynamic shared memory of one block of the cluster tier:
- * two full position buffers, then the own atoms' velocities, counts and 16-bit lists. */
+/* Own atoms per block of the cluster tier at most. */
 __host__ __device__ inline int onchip_cluster_own(int n, int C) { return (n + C - 1) / C; }
-/* and the cell grid every block bins its full copy into (M^3 counts and slots; 0 for n2) */
-static inline size_t onchip_cells_bytes(int m, int ccap) { return (size_t)m * m * m * (sizeof(int) + 2 * (size_t)ccap); }
-static inline size_t onchip_cluster_smem(int n, int C, int cap, size_t cells)
-{
-    const size_t own = (size_t)onchip_cluster_own(n, C);
-    return 2 * (size_t)n * sizeof(real4) + own * (sizeof(real4) + sizeof(int)) + own * cap * 2 + cells;
-}
 
+/* Byte offsets of a chunk's arrays in one block's dynamic shared memory, in this order: `pos`
+ * positions and `vel` velocities (real4), the counts of `slots` lists and of `ncell` cells
+ * (int), the 16-bit lists (cap even, so that their words copy as 32-bit words) and the cells'
+ * slots. The kernel (each tier's layout) and the host (the size it asks for) both read it. */
+struct OcSmem {
+    size_t pos, vel, count, cell_count, list, cell_slot, end;
+};
+__host__ __device__ inline OcSmem oc_smem(int pos, int vel, int slots, int cap, int ncell, int ccap)
+{
+    OcSmem o;
+    size_t at = 0;
+    o.pos = at; at += sizeof(real4) * (size_t)pos;
+    o.vel = at; at += sizeof(real4) * (size_t)vel;
+    o.count = at; at += sizeof(int) * (size_t)slots;
+    o.cell_count = at; at += sizeof(int) * (size_t)ncell;
+    o.list = at; at += sizeof(onchip_idx) * (size_t)slots * cap;
+    o.cell_slot = at; at += sizeof(onchip_idx) * (size_t)ncell * ccap;
+    o.end = at;
+    return o;
+}
+/* The block tier: two position buffers, the velocities, counts and lists of all N atoms (its
+ * cells are in global memory). */
+__host__ __device__ inline OcSmem oc_smem_block(int n, int cap) { return oc_smem(2 * n, n, n, cap, 0, 0); }
+/* The grid tier: its groups' lists and counts (slots: groups per block x atoms per group), and
+ * where the build is staged the positions and the cell grid. */
+__host__ __device__ inline OcSmem oc_smem_grid(int n, int slots, int cap, bool staged, int ncell, int ccap)
+{
+    return oc_smem(staged ? n : 0, 0, slots, cap, staged ? ncell : 0, ccap);
+}
+/* The cluster tier: two full position buffers, the own atoms' velocities, counts and lists, and
+ * the cell grid every block bins its full copy into (ncell = 0 for n2). */
+__host__ __device__ inline OcSmem oc_smem_cluster(int n, int C, int cap, int ncell, int ccap)
+{
+    const int own = onchip_cluster_own(n, C);
+    return oc_smem(2 * n, own, own, cap, ncell, ccap);
+}
 
 /* What a chunk kernel sums over its threads: the sample point's energies and virial, the lists'
  * entries (last build, production builds) and the largest list and cell occupancy. */

@@ -41,7 +41,8 @@ namespace ptx = cuda::ptx;
 
 namespace {
 
-/* Where a chunk's state lives in this block, as a tier lays it out. */
+/* Where a chunk's state lives in this block, as a tier lays it out (OcSmem: the offsets in its
+ * dynamic shared memory). */
 struct ChunkLayout {
     real4 *rb0, *rb1;   /* the two position buffers */
     real4 *vw;          /* the served atoms' velocities, by i - lo */
@@ -60,11 +61,12 @@ struct BlockTier {
     __device__ static void range(int n, int &lo, int &hi) { lo = 0; hi = n; }
     __device__ static ChunkLayout layout(const ChunkArgs &A, unsigned char *smem, bool, int, int)
     {
+        const OcSmem o = oc_smem_block(A.n, A.cap);
         ChunkLayout L = {};
-        const int n = A.n;
-        L.rb0 = (real4 *)smem; L.rb1 = L.rb0 + n; L.vw = L.rb1 + n;
-        L.count = (int *)(L.vw + n);
-        L.list = (onchip_idx *)(L.count + n);
+        L.rb0 = (real4 *)(smem + o.pos); L.rb1 = L.rb0 + A.n;
+        L.vw = (real4 *)(smem + o.vel);
+        L.count = (int *)(smem + o.count);
+        L.list = (onchip_idx *)(smem + o.list);
         return L;
     }
     __device__ static void begin() {}
@@ -97,17 +99,18 @@ struct GridTier {
     /* slots: the block's groups x the atoms each serves (their lists and counts) */
     __device__ static ChunkLayout layout(const ChunkArgs &A, unsigned char *smem, bool staged, int ncell, int slots)
     {
+        const OcSmem o = oc_smem_grid(A.n, slots, A.cap, staged, ncell, A.cells.cap);
         ChunkLayout L = {};
         L.rb0 = A.rw0; L.rb1 = A.rw1; L.vw = A.v;
         /* global memory: LDG, not the generic loads a kernel argument gets */
         __builtin_assume(__isGlobal(A.rw0) && __isGlobal(A.rw1) && __isGlobal(A.v));
-        unsigned char *p = smem;   /* every pointer from smem, so that the loads are LDS, not generic */
+        /* every pointer from smem, so that the loads are LDS, not generic */
+        L.spos = (real4 *)(smem + o.pos);
+        L.count = (int *)(smem + o.count);
+        L.list = (onchip_idx *)(smem + o.list);
         L.local = A.cells;
-        L.spos = (real4 *)p; p += staged ? sizeof(real4) * (size_t)A.n : 0;
-        L.local.count = (int *)p; p += staged ? sizeof(int) * (size_t)ncell : 0;
-        L.count = (int *)p; p += sizeof(int) * (size_t)slots;
-        L.list = (onchip_idx *)p; p += sizeof(onchip_idx) * (size_t)slots * A.cap;
-        L.local.slot = (onchip_idx *)p;
+        L.local.count = (int *)(smem + o.cell_count);
+        L.local.slot = (onchip_idx *)(smem + o.cell_slot);
         return L;
     }
     __device__ static void begin() {}
@@ -200,19 +203,17 @@ struct ClusterTier {
         lo = (int)((long)b * n / C);
         hi = (int)((long)(b + 1) * n / C);
     }
-    /* both position buffers, then the own atoms' velocities and counts, the cell grid's counts,
-     * the own lists and the cell slots */
     __device__ static ChunkLayout layout(const ChunkArgs &A, unsigned char *smem, bool, int ncell, int)
     {
+        const OcSmem o = oc_smem_cluster(A.n, blocks(), A.cap, ncell, A.cells.cap);
         ChunkLayout L = {};
-        const int n = A.n, own_max = onchip_cluster_own(n, blocks());
-        L.rb0 = (real4 *)smem; L.rb1 = L.rb0 + n;
-        L.vw = L.rb1 + n;
-        L.count = (int *)(L.vw + own_max);
+        L.rb0 = (real4 *)(smem + o.pos); L.rb1 = L.rb0 + A.n;
+        L.vw = (real4 *)(smem + o.vel);
+        L.count = (int *)(smem + o.count);
+        L.list = (onchip_idx *)(smem + o.list);
         L.local = A.cells;
-        L.local.count = L.count + own_max;
-        L.list = (onchip_idx *)(L.local.count + ncell);
-        L.local.slot = L.list + (size_t)own_max * A.cap;
+        L.local.count = (int *)(smem + o.cell_count);
+        L.local.slot = (onchip_idx *)(smem + o.cell_slot);
         return L;
     }
     __device__ static void begin()

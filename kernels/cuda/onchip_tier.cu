@@ -41,8 +41,9 @@ static int cluster_fits_c(Sim *s, OnchipState *oc, int C, int hard)
     int threads = (own * tp + 31) / 32 * 32;
     threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
     oc->cluster_threads = threads;
-    const size_t cells = onchip_cells_bytes(oc->cm, oc->ccap);
-    const size_t need = onchip_cluster_smem(s->n, C, oc->cap, cells);
+    const int ncell = oc->cm * oc->cm * oc->cm;
+    const size_t need = oc_smem_cluster(s->n, C, oc->cap, ncell, oc->ccap).end;
+    const size_t cells = oc_smem(0, 0, 0, 0, ncell, oc->ccap).end;
     if (need > (size_t)oc->cluster_limit) {
         if (hard) {
             const double per_atom = 2.0 * sizeof(real4) + (sizeof(real4) + sizeof(int) + 2.0 * oc->cap) / C;
@@ -94,7 +95,7 @@ void onchip_choose_tier(Sim *s, OnchipState *oc)
         return;
     }
     if (oc->tier_flag == TIER_BLOCK) {
-        const size_t need = onchip_block_smem(s->n, oc->cap);
+        const size_t need = oc_smem_block(s->n, oc->cap).end;
         if (need > (size_t)oc->smem_limit)
             nbr_fail(EXIT_CAPACITY, "%s: --tier block: N = %d atoms with room for %d neighbours each need %zu bytes of "
                      "shared memory, over the %d one block may have on this device (N <= %d at this capacity): use "
@@ -137,7 +138,7 @@ static void grid_plan(Sim *s, OnchipState *oc)
             int blocks = want;
             for (int tries = 0; tries < 8; tries++) {
                 const int nk = (s->n + blocks * gpb - 1) / (blocks * gpb);
-                const size_t smem = onchip_grid_smem(s->n, nk * gpb, oc->cap, stage, ncell, oc->ccap);
+                const size_t smem = oc_smem_grid(s->n, nk * gpb, oc->cap, stage, ncell, oc->ccap).end;
                 const int most =
                     smem <= (size_t)oc->grid_limit ? onchip_grid_per_sm(s->pot.kind, threads, smem, bound) * sms : 0;
                 if (most < 1 || ((stage || bound == 512) && most < want)) break;
@@ -162,10 +163,10 @@ void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A)
 {
     GpuSim *g = gpu_of(s);
     if (oc->tier == TIER_BLOCK) {
-        onchip_block_launch(A, s->pot.kind, oc->block_threads, onchip_block_smem(s->n, oc->cap), g->stream);
+        onchip_block_launch(A, s->pot.kind, oc->block_threads, oc_smem_block(s->n, oc->cap).end, g->stream);
     } else if (oc->tier == TIER_CLUSTER) {
         onchip_cluster_launch(A, s->pot.kind, oc->cluster, oc->cluster_threads,
-                              onchip_cluster_smem(s->n, oc->cluster, oc->cap, onchip_cells_bytes(oc->cm, oc->ccap)),
+                              oc_smem_cluster(s->n, oc->cluster, oc->cap, oc->cm * oc->cm * oc->cm, oc->ccap).end,
                               g->stream);
     } else {
         if (!oc->grid_blocks) grid_plan(s, oc);
