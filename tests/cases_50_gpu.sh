@@ -1,7 +1,9 @@
 # GPU variants: tiers 1-3 of the design on the device, for every gpu-* program built (found
 # the way tests/cases_20_cpu_check.sh finds the CPU ones, so a new GPU variant gets these
 # tests without editing this file). A knob-specific case runs only where the program has
-# that flag (its --print-options: the option table).
+# that flag (its --print-options: the option table). Every --check verdict is read from the
+# run's CSV row (the row's check columns, docs/csv.md; check_passes and check_row in
+# tests/lib.sh, one CSV per test under $TEST_LOG_DIR/gpu-rows), not from the lines printed.
 #   check-*     --check after some MD steps: per-atom forces and energies against the O(N^2)
 #               double reference and W against the brute-force pair set, SP, LJ and the
 #               charged salt (charges must follow reordered atoms), several
@@ -37,9 +39,10 @@
 #               passing the per-atom check; a t_p the kernel has no instance for is refused.
 #               Planted faults for the lead to try (none can run without a GPU): lanes not
 #               striding (pair_force.cuh neighbour_loop: m += 1 for m += stride: forces TP times
-#               too large, check FAIL),
-#               no group_sum (forces of lane 0 only, check FAIL), the partial written to slot
-#               `block` instead of `slot` (U wrong: check total energy FAIL, tp-same FAIL)
+#               too large, the row's check fail),
+#               no group_sum (forces of lane 0 only, the row's check fail), the partial written to
+#               slot `block` instead of `slot` (U wrong: check_e_rel beyond its tolerance,
+#               tp-same FAIL)
 #   device-fused-*  --leapfrog fused (one kernel for kick, decision and the next kick_drift):
 #               --check after graphs off, on and cond at t_p 1 (cond, else on, at t_p 4); from the same start the
 #               fused and split device loops rebuild at the same steps (hash) and end at the
@@ -69,6 +72,11 @@ if ! have_gpu || [ -z "$gpu_variants" ]; then
     for grp in $gpu_groups; do t_skip "gpu-$grp" "$why"; done
     return 0 2>/dev/null || exit 0
 fi
+
+# --check's verdicts are read from each run's row (check_passes, check_row: tests/lib.sh), one
+# CSV per test, kept beside its log
+gpu_rows=$TEST_LOG_DIR/gpu-rows
+mkdir -p "$gpu_rows"
 
 # |relative drift| of SP ne 16 (4096 atoms) over 10^4 steps (500 equilibration). Measured on
 # the H200 (gpu-layer and gpu-old alike): 3.5e-5 and 6.6e-5 in float, 4.0e-5 and 9.2e-5 in
@@ -122,15 +130,17 @@ gpu_replay_same() {
         printf "E/N at the end: replayed %s, ample %s, relative difference %.3g (bound 1e-9)\n", a, b, d; exit !(d <= 1e-9) }'
 }
 
-# gpu_tp_same BIN TOL ARGS...: --tp 1 and --tp 4 both pass the --check and their U (from the
-# block partials) agree to the relative TOL.
+# gpu_tp_same CSV BIN TOL ARGS...: --tp 1 and --tp 4 both pass the --check (their rows CSV-tp1.csv
+# and CSV-tp4.csv: check_row) and their U (from the block partials) agree to the relative TOL. U
+# is in no column: it is read from the check's line.
 gpu_tp_same() {
-    local b=$1 tol=$2 one four u1 u4; shift 2
-    one=$("$b" "$@" --tp 1 --check) || { echo "$one"; return 1; }
-    four=$("$b" "$@" --tp 4 --check) || { echo "$four"; return 1; }
+    local csv=$1 b=$2 tol=$3 one four u1 u4; shift 3
+    rm -f "$csv-tp1.csv" "$csv-tp4.csv"
+    one=$("$b" "$@" --tp 1 --check --csv "$csv-tp1.csv") || { echo "$one"; return 1; }
+    four=$("$b" "$@" --tp 4 --check --csv "$csv-tp4.csv") || { echo "$four"; return 1; }
     u1=$(sed -nE 's/^check total energy: U = ([^,]+),.*/\1/p' <<<"$one")
     u4=$(sed -nE 's/^check total energy: U = ([^,]+),.*/\1/p' <<<"$four")
-    grep -q 'check .*: PASS' <<<"$one" && grep -q 'check .*: PASS' <<<"$four" || { echo "$one"; echo "$four"; return 1; }
+    check_row "$csv-tp1.csv" && check_row "$csv-tp4.csv" || return 1
     awk -v a="$u1" -v b="$u4" -v t="$tol" "$awk_rel"' BEGIN { d = rel(b, a, 0)
         printf "U: tp 1 %s, tp 4 %s, relative difference %.3g (bound %s)\n", a, b, d, t; exit !(a != "" && d <= t) }'
 }
@@ -157,38 +167,42 @@ gpu_fused_same() {
         BEGIN { split(s, a, " "); split(f, b, " "); if (rel(a[1], b[1], 1) > 2e-8 || rel(a[2], b[2], 1) > 2e-5) { print "energy or pressure differ beyond 2e-8 / 2e-5"; exit 1 } }'
 }
 
-# gpu_grows_and_passes BIN ARGS...: exit 0, some capacity grew, and the --check passed.
+# gpu_grows_and_passes CSV BIN ARGS...: exit 0, some capacity grew (the summary's line), and the
+# --check passed (the row in CSV: check_row).
 gpu_grows_and_passes() {
-    local out
-    out=$("$@" 2>&1) || { echo "$out"; return 1; }
+    local csv=$1 out; shift
+    rm -f "$csv"
+    out=$("$@" --csv "$csv" 2>&1) || { echo "$out"; return 1; }
     echo "$out"
     echo "$out" | grep -Eq 'grows = [1-9]' || { echo "no capacity grew"; return 1; }
-    echo "$out" | grep -Eq 'check .*: PASS' || { echo "the check did not pass"; return 1; }
+    check_row "$csv"
 }
 
 for v in $gpu_variants; do
     for prec in ${GPU_TEST_PRECISIONS:-double float}; do   # (tests/run.sh with TEST_JOBS splits by it)
         b=$BUILD/$prec/$v
         [ -x "$b" ] || { t_skip "gpu-$v-$prec" "$b not built"; continue; }
-        pass="check $v: PASS"
         # sizes and systems, default knobs (the paper's: texture, row, host layers and reduce)
         for c in "sp 12 300" "sp 20 300" "sp 40 200" "lj 12 300" "lj 20 300"; do
             set -- $c
-            t_grep "check-$v-$prec-$1-ne$2" "$pass" $b --system $1 --ne $2 --steps $3 --equil 100 --check --quiet
+            t_grep "check-$v-$prec-$1-ne$2" '^check pass ' check_passes "$gpu_rows/check-$v-$prec-$1-ne$2.csv" \
+                $b --system $1 --ne $2 --steps $3 --equil 100 --check --quiet
         done
         for c in "sp 16 boundary" "sp 10 random" "lj 10 random" "lj 12 jitter"; do
             set -- $c
-            t_grep "check-$v-$prec-$1-ne$2-$3" "$pass" $b --system $1 --ne $2 --config $3 --steps 0 --equil 0 \
-                --check --quiet
+            t_grep "check-$v-$prec-$1-ne$2-$3" '^check pass ' check_passes "$gpu_rows/check-$v-$prec-$1-ne$2-$3.csv" \
+                $b --system $1 --ne $2 --config $3 --steps 0 --equil 0 --check --quiet
         done
         # every read mode x layout (each its own kernel instantiation), SP and LJ
         if gpu_has $b read && gpu_has $b wlayout; then
             for read in texture ldg plain; do
                 for lay in row col; do
-                    t_grep "check-$v-$prec-sp-$read-$lay" "$pass" $b --ne 20 --read $read --wlayout $lay \
+                    t_grep "check-$v-$prec-sp-$read-$lay" '^check pass ' check_passes \
+                        "$gpu_rows/check-$v-$prec-sp-$read-$lay.csv" $b --ne 20 --read $read --wlayout $lay \
                         --steps 300 --equil 100 $(gpu_has $b reorder && echo --reorder 50) --check --quiet
-                    t_grep "check-$v-$prec-lj-$read-$lay" "$pass" $b --system lj --ne 12 --read $read --wlayout $lay \
-                        --steps 200 --equil 100 --check --quiet
+                    t_grep "check-$v-$prec-lj-$read-$lay" '^check pass ' check_passes \
+                        "$gpu_rows/check-$v-$prec-lj-$read-$lay.csv" \
+                        $b --system lj --ne 12 --read $read --wlayout $lay --steps 200 --equil 100 --check --quiet
                 done
             done
         fi
@@ -197,52 +211,63 @@ for v in $gpu_variants; do
             for sys in sp lj; do
                 for knob in layers reduce; do
                     if gpu_has $b $knob; then
-                        t_grep "check-$v-$prec-$sys-$knob-$where" "$pass" $b --system $sys --ne 14 --$knob $where \
-                            --steps 300 --equil 100 --check --quiet
+                        t_grep "check-$v-$prec-$sys-$knob-$where" '^check pass ' check_passes \
+                            "$gpu_rows/check-$v-$prec-$sys-$knob-$where.csv" \
+                            $b --system $sys --ne 14 --$knob $where --steps 300 --equil 100 --check --quiet
                     fi
                 done
                 if gpu_has $b reorder-at; then
-                    t_grep "check-$v-$prec-$sys-reorder-at-$where" "$pass" $b --system $sys --ne 14 --reorder 20 \
+                    t_grep "check-$v-$prec-$sys-reorder-at-$where" '^check pass ' check_passes \
+                        "$gpu_rows/check-$v-$prec-$sys-reorder-at-$where.csv" $b --system $sys --ne 14 --reorder 20 \
                         --reorder-at $where --steps 300 --equil 100 --check --quiet
                 fi
             done
         done
         if gpu_has $b reorder; then
-            t_grep "check-$v-$prec-sp-no-reorder" "$pass" $b --ne 14 --reorder 0 --steps 300 --equil 100 --check --quiet
+            t_grep "check-$v-$prec-sp-no-reorder" '^check pass ' check_passes \
+                "$gpu_rows/check-$v-$prec-sp-no-reorder.csv" \
+                $b --ne 14 --reorder 0 --steps 300 --equil 100 --check --quiet
         fi
         if gpu_has $b layers && gpu_has $b reduce && gpu_has $b reorder-at && gpu_has $b read; then
-            t_grep "check-$v-$prec-sp-all-device" "$pass" $b --ne 20 --layers device --reduce device \
+            t_grep "check-$v-$prec-sp-all-device" '^check pass ' check_passes \
+                "$gpu_rows/check-$v-$prec-sp-all-device.csv" $b --ne 20 --layers device --reduce device \
                 --reorder-at device --reorder 20 --read ldg --steps 300 --equil 100 --check --quiet
         fi
         if gpu_has $b threads; then
             for threads in 32 128 1024; do
-                t_grep "check-$v-$prec-sp-threads$threads" "$pass" $b --ne 20 --threads $threads --steps 300 \
-                    --equil 100 --check --quiet
-                t_grep "check-$v-$prec-lj-threads$threads" "$pass" $b --system lj --ne 12 --threads $threads \
-                    --steps 200 --equil 100 --check --quiet
+                t_grep "check-$v-$prec-sp-threads$threads" '^check pass ' check_passes \
+                    "$gpu_rows/check-$v-$prec-sp-threads$threads.csv" \
+                    $b --ne 20 --threads $threads --steps 300 --equil 100 --check --quiet
+                t_grep "check-$v-$prec-lj-threads$threads" '^check pass ' check_passes \
+                    "$gpu_rows/check-$v-$prec-lj-threads$threads.csv" \
+                    $b --system lj --ne 12 --threads $threads --steps 200 --equil 100 --check --quiet
             done
         fi
         # several lanes per atom in the W force kernel (--tp; gpu-rumd's own t_p: cases_55)
         if gpu_has $b tp && gpu_has $b wlayout; then
             for tp in 2 4 8; do
-                t_grep "check-$v-$prec-sp-tp$tp" "$pass" $b --ne 20 --tp $tp --steps 300 --equil 100 --check --quiet
-                t_grep "check-$v-$prec-lj-tp$tp" "$pass" $b --system lj --ne 12 --tp $tp --wlayout col \
-                    --steps 200 --equil 100 --check --quiet
+                t_grep "check-$v-$prec-sp-tp$tp" '^check pass ' check_passes "$gpu_rows/check-$v-$prec-sp-tp$tp.csv" \
+                    $b --ne 20 --tp $tp --steps 300 --equil 100 --check --quiet
+                t_grep "check-$v-$prec-lj-tp$tp" '^check pass ' check_passes "$gpu_rows/check-$v-$prec-lj-tp$tp.csv" \
+                    $b --system lj --ne 12 --tp $tp --wlayout col --steps 200 --equil 100 --check --quiet
                 t_grep "verify-lists-$v-$prec-sp-tp$tp" 'no pair within r_c missing: ok' $b --ne 14 --tp $tp \
                     --steps 2000 --equil 100 --verify-lists --stage-reps 0 --quiet
             done
             t_grep "verify-lists-$v-$prec-lj-tp4" 'no pair within r_c missing: ok' $b --system lj --ne 14 --tp 4 \
                 --steps 2000 --equil 100 --verify-lists --stage-reps 0 --quiet
-            t_grep "check-$v-$prec-sp-tp16-threads32" "$pass" $b --ne 20 --tp 16 --threads 32 --steps 300 --equil 100 \
-                --check --quiet
-            t_grep "check-$v-$prec-lj-tp32-threads1024" "$pass" $b --system lj --ne 12 --tp 32 --threads 1024 \
-                --read plain --steps 200 --equil 100 --check --quiet
-            t_grep "check-$v-$prec-salt-tp8" "$pass" $b --system salt --ne 16 --tp 8 --reorder 20 --steps 200 \
-                --equil 100 --stage-reps 0 --check --quiet
+            t_grep "check-$v-$prec-sp-tp16-threads32" '^check pass ' check_passes \
+                "$gpu_rows/check-$v-$prec-sp-tp16-threads32.csv" \
+                $b --ne 20 --tp 16 --threads 32 --steps 300 --equil 100 --check --quiet
+            t_grep "check-$v-$prec-lj-tp32-threads1024" '^check pass ' check_passes \
+                "$gpu_rows/check-$v-$prec-lj-tp32-threads1024.csv" \
+                $b --system lj --ne 12 --tp 32 --threads 1024 --read plain --steps 200 --equil 100 --check --quiet
+            t_grep "check-$v-$prec-salt-tp8" '^check pass ' check_passes "$gpu_rows/check-$v-$prec-salt-tp8.csv" \
+                $b --system salt --ne 16 --tp 8 --reorder 20 --steps 200 --equil 100 --stage-reps 0 --check --quiet
             tol=1e-12; [ $prec = float ] && tol=1e-6
-            t_ok "check-tp-same-$v-$prec-sp" gpu_tp_same $b $tol --ne 20 --config jitter --steps 0 --equil 0 --quiet
-            t_ok "check-tp-same-$v-$prec-lj" gpu_tp_same $b $tol --system lj --ne 12 --config random --steps 0 \
-                --equil 0 --quiet
+            t_ok "check-tp-same-$v-$prec-sp" gpu_tp_same "$gpu_rows/check-tp-same-$v-$prec-sp" $b $tol --ne 20 \
+                --config jitter --steps 0 --equil 0 --quiet
+            t_ok "check-tp-same-$v-$prec-lj" gpu_tp_same "$gpu_rows/check-tp-same-$v-$prec-lj" $b $tol --system lj \
+                --ne 12 --config random --steps 0 --equil 0 --quiet
             t_error "err-gpu-$v-$prec-tp3" 2 'takes 1, 2, 4, 8, 16 or 32' $b --ne 8 --tp 3 --steps 0 --equil 0
         fi
         # charges (RUMD's molten salt: r_c 6, ~330 neighbours, q in r.w): the check with and
@@ -255,7 +280,8 @@ for v in $gpu_variants; do
             if [ $? = 2 ] && grep -q 'charges' <<<"$out"; then
                 t_skip "check-$v-$prec-salt-reorder$1-$2" "$out"; continue
             fi
-            t_grep "check-$v-$prec-salt-reorder$1-$2" "$pass" $b --system salt --ne 16 --steps 200 --equil 100 \
+            t_grep "check-$v-$prec-salt-reorder$1-$2" '^check pass ' check_passes \
+                "$gpu_rows/check-$v-$prec-salt-reorder$1-$2.csv" $b --system salt --ne 16 --steps 200 --equil 100 \
                 $(gpu_has $b reorder && echo --reorder $1) $(gpu_has $b reorder-at && echo --reorder-at $2) \
                 --stage-reps 0 --check --quiet
         done
@@ -266,10 +292,10 @@ for v in $gpu_variants; do
         if gpu_has $b max-layers && gpu_has $b max-nbr; then
             for where in host device; do
                 gpu_has $b layers || [ $where = host ] || continue
-                t_ok "grow-$v-$prec-layers-$where" gpu_grows_and_passes $b $quench --max-nbr 600 \
-                    $(gpu_has $b layers && echo --layers $where)
+                t_ok "grow-$v-$prec-layers-$where" gpu_grows_and_passes "$gpu_rows/grow-$v-$prec-layers-$where.csv" \
+                    $b $quench --max-nbr 600 $(gpu_has $b layers && echo --layers $where)
             done
-            t_ok "grow-$v-$prec-nbr" gpu_grows_and_passes $b $quench --max-layers 200
+            t_ok "grow-$v-$prec-nbr" gpu_grows_and_passes "$gpu_rows/grow-$v-$prec-nbr.csv" $b $quench --max-layers 200
         fi
         # the rebuild rule under test: SP and LJ over 2000 steps (~100-150 rebuilds); then the
         # planted unsafe rule on the same LJ run (cpu-layer and cpu-grouped, float and double,
@@ -311,7 +337,8 @@ for v in $gpu_variants; do
                 IFS='|' read -ra runs <<<"$graph_runs${conds:+|$conds}"
                 for run in "${runs[@]}"; do
                     set -- $sys $run
-                    t_grep "device-check-$v-$prec-$1-graph-$3-every$4" "$pass" $b --system $1 --ne $2 $dev \
+                    t_grep "device-check-$v-$prec-$1-graph-$3-every$4" '^check pass ' check_passes \
+                        "$gpu_rows/device-check-$v-$prec-$1-graph-$3-every$4.csv" $b --system $1 --ne $2 $dev \
                         $(grf $3) --sample-every $4 $(reof 30) --steps 700 --equil 100 --check --quiet
                 done
             done
@@ -338,7 +365,8 @@ for v in $gpu_variants; do
                         IFS="|" read -ra fruns <<<"$fused_runs"
                         for run in "${fruns[@]}"; do
                             set -- $sys $run
-                            t_grep "device-fused-check-$v-$prec-$1-graph-$3-every$4-tp$tp" "$pass" $b --system $1 \
+                            t_grep "device-fused-check-$v-$prec-$1-graph-$3-every$4-tp$tp" '^check pass ' check_passes \
+                                "$gpu_rows/device-fused-check-$v-$prec-$1-graph-$3-every$4-tp$tp.csv" $b --system $1 \
                                 --ne $2 $dev --leapfrog fused $tpf --graph $3 --sample-every $4 $(reof 30) \
                                 --steps 700 --equil 100 --check --quiet
                         done

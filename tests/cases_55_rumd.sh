@@ -1,6 +1,8 @@
 # gpu-rumd (RUMD 2017's methods, variants/gpu-rumd.cu) beyond the GPU groups every gpu-*
 # program gets (tests/cases_50_gpu.sh): each of its code paths checked against the O(N^2)
-# reference per atom (--check: forces and energies, and the stored list against brute force).
+# reference per atom (--check: forces and energies, and the stored list against brute force),
+# the verdict read from the run's row (the row's check columns: check_passes and check_row in
+# tests/lib.sh, one CSV per test under $TEST_LOG_DIR/rumd-rows), not from the lines printed.
 #   rumd-matrix-*   every list method (none, n2, sort) x t_p in {1, 4, 32} x read mode
 #                   (texture, ldg, plain) x prefetch (on, off), SP ne 12 (1728 atoms), both
 #                   precisions: each a kernel instantiation or layout
@@ -176,9 +178,11 @@ done
 for prog in gpu-layer gpu-old gpu-rumd; do
     t_ok "tune-$prog-skin" _tune_skin "$BUILD/double/$prog" --ne 12 --steps 1000 --autotune-budget 60
 done
+# --check's verdicts are read from each run's row (check_passes: tests/lib.sh), one CSV per test
+rumd_rows=$TEST_LOG_DIR/rumd-rows
+mkdir -p "$rumd_rows"
 for prec in $rumd_precs; do
     b=$BUILD/$prec/gpu-rumd
-    pass="check gpu-rumd: PASS"
     # no rescaling within the 50 steps before production (--rescale-every beyond --equil): LJ
     # from its lattice is not at --temp after 50 steps (1.43 for 1.2), which the loop refuses as
     # wrong-temp; these cases check forces and lists, not the state point
@@ -187,28 +191,38 @@ for prec in $rumd_precs; do
         for tp in 1 4 32; do
             for read in texture ldg plain; do
                 for pre in on off; do
-                    t_grep "rumd-matrix-$prec-$list-tp$tp-$read-prefetch-$pre" "$pass" $b --ne 12 --list $list \
-                        --tp $tp --read $read --prefetch $pre $short
+                    t_grep "rumd-matrix-$prec-$list-tp$tp-$read-prefetch-$pre" '^check pass ' check_passes \
+                        "$rumd_rows/rumd-matrix-$prec-$list-tp$tp-$read-prefetch-$pre.csv" \
+                        $b --ne 12 --list $list --tp $tp --read $read --prefetch $pre $short
                 done
             done
             for sys in "sp 14" "lj 12" "lammps-lj 6" "lammps-lj 10"; do
                 set -- $sys
-                t_grep "rumd-sys-$prec-$1-ne$2-$list-tp$tp" "$pass" $b --system $1 --ne $2 --list $list --tp $tp $short
+                t_grep "rumd-sys-$prec-$1-ne$2-$list-tp$tp" '^check pass ' check_passes \
+                    "$rumd_rows/rumd-sys-$prec-$1-ne$2-$list-tp$tp.csv" \
+                    $b --system $1 --ne $2 --list $list --tp $tp $short
             done
         done
         for tp in 1 4; do
-            t_grep "rumd-sys-$prec-salt-$list-tp$tp" "$pass" $b --system salt --ne 12 --list $list --tp $tp $short
+            t_grep "rumd-sys-$prec-salt-$list-tp$tp" '^check pass ' check_passes \
+                "$rumd_rows/rumd-sys-$prec-salt-$list-tp$tp.csv" $b --system salt --ne 12 --list $list --tp $tp $short
         done
-        t_grep "rumd-sys-$prec-salt-$list-device" "$pass" $b --system salt --ne 12 --list $list --decide device \
+        t_grep "rumd-sys-$prec-salt-$list-device" '^check pass ' check_passes \
+            "$rumd_rows/rumd-sys-$prec-salt-$list-device.csv" $b --system salt --ne 12 --list $list --decide device \
             --graph on --sort-every 20 --steps 300 --equil 50 --stage-reps 0 --check --quiet
         for lay in "3 32" "12 32" "64 16" "4 16" "4 96" "1 192" "2 192"; do
             set -- $lay
-            t_grep "rumd-layout-$prec-$list-tp$1-pb$2" "$pass" $b --system lj --ne 12 --list $list --tp $1 --pb $2 $short
+            t_grep "rumd-layout-$prec-$list-tp$1-pb$2" '^check pass ' check_passes \
+                "$rumd_rows/rumd-layout-$prec-$list-tp$1-pb$2.csv" \
+                $b --system lj --ne 12 --list $list --tp $1 --pb $2 $short
         done
         for graph in off on; do
-            t_grep "rumd-device-$prec-$list-graph-$graph" "$pass" $b --ne 14 --list $list --decide device \
+            t_grep "rumd-device-$prec-$list-graph-$graph" '^check pass ' check_passes \
+                "$rumd_rows/rumd-device-$prec-$list-graph-$graph.csv" $b --ne 14 --list $list --decide device \
                 --graph $graph --sort-every 20 --reduce device --steps 600 --equil 100 --stage-reps 0 --check --quiet
-            t_grep "rumd-device-$prec-lammps-lj-$list-graph-$graph" "$pass" $b --system lammps-lj --ne 8 --list $list \
+            t_grep "rumd-device-$prec-lammps-lj-$list-graph-$graph" '^check pass ' check_passes \
+                "$rumd_rows/rumd-device-$prec-lammps-lj-$list-graph-$graph.csv" \
+                $b --system lammps-lj --ne 8 --list $list \
                 --decide device --graph $graph --steps 600 --equil 0 --stage-reps 0 --check --quiet
         done
         if [ $list = none ]; then   # no stored list: nothing a stale one could miss
@@ -221,13 +235,14 @@ for prec in $rumd_precs; do
             t_grep "rumd-verify-$prec-$1-$list" 'no pair within r_c missing: ok' $b --system $1 --ne $2 --list $list \
                 --steps 1000 --equil 100 --verify-lists --stage-reps 0 --quiet
         done
-        t_grep "rumd-grow-$prec-$list" "grows = [1-9]" $b --ne 14 --list $list --grow-from 10 --steps 300 --equil 0 \
-            --stage-reps 0 --check
+        # the growth from the summary's line, the check's verdict from the row (check_passes prints both)
+        t_grep "rumd-grow-$prec-$list" "grows = [1-9]" check_passes "$rumd_rows/rumd-grow-$prec-$list.csv" \
+            $b --ne 14 --list $list --grow-from 10 --steps 300 --equil 0 --stage-reps 0 --check
     done
-    t_grep "rumd-sort-every-$prec-n2" "$pass" $b --ne 14 --list n2 --sort-every 20 --steps 400 --equil 100 \
-        --stage-reps 0 --check --quiet
-    t_grep "rumd-sort-every-$prec-none" "$pass" $b --ne 10 --list none --sort-every 20 --steps 400 --equil 100 \
-        --stage-reps 0 --check --quiet
+    t_grep "rumd-sort-every-$prec-n2" '^check pass ' check_passes "$rumd_rows/rumd-sort-every-$prec-n2.csv" \
+        $b --ne 14 --list n2 --sort-every 20 --steps 400 --equil 100 --stage-reps 0 --check --quiet
+    t_grep "rumd-sort-every-$prec-none" '^check pass ' check_passes "$rumd_rows/rumd-sort-every-$prec-none.csv" \
+        $b --ne 10 --list none --sort-every 20 --steps 400 --equil 100 --stage-reps 0 --check --quiet
     t_error "rumd-err-$prec-threads" 2 'over CUDA.s 1024' $b --ne 8 --tp 32 --pb 64 --steps 0 --equil 0
     t_error "rumd-err-$prec-tp" 2 'multiple of 32' $b --ne 8 --tp 40 --steps 0 --equil 0
     t_error "rumd-err-$prec-sort-box" 2 'use --list n2' $b --system lammps-lj --ne 4 --list sort --steps 0 --equil 0

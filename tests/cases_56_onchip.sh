@@ -1,6 +1,8 @@
 # gpu-onchip (variants/gpu-onchip.cu: one launch per chunk, the system on chip) beyond the GPU
 # groups every gpu-* program gets (tests/cases_50_gpu.sh, which runs its host path and its
-# device loop with the tier auto picks):
+# device loop with the tier auto picks). Every --check verdict is read from the run's row (the
+# row's check columns: check_passes in tests/lib.sh, one CSV per test under
+# $TEST_LOG_DIR/onchip-rows), not from the lines printed:
 #   onchip-check-*      --check after device runs in each tier (block, grid, cluster), SP, LJ,
 #                       lammps-lj and the charged salt (grid: too big for a block; cluster: r_c 4
 #                       so that double fits at N = 1728), several --sample-every (chunk lengths), t_p 1 and 8,
@@ -20,8 +22,9 @@
 #                       one line naming the limit; gpu-rumd refuses --list cells the same way
 #                       Planted fault for the lead (a test build: make BUILD=build-plant NVOPT="-O3
 #                       -DNBR_PLANT_ONCHIP_CELLS26"): the cell build skips the last of the 27
-#                       cells (offset +1, +1, +1): onchip-cells-check-* FAIL (pairs missing,
-#                       forces off) and onchip-cells-verify-* FAIL (a pair within r_c missing).
+#                       cells (offset +1, +1, +1): onchip-cells-check-* FAIL (the row's
+#                       check fail: check_pairs_bad > 0, forces off) and onchip-cells-verify-*
+#                       FAIL (a pair within r_c missing).
 #   onchip-same-rebuilds-*  double, no rescaling, 500 steps from the same start: the chunk kernel
 #                       rebuilds at the steps gpu-layer's stage-by-stage device loop does (the
 #                       hash in the summary), in each tier
@@ -82,7 +85,9 @@ if ! have_gpu || [ ! -x "$ocb" ]; then
     for grp in $oc_groups; do t_skip "onchip-$grp" "$why"; done
     return 0 2>/dev/null || exit 0
 fi
-oc_pass="check gpu-onchip: PASS"
+# --check's verdicts are read from each run's row (check_passes: tests/lib.sh), one CSV per test
+oc_rows=$TEST_LOG_DIR/onchip-rows
+mkdir -p "$oc_rows"
 # the same rebuilds as gpu-layer's device loop (its companions: layers, reordering off so that
 # only the summation order differs)
 oc_same_as_layer() {   # LAYER ONCHIP TIER LIST ARGS...
@@ -190,22 +195,25 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
         set -- $c
         lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
         for every in 1 10 100; do
-            t_grep "onchip-check-$prec-$1-$2-every$every" "$oc_pass" $b --system $2 $lat --ne $3 $dev --tier $1 \
+            t_grep "onchip-check-$prec-$1-$2-every$every" '^check pass ' check_passes \
+                "$oc_rows/onchip-check-$prec-$1-$2-every$every.csv" $b --system $2 $lat --ne $3 $dev --tier $1 \
                 --sample-every $every --steps 600 --equil 100 --stage-reps 0 --check --quiet
         done
-        t_grep "onchip-check-$prec-$1-$2-tp8" "$oc_pass" $b --system $2 $lat --ne $3 $dev --tier $1 --tp 8 \
-            --steps 300 --equil 100 --stage-reps 0 --check --quiet
-        t_grep "onchip-check-$prec-$1-$2-tp1" "$oc_pass" $b --system $2 $lat --ne $3 $dev --tier $1 --tp 1 \
-            --steps 300 --equil 100 --stage-reps 0 --check --quiet
+        t_grep "onchip-check-$prec-$1-$2-tp8" '^check pass ' check_passes "$oc_rows/onchip-check-$prec-$1-$2-tp8.csv" \
+            $b --system $2 $lat --ne $3 $dev --tier $1 --tp 8 --steps 300 --equil 100 --stage-reps 0 --check --quiet
+        t_grep "onchip-check-$prec-$1-$2-tp1" '^check pass ' check_passes "$oc_rows/onchip-check-$prec-$1-$2-tp1.csv" \
+            $b --system $2 $lat --ne $3 $dev --tier $1 --tp 1 --steps 300 --equil 100 --stage-reps 0 --check --quiet
     done
     for C in 1 3 8; do
-        t_grep "onchip-check-$prec-cluster-sp-c$C" "$oc_pass" $b --ne 8 $dev --tier cluster --cluster $C \
+        t_grep "onchip-check-$prec-cluster-sp-c$C" '^check pass ' check_passes \
+            "$oc_rows/onchip-check-$prec-cluster-sp-c$C.csv" $b --ne 8 $dev --tier cluster --cluster $C \
             --sample-every 10 --steps 300 --equil 100 --stage-reps 0 --check --quiet
     done
-    t_grep "onchip-check-$prec-cluster-salt" "$oc_pass" $b --system salt --ne 12 --rc 4 $dev --tier cluster --steps 200 \
-        --equil 100 --stage-reps 0 --check --quiet
-    t_grep "onchip-check-$prec-grid-salt" "$oc_pass" $b --system salt --ne 16 $dev --tier grid --steps 200 \
-        --equil 100 --stage-reps 0 --check --quiet
+    t_grep "onchip-check-$prec-cluster-salt" '^check pass ' check_passes \
+        "$oc_rows/onchip-check-$prec-cluster-salt.csv" \
+        $b --system salt --ne 12 --rc 4 $dev --tier cluster --steps 200 --equil 100 --stage-reps 0 --check --quiet
+    t_grep "onchip-check-$prec-grid-salt" '^check pass ' check_passes "$oc_rows/onchip-check-$prec-grid-salt.csv" \
+        $b --system salt --ne 16 $dev --tier grid --steps 200 --equil 100 --stage-reps 0 --check --quiet
     if [ $prec = double ]; then
         for c in "block sp 8 n2" "cluster lammps-lj 8 n2" "cluster sp 8 cells" "grid sp 8 n2 staged" \
             "grid sp 8 cells staged" "grid lammps-lj 20 cells unstaged"; do
@@ -251,14 +259,17 @@ for prec in ${GPU_TEST_PRECISIONS:-double float}; do
         set -- $c
         lat=""; [ $2 = lammps-lj ] && lat="--lattice sc"
         for every in 1 10 100; do
-            t_grep "onchip-cells-check-$prec-$1-$2-ne$3-every$every" "$oc_pass" $b --system $2 $lat --ne $3 $dev \
+            t_grep "onchip-cells-check-$prec-$1-$2-ne$3-every$every" '^check pass ' check_passes \
+                "$oc_rows/onchip-cells-check-$prec-$1-$2-ne$3-every$every.csv" $b --system $2 $lat --ne $3 $dev \
                 --tier $1 --list cells --sample-every $every --steps 600 --equil 100 --stage-reps 0 --check --quiet
         done
-        t_grep "onchip-cells-check-$prec-$1-$2-ne$3-tp1" "$oc_pass" $b --system $2 $lat --ne $3 $dev --tier $1 \
+        t_grep "onchip-cells-check-$prec-$1-$2-ne$3-tp1" '^check pass ' check_passes \
+            "$oc_rows/onchip-cells-check-$prec-$1-$2-ne$3-tp1.csv" $b --system $2 $lat --ne $3 $dev --tier $1 \
             --list cells --tp 1 --steps 300 --equil 100 --stage-reps 0 --check --quiet
     done
-    t_grep "onchip-cells-check-$prec-grid-salt" "$oc_pass" $b --system salt --ne 16 $dev --tier grid --list cells \
-        --steps 200 --equil 100 --stage-reps 0 --check --quiet
+    t_grep "onchip-cells-check-$prec-grid-salt" '^check pass ' check_passes \
+        "$oc_rows/onchip-cells-check-$prec-grid-salt.csv" \
+        $b --system salt --ne 16 $dev --tier grid --list cells --steps 200 --equil 100 --stage-reps 0 --check --quiet
     for c in "sp 16 1" "sp 16 8" "lammps-lj 16 4"; do
         set -- $c
         lat=""; [ $1 = lammps-lj ] && lat="--lattice sc"

@@ -1,7 +1,8 @@
 # gpu-cluster's list shapes and its planted faults (kernels/cuda/cluster_list.cuh). The common GPU
 # groups (tests/cases_50_gpu.sh) run it at its default shape; here every shape the force kernel
 # has, on every system, and the faults each check must catch. Verdicts are read from the row
-# (status ok / check-failed), not from the console.
+# (status ok / check-failed, and the row's check columns: check_row in tests/lib.sh), not from
+# the console.
 #   cluster-shape-*   --check after MD steps (per atom against O(N^2), the covered pairs within
 #                     r_n, each once per row through its own shift) at 4x1, 8x1, 4x4, 8x4, 8x8,
 #                     lammps-lj, SP, LJ and the charged salt, host and device decisions
@@ -26,18 +27,28 @@ if ! have_gpu || [ ! -x "$BUILD/double/gpu-cluster" ]; then
     return 0 2>/dev/null || exit 0
 fi
 
-_t57_dir=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t57.XXXXXX")
-# the status column of the row BIN ARGS... appends
-_t57_status() {
-    local csv=$_t57_dir/$RANDOM$RANDOM.csv
+# each run's row in a file of its own (kept beside the logs)
+_t57_dir=$TEST_LOG_DIR/cluster-rows
+rm -rf "$_t57_dir"; mkdir -p "$_t57_dir"
+# _t57_row CSV BIN ARGS...: BIN ARGS... appends its row to CSV (a fresh file); the row's status
+_t57_row() {
+    local csv=$1; shift
+    rm -f "$csv"
     "$@" --csv "$csv" --quiet >/dev/null 2>&1
     [ -s "$csv" ] && python3 runs/csvq.py get "$csv" status || echo "no-row"
 }
-_t57_ok() { local st; st=$(_t57_status "$@"); echo "status: $st"; [ "$st" = ok ]; }
-# the run's row says the check failed or the run stopped unstable
+# the row's check columns say pass (check_row) and its status ok
+_t57_ok() {
+    local csv=$_t57_dir/$RANDOM$RANDOM.csv st
+    st=$(_t57_row "$csv" "$@"); echo "status: $st"
+    [ "$st" = ok ] && check_row "$csv"
+}
+# the row's check says fail (an unstable run's check fails without comparing) and its status
+# check-failed or unstable
 _t57_caught() {
-    local st; st=$(_t57_status "$@"); echo "status: $st"
-    case "$st" in check-failed | unstable) return 0 ;; *) return 1 ;; esac
+    local csv=$_t57_dir/$RANDOM$RANDOM.csv st
+    st=$(_t57_row "$csv" "$@"); echo "status: $st"
+    case "$st" in check-failed | unstable) check_row "$csv" fail ;; *) return 1 ;; esac
 }
 
 for prec in double float; do
@@ -117,4 +128,3 @@ for k in 5 6 7; do
             --system lammps-lj --ne 5 --equil 0 --delta 1.0 --prune 0.05 $dev --check
     done
 done
-rm -rf "$_t57_dir"

@@ -20,7 +20,7 @@
 #                  line says them (one rank on a GPU; dd-multi-row-halo-*: 2 ranks)
 #   dd-multi-*     2 ranks (every backend built) and 4 ranks on 2 GPUs (a 2x2x1 grid; all but
 #                  nccl: NCCL refuses two ranks on one GPU) and 8 ranks as 2x2x2 (mpi): --check
-#                  PASS after a run in which atoms migrated (count and id checksum checked at
+#                  passes (rank 0's row) after a run in which atoms migrated (count and id checksum checked at
 #                  every rebuild by the program itself); --dd-overlap on (inner atoms' forces
 #                  while the remote halo is in flight) with 2 ranks per backend and 4 z-slabs;
 #                  --dd-graph on (the step's halo as a CUDA graph) with 2 ranks per backend but mpi.
@@ -28,22 +28,24 @@
 #                  (several ranks per GPU); else SKIP lines.
 #   dd-device-*    --decide device (the rebuild test on the devices, v^2 combined over ranks on
 #                  the device; nccl, p2p, nvshmem): refused with --comm mpi (exit 2, CPU); on a GPU
-#                  one rank per backend --check PASS, overlap too; on 2 ranks per backend the
+#                  one rank per backend --check passes, overlap too; on 2 ranks per backend the
 #                  device decision rebuilds at exactly the steps of the host decision over the
 #                  first 500 steps from the same start (the summary hashes the rebuild steps),
-#                  --check PASS after migrations (overlap too, and 2x2x1 on 4 ranks but nccl), and a
+#                  --check passes after migrations (overlap too, and 2x2x1 on 4 ranks but nccl), and a
 #                  rank failing at a rebuild stops every rank (the others wait in the device vote);
 #                  the same steps with the stopped device's forces ungated (--dd-force-gate off)
 #   dd-newton-*    --dd-newton on (half-shell ghosts, each pair across a boundary on one domain,
 #                  the force halo back in reverse pulse order; mpi, nccl, p2p): the CPU model
 #                  (every pair once, forces and energies equal to the full lists on 8 grids, 3
 #                  planted faults fail it); refused with nvshmem and with --dd-overlap on (CPU);
-#                  on a GPU, one rank per backend, SP/LJ/salt, float and double: --check PASS (W's
+#                  on a GPU, one rank per backend, SP/LJ/salt, float and double: --check passes (W's
 #                  pairs: each on one domain, both rows: multiplicity 2); the same rebuild steps,
 #                  end energy (1e-6) and pressure (2e-5) as --dd-newton off (double); --decide
 #                  device; on 2+ GPUs (or NBR_DD_MULTI=1) 2 ranks per backend, 3x1x1 (distinct
-#                  neighbours below and above), 2x2x1 and 2x2x2: --check PASS after migrations,
+#                  neighbours below and above), 2x2x1 and 2x2x2: --check passes after migrations,
 #                  on vs off the same steps and energies, --decide device, a failing rank
+# Every --check verdict is read from the run's row (the row's check columns: check_passes and
+# check_row in tests/lib.sh; rank 0 writes it), not from the lines printed.
 # Without mpirun or without a built gpu-dd, one SKIP line per group; without a GPU the GPU
 # groups SKIP.
 # the pulse rules themselves, on a CPU model (tests/dd_pulse_model.py): every pair within r_n
@@ -211,7 +213,11 @@ if ! have_gpu; then
     t_skip "dd-fault-gpu" "no GPU found"
     return 0 2>/dev/null || exit 0
 fi
-pass="check gpu-dd: PASS"
+# --check's verdicts are read from each run's row (check_passes, check_row: tests/lib.sh), one CSV
+# per test; rank 0 alone writes the row (dd_stages.cu takes --csv out of the other ranks' argv),
+# with the verdict of the check over every rank's atoms (gathered by id)
+dd_rows=$TEST_LOG_DIR/dd-rows
+mkdir -p "$dd_rows"
 # the former environment switches recorded in the row (one rank): the flags given, and
 # --dd-halo-reps -1 written back as the --stage-reps count it used
 dd_row_records() {
@@ -282,38 +288,51 @@ done
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_comms; do
-        t_grep "dd-check-$prec-sp-$comm" "$pass" $b --comm $comm --ne 16 --steps 300 --equil 100 --check --quiet
+        t_grep "dd-check-$prec-sp-$comm" '^check pass ' check_passes "$dd_rows/dd-check-$prec-sp-$comm.csv" \
+            $b --comm $comm --ne 16 --steps 300 --equil 100 --check --quiet
     done
-    t_grep "dd-check-$prec-lj" "$pass" $b --system lj --ne 12 --steps 300 --equil 100 --check --quiet
-    t_grep "dd-check-$prec-salt" "$pass" $b --system salt --ne 12 --steps 200 --equil 100 --check --quiet
-    t_grep "dd-check-$prec-sp-overlap" "$pass" $b --dd-overlap on --ne 16 --steps 300 --equil 100 --check --quiet
-    t_grep "dd-check-$prec-sp-graph-p2p" "$pass" $b --dd-graph on --comm p2p --ne 16 --steps 300 --equil 100 --check --quiet
-    t_grep "dd-check-$prec-sp-random" "$pass" $b --ne 10 --config random --steps 0 --equil 0 --check --quiet
-    t_grep "dd-check-$prec-sp-ldg-col" "$pass" $b --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
+    t_grep "dd-check-$prec-lj" '^check pass ' check_passes "$dd_rows/dd-check-$prec-lj.csv" \
+        $b --system lj --ne 12 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-salt" '^check pass ' check_passes "$dd_rows/dd-check-$prec-salt.csv" \
+        $b --system salt --ne 12 --steps 200 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-sp-overlap" '^check pass ' check_passes "$dd_rows/dd-check-$prec-sp-overlap.csv" \
+        $b --dd-overlap on --ne 16 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-sp-graph-p2p" '^check pass ' check_passes "$dd_rows/dd-check-$prec-sp-graph-p2p.csv" \
+        $b --dd-graph on --comm p2p --ne 16 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-check-$prec-sp-random" '^check pass ' check_passes "$dd_rows/dd-check-$prec-sp-random.csv" \
+        $b --ne 10 --config random --steps 0 --equil 0 --check --quiet
+    t_grep "dd-check-$prec-sp-ldg-col" '^check pass ' check_passes "$dd_rows/dd-check-$prec-sp-ldg-col.csv" \
+        $b --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
 done
 # the neighbour capacity grows when a build needs more (--grow-from 5: room for ~7 of the ~18
-# neighbours at the start), and the check still passes
+# neighbours at the start), and the check still passes (dd_grows_and_passes CSV CMD...: the
+# growth from the summary, the verdict from the row in CSV)
 dd_grows_and_passes() {
-    local out
-    out=$("$@" 2>&1) || { echo "$out"; return 1; }
+    local csv=$1 out; shift
+    rm -f "$csv"
+    out=$("$@" --csv "$csv" 2>&1) || { echo "$out"; return 1; }
     echo "$out"
     echo "$out" | grep -Eq 'grows = [1-9]' || { echo "no capacity grew"; return 1; }
-    echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
+    check_row "$csv"
 }
 # the device decision on one rank (every backend exchanges with itself); SP and LJ, overlap
 dd_dev_comms=$(echo $dd_comms | tr ' ' '\n' | grep -vx mpi | tr '\n' ' ')
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_dev_comms; do
-        t_grep "dd-device-check-$prec-sp-$comm" "$pass" $b --comm $comm --decide device --ne 16 --steps 300 --equil 100 \
-            --check --quiet
-        [ $prec = double ] && t_grep "dd-device-check-$prec-lj-$comm" "$pass" $b --comm $comm --decide device \
-            --system lj --ne 12 --steps 300 --equil 100 --check --quiet
-        [ $prec = double ] && t_grep "dd-device-check-$prec-sp-overlap-$comm" "$pass" $b --comm $comm --decide device \
+        t_grep "dd-device-check-$prec-sp-$comm" '^check pass ' check_passes \
+            "$dd_rows/dd-device-check-$prec-sp-$comm.csv" \
+            $b --comm $comm --decide device --ne 16 --steps 300 --equil 100 --check --quiet
+        [ $prec = double ] && t_grep "dd-device-check-$prec-lj-$comm" '^check pass ' check_passes \
+            "$dd_rows/dd-device-check-$prec-lj-$comm.csv" \
+            $b --comm $comm --decide device --system lj --ne 12 --steps 300 --equil 100 --check --quiet
+        [ $prec = double ] && t_grep "dd-device-check-$prec-sp-overlap-$comm" '^check pass ' check_passes \
+            "$dd_rows/dd-device-check-$prec-sp-overlap-$comm.csv" $b --comm $comm --decide device \
             --dd-overlap on --ne 16 --steps 300 --equil 100 --sample-every 7 --check --quiet
     done
 done
-t_ok "dd-grow-nbr" dd_grows_and_passes "$dd" --grow-from 5 --ne 14 --steps 200 --equil 50 --check --quiet
+t_ok "dd-grow-nbr" dd_grows_and_passes "$dd_rows/dd-grow-nbr.csv" "$dd" --grow-from 5 --ne 14 --steps 200 --equil 50 \
+    --check --quiet
 t_error "dd-lose-one-atom" 1 'rank 0: step [0-9]+: atoms not conserved at the rebuild: 4095 atoms' \
     env NBR_DD_LOSE_STEP=50 "$ddp" --ne 16 --steps 300 --equil 100 --quiet
 
@@ -367,27 +386,33 @@ t_ok "dd-float-ids-past-2p24" "$ddf" --ne 258 --steps 40 --equil 0 --stage-reps 
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_newton_comms; do
-        t_grep "dd-newton-check-$prec-sp-$comm" "$pass" $b --dd-newton on --comm $comm --ne 16 --steps 300 --equil 100 \
-            --check --quiet
+        t_grep "dd-newton-check-$prec-sp-$comm" '^check pass ' check_passes \
+            "$dd_rows/dd-newton-check-$prec-sp-$comm.csv" \
+            $b --dd-newton on --comm $comm --ne 16 --steps 300 --equil 100 --check --quiet
     done
-    t_grep "dd-newton-check-$prec-lj" "$pass" $b --dd-newton on --system lj --ne 12 --steps 300 --equil 100 --check --quiet
-    t_grep "dd-newton-check-$prec-salt" "$pass" $b --dd-newton on --system salt --ne 12 --steps 200 --equil 100 --check \
-        --quiet
-    t_grep "dd-newton-check-$prec-sp-random" "$pass" $b --dd-newton on --ne 10 --config random --steps 0 --equil 0 \
-        --check --quiet
-    t_grep "dd-newton-check-$prec-sp-ldg-col" "$pass" $b --dd-newton on --ne 14 --read ldg --wlayout col --steps 200 \
-        --equil 50 --check --quiet
+    t_grep "dd-newton-check-$prec-lj" '^check pass ' check_passes "$dd_rows/dd-newton-check-$prec-lj.csv" \
+        $b --dd-newton on --system lj --ne 12 --steps 300 --equil 100 --check --quiet
+    t_grep "dd-newton-check-$prec-salt" '^check pass ' check_passes "$dd_rows/dd-newton-check-$prec-salt.csv" \
+        $b --dd-newton on --system salt --ne 12 --steps 200 --equil 100 --check --quiet
+    t_grep "dd-newton-check-$prec-sp-random" '^check pass ' check_passes \
+        "$dd_rows/dd-newton-check-$prec-sp-random.csv" \
+        $b --dd-newton on --ne 10 --config random --steps 0 --equil 0 --check --quiet
+    t_grep "dd-newton-check-$prec-sp-ldg-col" '^check pass ' check_passes \
+        "$dd_rows/dd-newton-check-$prec-sp-ldg-col.csv" \
+        $b --dd-newton on --ne 14 --read ldg --wlayout col --steps 200 --equil 50 --check --quiet
 done
-t_grep "dd-newton-check-double-sp-graph-p2p" "$pass" $dd --dd-newton on --dd-graph on --comm p2p --ne 16 --steps 300 \
-    --equil 100 --check --quiet
-t_ok "dd-newton-check-double-grow-nbr" dd_grows_and_passes "$dd" --dd-newton on --grow-from 5 --ne 14 --steps 200 \
-    --equil 50 --check --quiet
+t_grep "dd-newton-check-double-sp-graph-p2p" '^check pass ' check_passes \
+    "$dd_rows/dd-newton-check-double-sp-graph-p2p.csv" \
+    $dd --dd-newton on --dd-graph on --comm p2p --ne 16 --steps 300 --equil 100 --check --quiet
+t_ok "dd-newton-check-double-grow-nbr" dd_grows_and_passes "$dd_rows/dd-newton-check-double-grow-nbr.csv" \
+    "$dd" --dd-newton on --grow-from 5 --ne 14 --steps 200 --equil 50 --check --quiet
 t_ok "dd-newton-check-same-as-off-sp" dd_newton_same "$dd" --ne 16 --steps 500 --equil 0 --stage-reps 0
 t_ok "dd-newton-check-same-as-off-lj" dd_newton_same "$dd" --system lj --ne 12 --steps 500 --equil 0 --stage-reps 0
 for comm in $dd_dev_comms; do
     [ $comm = nvshmem ] && continue
     for prec in double float; do
-        t_grep "dd-newton-check-device-$prec-sp-$comm" "$pass" $BUILD/$prec/gpu-dd --dd-newton on --comm $comm \
+        t_grep "dd-newton-check-device-$prec-sp-$comm" '^check pass ' check_passes \
+            "$dd_rows/dd-newton-check-device-$prec-sp-$comm.csv" $BUILD/$prec/gpu-dd --dd-newton on --comm $comm \
             --decide device --ne 16 --steps 300 --equil 100 --check --quiet
     done
 done
@@ -400,13 +425,15 @@ if [ "$ngpu" -lt 2 ] && [ "${NBR_DD_MULTI:-0}" != 1 ]; then
     t_skip "dd-device-multi" "$ngpu GPU(s): needs 2 (or NBR_DD_MULTI=1)"
     return 0 2>/dev/null || exit 0
 fi
-# moved atoms: the summary counts them; the check passes after they moved
+# dd_multi_pass CSV MPIRUN-ARGS...: moved atoms (the summary counts them); the check passes after
+# they moved (rank 0's row in CSV: check_row)
 dd_multi_pass() {
-    local out
+    local csv=$1 out; shift
     [ -n "$(dd_shared_refusal "$@")" ] && { dd_or_refused "$@"; return; }
-    out=$(dd_mpirun "$@" 2>&1) || { echo "$out" | tail -20; return 1; }
+    rm -f "$csv"
+    out=$(dd_mpirun "$@" --csv "$csv" 2>&1) || { echo "$out" | tail -20; return 1; }
     echo "$out"
-    echo "$out" | grep -Eq 'check gpu-dd: PASS' || { echo "the check did not pass"; return 1; }
+    check_row "$csv" || return 1
     echo "$out" | grep -Eq '# dd: [1-9][0-9]* atoms migrated' || { echo "no atom migrated"; return 1; }
 }
 # every backend with 2 ranks in both precisions (SP), LJ and salt in double; the 2D and 3D grids in double
@@ -414,24 +441,30 @@ dd_multi_pass() {
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_comms; do
-        t_ok "dd-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $b --comm $comm --ne 20 --steps 400 --equil 100 --check
+        t_ok "dd-multi-$prec-2ranks-sp-$comm" dd_multi_pass "$dd_rows/dd-multi-$prec-2ranks-sp-$comm.csv" \
+            -np 2 $b --comm $comm --ne 20 --steps 400 --equil 100 --check
         # other potentials change no exchange: LJ on two backends, salt on one
-        [ $prec = double ] && [ $comm = mpi -o $comm = p2p ] && t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass -np 2 \
-            $b --comm $comm --system lj --ne 14 --steps 400 --equil 100 --check
-        [ $prec = double ] && [ $comm = mpi ] && t_ok "dd-multi-$prec-2ranks-salt-$comm" dd_multi_pass -np 2 $b \
-            --comm $comm --system salt --ne 16 --steps 300 --equil 100 --check
-        [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-sp-overlap-$comm" dd_multi_pass -np 2 $b --comm $comm \
-            --dd-overlap on --ne 20 --steps 400 --equil 100 --check
-        [ $prec = double ] && [ $comm != mpi ] && t_ok "dd-multi-$prec-2ranks-sp-graph-$comm" dd_multi_pass -np 2 $b \
-            --comm $comm --dd-graph on --ne 20 --steps 400 --equil 100 --check
+        [ $prec = double ] && [ $comm = mpi -o $comm = p2p ] && t_ok "dd-multi-$prec-2ranks-lj-$comm" dd_multi_pass \
+            "$dd_rows/dd-multi-$prec-2ranks-lj-$comm.csv" \
+            -np 2 $b --comm $comm --system lj --ne 14 --steps 400 --equil 100 --check
+        [ $prec = double ] && [ $comm = mpi ] && t_ok "dd-multi-$prec-2ranks-salt-$comm" dd_multi_pass \
+            "$dd_rows/dd-multi-$prec-2ranks-salt-$comm.csv" \
+            -np 2 $b --comm $comm --system salt --ne 16 --steps 300 --equil 100 --check
+        [ $prec = double ] && t_ok "dd-multi-$prec-2ranks-sp-overlap-$comm" dd_multi_pass \
+            "$dd_rows/dd-multi-$prec-2ranks-sp-overlap-$comm.csv" \
+            -np 2 $b --comm $comm --dd-overlap on --ne 20 --steps 400 --equil 100 --check
+        [ $prec = double ] && [ $comm != mpi ] && t_ok "dd-multi-$prec-2ranks-sp-graph-$comm" dd_multi_pass \
+            "$dd_rows/dd-multi-$prec-2ranks-sp-graph-$comm.csv" \
+            -np 2 $b --comm $comm --dd-graph on --ne 20 --steps 400 --equil 100 --check
     done
 done
 for comm in $dd_comms; do
     [ $comm = nccl ] && continue
-    t_ok "dd-multi-double-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $dd --comm $comm --dd-grid 2x2x1 --ne 20 --steps 400 \
-        --equil 100 --check
+    t_ok "dd-multi-double-4ranks-2x2x1-$comm" dd_multi_pass "$dd_rows/dd-multi-double-4ranks-2x2x1-$comm.csv" \
+        -np 4 $dd --comm $comm --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
 done
-t_ok "dd-multi-double-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $dd --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
+t_ok "dd-multi-double-8ranks-2x2x2-mpi" dd_multi_pass "$dd_rows/dd-multi-double-8ranks-2x2x2-mpi.csv" \
+    -np 8 $dd --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
 # float ids past 2^24 across a migration (17.2M atoms, too many for --check's O(N^2) reference):
 # the checksum at every rebuild after atoms moved between the ranks
 dd_big_ids_migrate() {
@@ -442,8 +475,8 @@ dd_big_ids_migrate() {
 }
 t_ok "dd-multi-float-2ranks-ids-past-2p24" dd_big_ids_migrate -np 2 $ddf --comm mpi --ne 258 --steps 60 --equil 0 \
     --stage-reps 0
-t_ok "dd-multi-double-4ranks-1x1x4-overlap-mpi" dd_multi_pass -np 4 $dd --dd-grid 1x1x4 --dd-overlap on --ne 28 \
-    --steps 300 --equil 100 --check
+t_ok "dd-multi-double-4ranks-1x1x4-overlap-mpi" dd_multi_pass "$dd_rows/dd-multi-double-4ranks-1x1x4-overlap-mpi.csv" \
+    -np 4 $dd --dd-grid 1x1x4 --dd-overlap on --ne 28 --steps 300 --equil 100 --check
 # the halo pairs of the row with 2 ranks (rank 0 replays while writing the row, rank 1 in dd_finish)
 t_grep "dd-multi-row-halo-pairs-mpi" 'halo pairs in the row' dd_halo_pairs dd-multi-row-halo-pairs-mpi dd_mpirun -np 2 \
     $dd --comm mpi --ne 20 --steps 200 --equil 0
@@ -473,18 +506,21 @@ for comm in $dd_dev_comms; do
     [ $comm = p2p ] && t_ok "dd-device-same-rebuilds-2ranks-sp-p2p-ungated" dd_same_rebuilds -np 2 $dd --comm p2p \
         --dd-force-gate off --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet
     for prec in double float; do
-        t_ok "dd-device-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $BUILD/$prec/gpu-dd --comm $comm \
-            --decide device --ne 20 --steps 400 --equil 100 --check
+        t_ok "dd-device-multi-$prec-2ranks-sp-$comm" dd_multi_pass \
+            "$dd_rows/dd-device-multi-$prec-2ranks-sp-$comm.csv" \
+            -np 2 $BUILD/$prec/gpu-dd --comm $comm --decide device --ne 20 --steps 400 --equil 100 --check
     done
-    t_ok "dd-device-multi-double-2ranks-sp-overlap-$comm" dd_multi_pass -np 2 $dd --comm $comm --decide device \
-        --dd-overlap on --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-device-multi-double-2ranks-sp-overlap-$comm" dd_multi_pass \
+        "$dd_rows/dd-device-multi-double-2ranks-sp-overlap-$comm.csv" \
+        -np 2 $dd --comm $comm --decide device --dd-overlap on --ne 20 --steps 400 --equil 100 --check
     # NVSHMEM's on-stream reduction (the vote) is refused with several ranks per GPU (limited MPG)
     if [ $comm = nvshmem ] && [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -lt 4 ]; then
         t_ok "dd-device-refuse-nvshmem-4ranks-shared-gpus" dd_refused 4 'nvshmem --decide device needs one rank per GPU' \
             $dd --comm nvshmem --decide device --dd-grid 2x2x1 --ne 20 --steps 0 --equil 0 --quiet
     elif [ $comm != nccl ]; then
-        t_ok "dd-device-multi-double-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $dd --comm $comm \
-            --decide device --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
+        t_ok "dd-device-multi-double-4ranks-2x2x1-$comm" dd_multi_pass \
+            "$dd_rows/dd-device-multi-double-4ranks-2x2x1-$comm.csv" \
+            -np 4 $dd --comm $comm --decide device --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
     fi
     t_ok "dd-device-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 \
         bash -c "$(declare -f dd_mpirun dd_stops_all dd_shared_refusal dd_or_refused dd_refused); dd_stops_all -np 2 $ddp --comm $comm --decide device --ne 20 --steps 400 --equil 100 --dd-timeout 10 --quiet"
@@ -497,27 +533,32 @@ done
 for prec in double float; do
     b=$BUILD/$prec/gpu-dd
     for comm in $dd_newton_comms; do
-        t_ok "dd-newton-multi-$prec-2ranks-sp-$comm" dd_multi_pass -np 2 $b --dd-newton on --comm $comm --ne 20 \
-            --steps 400 --equil 100 --check
+        t_ok "dd-newton-multi-$prec-2ranks-sp-$comm" dd_multi_pass \
+            "$dd_rows/dd-newton-multi-$prec-2ranks-sp-$comm.csv" \
+            -np 2 $b --dd-newton on --comm $comm --ne 20 --steps 400 --equil 100 --check
     done
 done
-t_ok "dd-newton-multi-double-2ranks-lj-p2p" dd_multi_pass -np 2 $dd --dd-newton on --comm p2p --system lj --ne 14 \
-    --steps 400 --equil 100 --check
-t_ok "dd-newton-multi-double-2ranks-salt-mpi" dd_multi_pass -np 2 $dd --dd-newton on --comm mpi --system salt --ne 16 \
-    --steps 300 --equil 100 --check
+t_ok "dd-newton-multi-double-2ranks-lj-p2p" dd_multi_pass "$dd_rows/dd-newton-multi-double-2ranks-lj-p2p.csv" \
+    -np 2 $dd --dd-newton on --comm p2p --system lj --ne 14 --steps 400 --equil 100 --check
+t_ok "dd-newton-multi-double-2ranks-salt-mpi" dd_multi_pass "$dd_rows/dd-newton-multi-double-2ranks-salt-mpi.csv" \
+    -np 2 $dd --dd-newton on --comm mpi --system salt --ne 16 --steps 300 --equil 100 --check
 for comm in $dd_newton_comms; do
     [ $comm = nccl ] && continue
-    t_ok "dd-newton-multi-double-3ranks-3x1x1-$comm" dd_multi_pass -np 3 $dd --dd-newton on --comm $comm --dd-grid 3x1x1 \
-        --ne 20 --steps 400 --equil 100 --check
-    t_ok "dd-newton-multi-double-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $dd --dd-newton on --comm $comm --dd-grid 2x2x1 \
-        --ne 20 --steps 400 --equil 100 --check
-    t_ok "dd-newton-multi-float-4ranks-2x2x1-$comm" dd_multi_pass -np 4 $ddf --dd-newton on --comm $comm \
-        --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-newton-multi-double-3ranks-3x1x1-$comm" dd_multi_pass \
+        "$dd_rows/dd-newton-multi-double-3ranks-3x1x1-$comm.csv" \
+        -np 3 $dd --dd-newton on --comm $comm --dd-grid 3x1x1 --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-newton-multi-double-4ranks-2x2x1-$comm" dd_multi_pass \
+        "$dd_rows/dd-newton-multi-double-4ranks-2x2x1-$comm.csv" \
+        -np 4 $dd --dd-newton on --comm $comm --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-newton-multi-float-4ranks-2x2x1-$comm" dd_multi_pass \
+        "$dd_rows/dd-newton-multi-float-4ranks-2x2x1-$comm.csv" \
+        -np 4 $ddf --dd-newton on --comm $comm --dd-grid 2x2x1 --ne 20 --steps 400 --equil 100 --check
 done
-t_ok "dd-newton-multi-double-8ranks-2x2x2-mpi" dd_multi_pass -np 8 $dd --dd-newton on --dd-grid 2x2x2 --ne 20 --steps 300 \
-    --equil 100 --check
-t_ok "dd-newton-multi-double-2ranks-sp-graph-p2p" dd_multi_pass -np 2 $dd --dd-newton on --dd-graph on --comm p2p \
-    --ne 20 --steps 400 --equil 100 --check
+t_ok "dd-newton-multi-double-8ranks-2x2x2-mpi" dd_multi_pass "$dd_rows/dd-newton-multi-double-8ranks-2x2x2-mpi.csv" \
+    -np 8 $dd --dd-newton on --dd-grid 2x2x2 --ne 20 --steps 300 --equil 100 --check
+t_ok "dd-newton-multi-double-2ranks-sp-graph-p2p" dd_multi_pass \
+    "$dd_rows/dd-newton-multi-double-2ranks-sp-graph-p2p.csv" \
+    -np 2 $dd --dd-newton on --dd-graph on --comm p2p --ne 20 --steps 400 --equil 100 --check
 # on vs off over ranks: the same rebuild steps, energy (1e-6) and pressure (2e-5), double
 for comm in $dd_newton_comms; do
     t_ok "dd-newton-multi-same-as-off-2ranks-sp-$comm" dd_newton_same dd_mpirun -np 2 $dd --comm $comm --ne 20 \
@@ -529,12 +570,14 @@ t_ok "dd-newton-multi-same-as-off-4ranks-2x2x1-mpi" dd_newton_same dd_mpirun -np
 # rebuild steps, a failing rank stops every rank
 for comm in $dd_dev_comms; do
     [ $comm = nvshmem ] && continue
-    t_ok "dd-newton-multi-device-double-2ranks-sp-$comm" dd_multi_pass -np 2 $dd --dd-newton on --comm $comm \
-        --decide device --ne 20 --steps 400 --equil 100 --check
+    t_ok "dd-newton-multi-device-double-2ranks-sp-$comm" dd_multi_pass \
+        "$dd_rows/dd-newton-multi-device-double-2ranks-sp-$comm.csv" \
+        -np 2 $dd --dd-newton on --comm $comm --decide device --ne 20 --steps 400 --equil 100 --check
     t_ok "dd-newton-multi-device-same-rebuilds-2ranks-sp-$comm" dd_same_rebuilds -np 2 $dd --dd-newton on --comm $comm \
         --ne 20 --steps 500 --equil 0 --stage-reps 0 --quiet
-    [ $comm = p2p ] && t_ok "dd-newton-multi-device-double-3ranks-3x1x1-p2p" dd_multi_pass -np 3 $dd --dd-newton on \
-        --comm p2p --decide device --dd-grid 3x1x1 --ne 20 --steps 400 --equil 100 --check
+    [ $comm = p2p ] && t_ok "dd-newton-multi-device-double-3ranks-3x1x1-p2p" dd_multi_pass \
+        "$dd_rows/dd-newton-multi-device-double-3ranks-3x1x1-p2p.csv" \
+        -np 3 $dd --dd-newton on --comm p2p --decide device --dd-grid 3x1x1 --ne 20 --steps 400 --equil 100 --check
 done
 for comm in $dd_newton_comms; do
     t_ok "dd-newton-multi-fault-rank1-step100-$comm" env NBR_DD_FAIL_RANK=1 NBR_DD_FAIL_STEP=100 \
