@@ -23,7 +23,6 @@ const char *const graph_names[]   = {"off", "on", "cond", NULL};
 const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
 const char *const leapfrog_names[] = {"split", "fused", NULL};
 const char *const launch_names[] = {"stage", "chunk", NULL};
-const char *const tier_names[] = {"auto", "block", "grid", "cluster", NULL};
 const char *const simd_names[] = {"auto", "scalar", "avx2", "avx512", NULL};
 
 #define F(field) offsetof(Params, field)
@@ -86,16 +85,6 @@ static const Option options[] = {
      "chunk (every step between two sample points in one cooperative launch, the stages' same device code run by "
      "every block with a grid-wide sync between them: RUMD's and gamdpy's one-kernel integrator; reads positions "
      "with --read plain, which a launch that writes them needs)"},
-    /* the columns record what ran: gpu-onchip writes the tier (and C) that auto chose back */
-    {"tier", T_ENUM, F(tier), 0, 0, tier_names, KNOB_TIER, "tier",
-     "gpu-onchip, with --decide device: where the system lives while one launch runs the steps between two "
-     "sample points: block (one thread block, everything in shared memory; small N), grid (a cooperative grid, "
-     "state in global memory / L2, grid-wide syncs), cluster (a thread-block cluster, every block a full copy of the "
-     "positions in its shared memory, new positions stored into every block through distributed shared memory) or "
-     "auto (grid: the fastest tier on the H200 at every N, results/h200/onchip.md)"},
-    {"cluster", T_INT, F(cluster), 0, 16, NULL, KNOB_TIER, "cluster",
-     "gpu-onchip, --tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = 16, or 8 where 16 do "
-     "not fit; above 8 needs a device that allows non-portable cluster sizes)"},
     {"icluster", T_INT, F(icluster), 0, 8, NULL, KNOB_CLUSTERS, "icluster",
      "cluster-pair lists: atoms per i-cluster, cut from z-sorted columns of the box; a row of entries per i-cluster, "
      "each entry's j positions loaded once for all of its atoms (gpu-cluster: 4 or 8; 0 = by N, 4 below 65 536 "
@@ -241,29 +230,33 @@ static void apply_preset(Params *p)
     }
 }
 
-/* The table as the generic parser (options.c) sees it, for one program. */
-static OptTable table_of(unsigned knobs, const char *program, const char *summary)
+/* The table as the generic parser (options.c) sees it, for one program; its own options (if
+ * any) listed before --device, where the knobs of one program stood before they moved into their
+ * programs (gpu-onchip's --tier), so --help and the row's knobs pairs keep their order. */
+static OptTable table_of(const OwnOptions *own, unsigned knobs, const char *program, const char *summary)
 {
     OptTable t = {options, NOPTIONS, knobs, program, summary,
                   "Defaults are the paper's: --system sp, 6000 steps, 500 equilibration steps "
-                  "rescaled every 20, averages over 1000-step blocks.", {NULL, 0}};
+                  "rescaled every 20, averages over 1000-step blocks.", {NULL, 0}, own, 0};
+    while (t.own_at < NOPTIONS && strcmp(options[t.own_at].flag, "device") != 0) t.own_at++;
     return t;
 }
 
 static void die(const char *program, const char *msg, const char *flag) { opt_die(program, msg, flag); }
 
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, int threads, const char *program,
-                  const char *summary)
+void params_parse(Params *p, const OwnOptions *own, void *own_p, int argc, char **argv, unsigned knobs, unsigned lists,
+                  int threads, const char *program, const char *summary)
 {
-    OptTable t = table_of(knobs, program, summary);
+    OptTable t = table_of(own, knobs, program, summary);
     if (lists) t.narrow = (OptNarrow){"list", lists};
     set_defaults(p);
+    if (own) memcpy(own_p, own->defaults, own->size);
     if (threads) p->threads = threads;
     /* The preset comes first wherever --system stands, so later flags override it. */
     for (int k = 1; k + 1 < argc; k++)
-        if (strcmp(argv[k], "--system") == 0) opt_set(&t, p, opt_find(&t, "system"), argv[k + 1]);
+        if (strcmp(argv[k], "--system") == 0) opt_set(&t, p, own_p, opt_find(&t, "system"), argv[k + 1]);
     apply_preset(p);
-    opt_parse(&t, p, argc, argv);
+    opt_parse(&t, p, own_p, argc, argv);
 
     /* Relations between options that single-option limits cannot express. */
     if (p->equil > p->steps) die(program, " must not exceed --steps", "equil");
@@ -310,41 +303,42 @@ double params_box(const Params *p)
     return p->lattice == LATTICE_FCC ? p->ne * cbrt(4.0 / p->rho) : p->ne / cbrt(p->rho);
 }
 
-void params_columns(const Params *p, unsigned knobs, int knobbed,
+void params_columns(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs, int knobbed,
                     void (*fn)(void *ctx, const char *col, const char *value), void *ctx)
 {
-    OptTable t = table_of(knobs, "", "");
-    opt_columns_split(&t, p, knobbed, fn, ctx);
+    OptTable t = table_of(own, knobs, "", "");
+    opt_columns_split(&t, p, own_p, knobbed, fn, ctx);
 }
 
-void params_print_plain(const Params *p, unsigned knobs)
+void params_print_plain(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs)
 {
-    OptTable t = table_of(knobs, "", "");
-    opt_print_plain(&t, p, "print-config");
+    OptTable t = table_of(own, knobs, "", "");
+    opt_print_plain(&t, p, own_p, "print-config");
 }
 
-void params_print(const Params *p, unsigned knobs)
+void params_print(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs)
 {
-    OptTable t = table_of(knobs, "", "");
-    opt_print(&t, p);
+    OptTable t = table_of(own, knobs, "", "");
+    opt_print(&t, p, own_p);
     printf("# %-14s = %s\n# %-14s = %ld\n# %-14s = %.10g\n# %-14s = %.10g\n", "precision",
            NBR_PRECISION, "N", params_natoms(p), "L", params_box(p), "r_n", params_rn(p));
 }
 
-int params_set(Params *p, unsigned knobs, const char *program, const char *flag, const char *value)
+int params_set(Params *p, const OwnOptions *own, void *own_p, unsigned knobs, const char *program, const char *flag,
+               const char *value)
 {
-    OptTable t = table_of(knobs, program, "");
+    OptTable t = table_of(own, knobs, program, "");
     const Option *o = opt_find(&t, flag);
     if (!o || !opt_applies(&t, o) || o->type == T_FLAG) return -1;
-    opt_set(&t, p, o, value);
+    opt_set(&t, p, own_p, o, value);
     return 0;
 }
 
-int params_get(const Params *p, const char *flag, char *out, int len)
+int params_get(const Params *p, const OwnOptions *own, const void *own_p, const char *flag, char *out, int len)
 {
-    OptTable t = table_of(~0u, "", "");
+    OptTable t = table_of(own, ~0u, "", "");
     const Option *o = opt_find(&t, flag);
     if (!o) return -1;
-    opt_value_text(o, p, out, len);
+    opt_text(&t, p, own_p, o, out, len);
     return 0;
 }

@@ -3,9 +3,14 @@
  * One table (params.c) defines each option: its flag, type, limits, help text, and which
  * algorithm knob it is. The parser, --help and the printed configuration all read that table,
  * so the documentation cannot drift from the code. A variant declares the knobs it honours
- * (Variant.knobs); passing a knob the variant does not have is an error, not silently ignored. */
+ * (Variant.knobs); passing a knob the variant does not have is an error, not silently ignored.
+ * An option that only one program has is declared in that program's file instead (Variant.opts,
+ * options.h's OwnOptions), stored in a struct of its own: the functions below take its table and
+ * struct (`own`, `own_p`; NULL, NULL for none) and list it with these. */
 #ifndef NBR_PARAMS_H
 #define NBR_PARAMS_H
+
+#include "options.h"
 
 #include <stdint.h>
 
@@ -35,7 +40,6 @@ enum {
     KNOB_AUTOTUNE = 1u << 17, /* the autotuner (common/tune.h): the program declares Variant.tune */
     KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
-    KNOB_TIER     = 1u << 20, /* gpu-onchip: where the system lives during a chunk (block / grid) */
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
     KNOB_SIMD     = 1u << 22, /* the CPU force loop's instruction set (cpu-cluster) */
     KNOB_PRUNE    = 1u << 23, /* dynamic pruning of the list rows to r_c + a buffer (gpu-cluster) */
@@ -74,11 +78,6 @@ extern const char *const graph_names[];
 enum { LAUNCH_STAGE, LAUNCH_CHUNK };
 extern const char *const launch_names[];
 extern const char *const lattice_names[];
-/* --tier (gpu-onchip): the system in one block's shared memory, a cooperative grid over
- * global memory (L2), or a thread-block cluster (positions replicated in every block's shared
- * memory); auto picks cluster, then block, where they fit */
-enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
-extern const char *const tier_names[];
 /* --simd (cpu-cluster): the force loop's instruction set; auto = the widest this CPU has */
 typedef enum { SIMD_AUTO, SIMD_SCALAR, SIMD_AVX2, SIMD_AVX512 } SimdLevel;
 extern const char *const simd_names[];
@@ -121,8 +120,6 @@ typedef struct Params {
     int sample_every;    /* steps between sample points (energies, pressure) */
     int leapfrog;        /* LEAPFROG_*: with --decide device, the step's integration as split or fused kernels */
     int launch;          /* LAUNCH_*: with --decide device, a launch per stage or per chunk */
-    int tier;            /* TIER_* (gpu-onchip) */
-    int cluster;         /* blocks per cluster of --tier cluster (gpu-onchip); 0 = by N */
     int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */
     int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster; 0 = the
                             program's (1 on the GPU, the SIMD width M on the CPU) */
@@ -160,13 +157,13 @@ typedef struct Params {
     char tag[64];        /* free-form label written to the CSV */
 } Params;
 
-/* Fills *p with defaults, applies the --system preset, then every flag in order.
- * On a bad flag or value prints one line naming the option and its limit and exits 2.
- * `knobs` is the variant's knob mask; `lists` the --list values it builds (bits 1 << ListMethod,
- * 0 = every one); `threads` its --threads default (0: the common one); `program` and `summary`
- * are for --help. */
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, int threads, const char *program,
-                  const char *summary);
+/* Fills *p with defaults (and *own_p with own->defaults), applies the --system preset, then every
+ * flag in order, of either table. On a bad flag or value prints one line naming the option and its
+ * limit and exits 2. `knobs` is the variant's knob mask; `lists` the --list values it builds (bits
+ * 1 << ListMethod, 0 = every one); `threads` its --threads default (0: the common one); `program`
+ * and `summary` are for --help. */
+void params_parse(Params *p, const OwnOptions *own, void *own_p, int argc, char **argv, unsigned knobs, unsigned lists,
+                  int threads, const char *program, const char *summary);
 
 /* Derived quantities. */
 double params_rn(const Params *p);          /* r_c + delta */
@@ -174,23 +171,25 @@ double params_box(const Params *p);         /* L = (N / rho)^(1/3) */
 long   params_natoms(const Params *p);      /* ne^3 (sc) or 4 ne^3 (fcc) */
 
 /* Prints the fully resolved configuration, one "name = value" per line, prefixed "# ". */
-void params_print(const Params *p, unsigned knobs);
+void params_print(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs);
 
 /* The CSV columns that come from the option table, in table order: fn(ctx, column, value)
  * for every option that has a column and no knob bit (knobbed = 0), or a knob bit among
- * `knobs` (knobbed = 1: the row's knobs column, docs/csv.md). */
-void params_columns(const Params *p, unsigned knobs, int knobbed,
+ * `knobs`, or is the program's own (knobbed = 1: the row's knobs column, docs/csv.md). */
+void params_columns(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs, int knobbed,
                     void (*fn)(void *ctx, const char *col, const char *value), void *ctx);
 
 /* Every option of this program as name=value lines (the flag without dashes), for scripts
  * (--print-config); the caller adds the derived values. */
-void params_print_plain(const Params *p, unsigned knobs);
+void params_print_plain(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs);
 
-/* One option set from its text as the flag takes it (limits checked: exit 2 on a bad value,
- * through nbr_exit); -1 when the program has no such valued option. The autotuner's trials. */
-int params_set(Params *p, unsigned knobs, const char *program, const char *flag, const char *value);
+/* One option, of either table, set from its text as the flag takes it (limits checked: exit 2 on a
+ * bad value, through nbr_exit); -1 when the program has no such valued option. The autotuner's
+ * trials. */
+int params_set(Params *p, const OwnOptions *own, void *own_p, unsigned knobs, const char *program, const char *flag,
+               const char *value);
 /* An option's value as text (as the flag takes it); -1 when there is no such option. */
-int params_get(const Params *p, const char *flag, char *out, int len);
+int params_get(const Params *p, const OwnOptions *own, const void *own_p, const char *flag, char *out, int len);
 
 #ifdef __cplusplus
 }
