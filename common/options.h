@@ -51,12 +51,15 @@ typedef struct {
 /* Options only one program has, declared in that program's file: rows whose offsets are into a
  * struct of its own (not the table's), that struct's size and its values before any flag. Its
  * rows have knob 0 (they are the program's by being declared there); in the CSV row they are
- * knobs pairs, as the knob options are. */
+ * knobs pairs, as the knob options are. `check` (NULL: none), after every flag is parsed: the
+ * relations between them and the table's options (`base`: that struct) that single-option
+ * limits cannot express, one line and exit 2 (opt_die) where they fail. */
 typedef struct OwnOptions {
     const Option *opt;
     int n;
     size_t size;
     const void *defaults;
+    void (*check)(const void *base, const void *own, const char *program);
 } OwnOptions;
 
 typedef struct {

@@ -23,7 +23,6 @@ const char *const graph_names[]   = {"off", "on", "cond", NULL};
 const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
 const char *const leapfrog_names[] = {"split", "fused", NULL};
 const char *const launch_names[] = {"stage", "chunk", NULL};
-const char *const simd_names[] = {"auto", "scalar", "avx2", "avx512", NULL};
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
@@ -94,14 +93,6 @@ static const Option options[] = {
      "cluster pairs; 4 with --icluster 8: its 8x4), tested by bounding box against r_n; cpu-cluster: the SIMD "
      "width M of its 4xM kernels (4 or 8; the scalar loop takes either); 0 = the program's: 1 on the GPU, M on "
      "the CPU"},
-    {"prune", T_REAL, F(prune), 0, 5, NULL, KNOB_PRUNE, "prune",
-     "dynamic pruning (GROMACS's): a second, inner row per i-cluster keeps the entries within r_c + this buffer "
-     "of the cluster's atoms, rewritten by the force kernel whenever the summed largest displacement since the "
-     "last prune reaches --rebuild-frac of it (the rebuild rule's bound, so no pair within r_c is lost); the "
-     "other steps evaluate the inner rows; 0 = off; below --delta"},
-    {"simd", T_ENUM, F(simd), 0, 0, simd_names, KNOB_SIMD, "simd",
-     "cpu-cluster's force loop: scalar (portable C), avx2 (AVX2 + FMA), avx512 (AVX-512F/VL) or auto (the widest "
-     "this CPU has); one this CPU lacks is refused"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
     {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
      "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
@@ -257,6 +248,7 @@ void params_parse(Params *p, const OwnOptions *own, void *own_p, int argc, char 
         if (strcmp(argv[k], "--system") == 0) opt_set(&t, p, own_p, opt_find(&t, "system"), argv[k + 1]);
     apply_preset(p);
     opt_parse(&t, p, own_p, argc, argv);
+    if (own && own->check) own->check(p, own_p, program);   /* the program's own relations */
 
     /* Relations between options that single-option limits cannot express. */
     if (p->equil > p->steps) die(program, " must not exceed --steps", "equil");
@@ -287,10 +279,6 @@ void params_parse(Params *p, const OwnOptions *own, void *own_p, int argc, char 
         die(program, " chunk needs --decide device (with host decisions the host reads every step)", "launch");
     if (p->launch == LAUNCH_CHUNK && p->graph != GRAPH_OFF)
         die(program, " chunk is one launch per chunk already: --graph applies to --launch stage", "launch");
-    if (p->prune > 0 && p->prune >= p->delta)
-        die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
-    /* --jcluster 0: the program's; only cpu-cluster (KNOB_SIMD) picks its own, from the SIMD width */
-    if (!p->jcluster && !(knobs & KNOB_SIMD)) p->jcluster = 1;
     if (p->tp > 32 && p->tp % 32)
         die(program, " above 32 must be a multiple of 32 (a particle's threads then fill whole warps)", "tp");
 }

@@ -41,8 +41,6 @@ enum {
     KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
-    KNOB_SIMD     = 1u << 22, /* the CPU force loop's instruction set (cpu-cluster) */
-    KNOB_PRUNE    = 1u << 23, /* dynamic pruning of the list rows to r_c + a buffer (gpu-cluster) */
     KNOB_LAUNCH   = 1u << 24, /* the device loop's steps as one launch per stage or one per chunk */
 };
 
@@ -78,9 +76,6 @@ extern const char *const graph_names[];
 enum { LAUNCH_STAGE, LAUNCH_CHUNK };
 extern const char *const launch_names[];
 extern const char *const lattice_names[];
-/* --simd (cpu-cluster): the force loop's instruction set; auto = the widest this CPU has */
-typedef enum { SIMD_AUTO, SIMD_SCALAR, SIMD_AVX2, SIMD_AVX512 } SimdLevel;
-extern const char *const simd_names[];
 extern const char *const list_names[];
 
 typedef struct Params {
@@ -122,9 +117,7 @@ typedef struct Params {
     int launch;          /* LAUNCH_*: with --decide device, a launch per stage or per chunk */
     int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */
     int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster; 0 = the
-                            program's (1 on the GPU, the SIMD width M on the CPU) */
-    double prune;        /* the pruned rows' buffer beyond r_c, below delta; 0 = no pruning (KNOB_PRUNE) */
-    int simd;            /* SimdLevel (kernels/cpu/cluster_force.h): auto / scalar / avx2 / avx512 */
+                            program's (1 on the GPU, the SIMD width M on the CPU: each resolves it) */
     /* gpu-dd (KNOB_DD) */
     int comm;            /* Comm: the halo exchange backend */
     char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; Sim.ran: the grid that ran) */

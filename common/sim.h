@@ -84,7 +84,7 @@ struct Variant;
 typedef struct Ran {
     int list_method;      /* ListMethod built (gpu-rumd, gpu-onchip: auto resolved) */
     int tp, pb;           /* threads per particle; particles per block (gpu-rumd's defaults by N) */
-    int simd, icluster, jcluster;   /* cpu-cluster: the instruction set and the cluster shape */
+    int icluster, jcluster;   /* cpu-cluster, gpu-cluster: the cluster shape */
     int reorder;          /* reordering every N steps at the next rebuild (0 = never) */
     int reorder_at;       /* Where the reordering ran */
     int layers;           /* Where layer assignment ran (device: none on the host) */
@@ -95,7 +95,7 @@ typedef struct Ran {
 /* Ran's fields that stand for the Params field of the same name: copied from Params before init
  * (ran_from_params) and laid back over them for the row (ran_show), so a new one is one entry. */
 #define RAN_PARAMS(X) \
-    X(list_method) X(tp) X(pb) X(simd) X(icluster) X(jcluster) X(reorder) X(reorder_at) \
+    X(list_method) X(tp) X(pb) X(icluster) X(jcluster) X(reorder) X(reorder_at) \
     X(layers) X(dd_halo_reps)
 
 /* Timer marks: a variant's timer_mark must hold TIMER_SLOTS of them (host clock readings or

@@ -115,7 +115,8 @@ static const Option own_rows[] = {
      "above 8 needs a device that allows non-portable cluster sizes)"},
 };
 static const OnchipOpts own_defaults = {TIER_AUTO, 0};
-static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(OnchipOpts), &own_defaults};
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(OnchipOpts), &own_defaults,
+                               NULL};
 
 int main(int argc, char **argv)
 {
