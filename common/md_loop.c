@@ -63,8 +63,6 @@ void ran_from_params(Sim *s)
 #undef X
     if (!(knobs & KNOB_REORDER)) r->reorder = 0;             /* no --reorder: no reordering */
     if (!(knobs & KNOB_LAYERS)) r->layers = WHERE_DEVICE;    /* no --layers: no host layer step */
-    snprintf(r->dd_grid, sizeof r->dd_grid, "%s", p->dd_grid);
-    r->ranks = 1;
     if (s->variant->opts) memcpy(s->ran_opts, s->opts, s->variant->opts->size);
 }
 
@@ -75,7 +73,6 @@ void ran_show(const Sim *s, Params *shown)
 #define X(f) shown->f = r->f;
     RAN_PARAMS(X)
 #undef X
-    snprintf(shown->dd_grid, sizeof shown->dd_grid, "%s", r->dd_grid);
 }
 
 /* Params are the options as given: a program that resolves a choice records it in Sim.ran. One

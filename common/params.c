@@ -20,7 +20,6 @@ const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
 const char *const onoff_names[]   = {"off", "on", NULL};
 const char *const graph_names[]   = {"off", "on", "cond", NULL};
-const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
 const char *const leapfrog_names[] = {"split", "fused", NULL};
 const char *const launch_names[] = {"stage", "chunk", NULL};
 
@@ -94,32 +93,6 @@ static const Option options[] = {
      "width M of its 4xM kernels (4 or 8; the scalar loop takes either); 0 = the program's: 1 on the GPU, M on "
      "the CPU"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
-    {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
-     "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
-     "IPC peer writes + signals), nvshmem (fused pack + put-with-signal; where built)"},
-    {"dd-grid", T_STR, F(dd_grid), 0, sizeof(((Params *)0)->dd_grid) - 1, NULL, KNOB_DD, "dd_grid",
-     "domains per axis PXxPYxPZ, their product the number of ranks (default P x 1 x 1)"},
-    {"dd-overlap", T_ENUM, F(dd_overlap), 0, 0, onoff_names, KNOB_DD, "dd_overlap",
-     "inner atoms' forces while the remote halo is in flight (local and non-local streams)"},
-    {"dd-graph", T_ENUM, F(dd_graph), 0, 0, onoff_names, KNOB_DD, "dd_graph",
-     "the halo of a step as one CUDA graph, captured at each rebuild (nccl, p2p, nvshmem)"},
-    {"dd-newton", T_ENUM, F(dd_newton), 0, 0, onoff_names, KNOB_DD, "dd_newton", "Newton 3 across domain boundaries: "
-     "ghosts from one side per axis, each boundary pair on one domain, the force halo back (mpi, nccl, p2p)"},
-    {"dd-horizon", T_ENUM, F(dd_horizon), 0, 0, onoff_names, KNOB_DD, "dd_horizon",
-     "--decide device: the host looks at the device at the step the rebuild is estimated due (off: at the sample "
-     "points only, queueing gated steps up to the next one after each stop)"},
-    {"dd-force-gate", T_ENUM, F(dd_force_gate), 0, 0, onoff_names, KNOB_DD, "dd_force_gate",
-     "--decide device: the force launches under a conditional graph node on the stop flag, so a stopped device "
-     "skips them (off: launched ungated, the same forces recomputed; slower, not different)"},
-    {"dd-halo-reps", T_INT, F(dd_halo_reps), -1, 1e6, NULL, KNOB_DD, "dd_halo_reps",
-     "after the run replay the halo exchange and the force kernel this many times each, timed on their own "
-     "(0 = off, -1 = as --stage-reps; the row records the count used)"},
-    {"dd-profile", T_ENUM, F(dd_profile), 0, 0, onoff_names, KNOB_DD, "dd_profile",
-     "time every rebuild by phase (migrate, sort, ..., capture), printed at the end; the stream is synchronised "
-     "and the ranks aligned at each phase boundary, which slows the rebuilds it times"},
-    {"dd-timeout", T_REAL, F(dd_timeout), 1e-3, 1e6, NULL, KNOB_DD, NULL,
-     "seconds a device wait on a peer (the p2p and nvshmem halo signals, p2p's rebuild vote) may take before every "
-     "rank stops with an error (a run it does not stop is unchanged by it)"},
     {"tp", T_INT, F(tp), 0, 64, NULL, KNOB_TP, "tp",
      "threads per particle t_p (gpu-rumd: 0 = RUMD's default, 4 for N <= 10000, else 1; above 32 a multiple of 32. "
      "gpu-layer, gpu-old: lanes per atom of the W force kernel, 1, 2, 4, 8, 16 or 32; 0 = 1)"},
@@ -197,10 +170,6 @@ static void set_defaults(Params *p)
     p->sample_every = 10;
     p->drift_limit = 0.05;
     p->stage_reps = 20;
-    p->dd_horizon = 1;
-    p->dd_force_gate = 1;
-    p->dd_halo_reps = -1;
-    p->dd_timeout = 20;
 }
 
 static void apply_preset(Params *p)

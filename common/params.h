@@ -38,7 +38,6 @@ enum {
     KNOB_PREFETCH = 1u << 15, /* prefetch of the next neighbour index (RUMD) */
     KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
     KNOB_AUTOTUNE = 1u << 17, /* the autotuner (common/tune.h): the program declares Variant.tune */
-    KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
     KNOB_LAUNCH   = 1u << 24, /* the device loop's steps as one launch per stage or one per chunk */
@@ -53,8 +52,6 @@ typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
 typedef enum { WHERE_HOST, WHERE_DEVICE } Where;
 typedef enum { DECIDE_HOST, DECIDE_DEVICE } Decide;
-/* gpu-dd's halo exchange backends (--comm) */
-typedef enum { COMM_MPI, COMM_NCCL, COMM_P2P, COMM_NVSHMEM, NCOMMS } Comm;
 
 extern const char *const system_names[];
 extern const char *const config_names[];
@@ -62,7 +59,6 @@ extern const char *const read_names[];
 extern const char *const wlayout_names[];
 extern const char *const where_names[];
 extern const char *const onoff_names[];
-extern const char *const comm_names[];
 /* --leapfrog: the device loop's kick + decide + next kick_drift as three kernels or one
  * (kernels/cuda/integrate.cu) */
 enum { LEAPFROG_SPLIT, LEAPFROG_FUSED };
@@ -118,17 +114,6 @@ typedef struct Params {
     int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */
     int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster; 0 = the
                             program's (1 on the GPU, the SIMD width M on the CPU: each resolves it) */
-    /* gpu-dd (KNOB_DD) */
-    int comm;            /* Comm: the halo exchange backend */
-    char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; Sim.ran: the grid that ran) */
-    int dd_overlap;      /* 1: inner atoms' forces while the remote halo is in flight */
-    int dd_graph;        /* 1: the halo of a step as one CUDA graph */
-    int dd_newton;       /* 1: half-shell ghosts, each pair across a boundary on one domain, forces sent back */
-    int dd_horizon;      /* --decide device: 1 = the host looks at the estimated rebuild step, 0 = sample points only */
-    int dd_force_gate;   /* --decide device: 1 = forces under the gate graph, 0 = launched ungated */
-    int dd_halo_reps;    /* halo and force replays after the run; -1 = --stage-reps (Sim.ran: the count used) */
-    int dd_profile;      /* 1: each rebuild timed by phase, the stream synchronised and the ranks aligned */
-    double dd_timeout;   /* seconds a device wait on a peer may take before every rank stops */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
     long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */

@@ -157,11 +157,6 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     knobs.len = 0;
     knobs.text[0] = '\0';
     params_columns(p, v->opts, s->ran_opts, v->knobs, 1, knob_pair, &knobs);   /* what ran of its own too */
-    if (v->knobs & KNOB_DD) {
-        char ranks[16];
-        snprintf(ranks, sizeof ranks, "%d", s->ran.ranks);
-        knob_pair(&knobs, "ranks", ranks);
-    }
     if (v->row_pairs && s->ctx) v->row_pairs((Sim *)s, knob_pair, &knobs);
     col(row, "knobs", "%s", knobs.text);
 }

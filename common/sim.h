@@ -88,15 +88,12 @@ typedef struct Ran {
     int reorder;          /* reordering every N steps at the next rebuild (0 = never) */
     int reorder_at;       /* Where the reordering ran */
     int layers;           /* Where layer assignment ran (device: none on the host) */
-    int dd_halo_reps;     /* gpu-dd: the halo and force replays (--dd-halo-reps -1: --stage-reps) */
-    char dd_grid[32];     /* gpu-dd: the domain grid PXxPYxPZ */
-    int ranks;            /* gpu-dd: the ranks that ran (CSV knob ranks; 1 elsewhere) */
 } Ran;
 /* Ran's fields that stand for the Params field of the same name: copied from Params before init
  * (ran_from_params) and laid back over them for the row (ran_show), so a new one is one entry. */
 #define RAN_PARAMS(X) \
     X(list_method) X(tp) X(pb) X(icluster) X(jcluster) X(reorder) X(reorder_at) \
-    X(layers) X(dd_halo_reps)
+    X(layers)
 
 /* Timer marks: a variant's timer_mark must hold TIMER_SLOTS of them (host clock readings or
  * CUDA events); the loop brackets whole blocks of steps with them, and --stage-reps replays
