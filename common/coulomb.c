@@ -167,7 +167,7 @@ static void fill_row(CsvRow *row, const OptTable *t, const CoulombParams *p, con
     csv_col(row, "tag", "%s", p->tag);
     OptTable ti = *t;
     ti.knobs = impl->knobs;   /* "-" for the options the implementation does not have */
-    opt_columns(&ti, p, option_col, row);
+    opt_columns(&ti, p, NULL, option_col, row);
     csv_col(row, "input", "%s", r->sys ? r->sys->name : "");
     csv_col(row, "n", "%ld", n);
     /* an interrupted run measured nothing: its numbers empty, not 0 (docs/csv.md) */
@@ -258,9 +258,9 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
         if (!prog->impl[i] && prog->missing[i])
             snprintf(note + strlen(note), sizeof note - strlen(note), "\nNot built in: --impl %s: %s.", cimpl_names[i],
                      prog->missing[i]);
-    OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary, note, {NULL, 0}};
+    OptTable t = {options, NOPTIONS, program_knobs(prog), prog->name, prog->summary, note, {NULL, 0}, NULL, 0};
     refuse_missing_impl(&t, prog, argc, argv);
-    opt_parse(&t, &p, argc, argv);
+    opt_parse(&t, &p, NULL, argc, argv);
 
     const CoulombImpl *impl = prog->impl[p.impl];
     if (!impl)
@@ -286,7 +286,7 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
         printf("program=%s\nimpls=%s\n", prog->name, impls);
         OptTable ti = t;
         ti.knobs = impl->knobs;
-        opt_print_plain(&ti, &p, "print-config");
+        opt_print_plain(&ti, &p, NULL, "print-config");
         printf("git_rev=%s\n", nbr_git_rev());
         return 0;
     }
@@ -317,7 +317,7 @@ int coulomb_main(int argc, char **argv, const CoulombProgram *prog)
     if (!p.quiet) {
         OptTable ti = t;
         ti.knobs = impl->knobs;
-        opt_print(&ti, &p);
+        opt_print(&ti, &p, NULL);
         printf("# %-14s = %s\n# %-14s = %ld\n", "system", sys.name, "N", sys.n);
     }
 

@@ -63,8 +63,7 @@ void ran_from_params(Sim *s)
 #undef X
     if (!(knobs & KNOB_REORDER)) r->reorder = 0;             /* no --reorder: no reordering */
     if (!(knobs & KNOB_LAYERS)) r->layers = WHERE_DEVICE;    /* no --layers: no host layer step */
-    snprintf(r->dd_grid, sizeof r->dd_grid, "%s", p->dd_grid);
-    r->ranks = 1;
+    if (s->variant->opts) memcpy(s->ran_opts, s->opts, s->variant->opts->size);
 }
 
 void ran_show(const Sim *s, Params *shown)
@@ -74,7 +73,6 @@ void ran_show(const Sim *s, Params *shown)
 #define X(f) shown->f = r->f;
     RAN_PARAMS(X)
 #undef X
-    snprintf(shown->dd_grid, sizeof shown->dd_grid, "%s", r->dd_grid);
 }
 
 /* Params are the options as given: a program that resolves a choice records it in Sim.ran. One
@@ -86,6 +84,15 @@ static void refuse_params_written(const Sim *s, const Params *before, const char
     if (memcmp(before, &s->p, sizeof *before) != 0)
         nbr_fail(EXIT_INTERNAL, "%s: wrote Params during %s; record resolved choices in Sim.ran", s->variant->name,
                  when);
+}
+
+/* The same for the program's own options (Sim.opts; `before` its copy): what it resolved belongs
+ * in Sim.ran_opts. */
+static void refuse_opts_written(const Sim *s, const void *before, const char *when)
+{
+    if (s->variant->opts && memcmp(before, s->opts, s->variant->opts->size) != 0)
+        nbr_fail(EXIT_INTERNAL, "%s: wrote its own options (Sim.opts) during %s; record resolved choices in "
+                 "Sim.ran_opts", s->variant->name, when);
 }
 
 /* What the loop carries from chunk to chunk: the structure's builds, and what the sample points
@@ -311,7 +318,14 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     if (!vp->timer_mark) { vp->timer_mark = host_timer_mark; vp->timer_seconds = host_timer_seconds; }
     const Variant v = *vp;
     s->variant = vp;
-    params_parse(&s->p, argc, argv, v.knobs, v.lists, v.threads, v.name, v.summary);
+    /* the program's own options: the driver's storage, as parsed and as ran (Sim.opts) */
+    void *own = NULL;
+    if (v.opts) {
+        own = nbr_alloc(2 * v.opts->size, "the program's options");
+        s->opts = own;
+        s->ran_opts = (char *)own + v.opts->size;
+    }
+    params_parse(&s->p, v.opts, own, argc, argv, v.knobs, v.lists, v.threads, v.name, v.summary);
     const Params *p = &s->p;
     ran_from_params(s);   /* before init: what was asked for (the CSV header, --print-config) */
 
@@ -321,7 +335,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     loop_derive(s);
     s->pot = potential_make(p->potential, p->rc, p->shift);
     if (p->print_config) {
-        params_print_plain(p, v.knobs);
+        params_print_plain(p, v.opts, s->opts, v.knobs);
         printf("variant=%s\nprecision=%s\ngit_rev=%s\nn=%d\nL=%.10g\nr_n=%.10g\nkeeps_structure=%d\n", v.name,
                NBR_PRECISION, nbr_git_rev(), s->n, (double)s->L, (double)s->rn, keeps_structure(s));
         loop_free(s);
@@ -350,7 +364,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
     state_init(s);
     if (!p->quiet) {
         printf("# nbrlab %s: %s\n", v.name, v.summary);
-        params_print(p, v.knobs);
+        params_print(p, v.opts, s->opts, v.knobs);
     }
     return s;
 }
@@ -358,6 +372,7 @@ Sim *loop_setup(int argc, char **argv, const Variant *variant)
 void loop_free(Sim *s)
 {
     free(s->r); free(s->v); free(s->a); free(s->u); free(s->q);
+    free((void *)s->opts);   /* the driver's (loop_setup), with ran_opts */
     free((void *)s->variant);
     free(s);
 }
@@ -598,8 +613,11 @@ int loop_run(Sim *s, RunResult *out)
     ran_from_params(s);
     Params asked;
     memcpy(&asked, p, sizeof asked);
+    void *asked_opts = V->opts ? nbr_alloc(V->opts->size, "a copy of the program's options") : NULL;
+    if (V->opts) memcpy(asked_opts, s->opts, V->opts->size);
     if (V->init(s) != 0) nbr_fail(EXIT_INTERNAL, "%s: initialisation failed", V->name);
     refuse_params_written(s, &asked, "init");
+    refuse_opts_written(s, asked_opts, "init");
     if (!p->quiet && V->device_name) printf("# %-14s = %s\n", "device", V->device_name(s));
 
     const int prod_steps = p->steps - p->equil;
@@ -651,6 +669,8 @@ int loop_run(Sim *s, RunResult *out)
     if (prod_steps > 0 && p->stage_reps > 0 && !res.unstable) stage_timing(s, &res);
     stop_if_interrupted(s);   /* during the check or the stage timing */
     refuse_params_written(s, &asked, "the run");
+    refuse_opts_written(s, asked_opts, "the run");
+    free(asked_opts);
     if (!s->trial) report_summary(s, &res);
     if (res.unstable)
         fprintf(stderr, "%s: unstable: the energy drifted by %.3g (relative), beyond --drift-limit %g\n", V->name,

@@ -24,14 +24,38 @@ static void die_as(const char *program, const char *msg, const char *flag, int r
 }
 void opt_die(const char *program, const char *msg, const char *flag) { die_as(program, msg, flag, 0); }
 
+/* The rows of a table with the program's own in their place (OptTable.own_at): k in
+ * [0, opt_rows(t)), so that every listing walks both in one order. */
+static int opt_rows(const OptTable *t) { return t->n + (t->own ? t->own->n : 0); }
+static const Option *opt_row(const OptTable *t, int k)
+{
+    const int nown = t->own ? t->own->n : 0;
+    if (k < t->own_at || !nown) return &t->opt[k];
+    return k < t->own_at + nown ? &t->own->opt[k - t->own_at] : &t->opt[k - nown];
+}
+
+/* One of the program's own options (by identity: its rows are another array). */
+static int is_own(const OptTable *t, const Option *o)
+{
+    for (int k = 0; t->own && k < t->own->n; k++)
+        if (o == &t->own->opt[k]) return 1;
+    return 0;
+}
+
+/* The struct o's offset is into. */
+static const void *base_of(const OptTable *t, const void *base, const void *own, const Option *o)
+{
+    return is_own(t, o) ? own : base;
+}
+
 const Option *opt_find(const OptTable *t, const char *flag)
 {
-    for (int k = 0; k < t->n; k++)
-        if (strcmp(t->opt[k].flag, flag) == 0) return &t->opt[k];
+    for (int k = 0; k < opt_rows(t); k++)
+        if (strcmp(opt_row(t, k)->flag, flag) == 0) return opt_row(t, k);
     return NULL;
 }
 
-int opt_applies(const OptTable *t, const Option *o) { return !o->knob || (o->knob & t->knobs); }
+int opt_applies(const OptTable *t, const Option *o) { return !o->knob || (o->knob & t->knobs) || is_own(t, o); }
 
 static int enum_index(const char *const *names, const char *text)
 {
@@ -56,10 +80,10 @@ static void enum_choices(const char *const *names, unsigned mask, char *out, siz
     }
 }
 
-void opt_set(const OptTable *t, void *p, const Option *o, const char *text)
+void opt_set(const OptTable *t, void *p, void *own, const Option *o, const char *text)
 {
     const char *program = t->program;
-    char *base = (char *)p + o->offset, *end = NULL, msg[512];
+    char *base = (char *)(is_own(t, o) ? own : p) + o->offset, *end = NULL, msg[512];
     if (o->type == T_ENUM) {
         const unsigned mask = enum_mask(t, o);
         int k = enum_index(o->names, text);
@@ -123,8 +147,8 @@ static void print_help(const OptTable *t)
 {
     printf("%s (%s precision): %s\n\nusage: %s [--flag value]...\n\n", t->program, NBR_PRECISION, t->summary,
            t->program);
-    for (int k = 0; k < t->n; k++) {
-        const Option *o = &t->opt[k];
+    for (int k = 0; k < opt_rows(t); k++) {
+        const Option *o = opt_row(t, k);
         if (!opt_applies(t, o)) continue;
         char arg[256] = "";
         if (o->type == T_ENUM) enum_choices(o->names, enum_mask(t, o), arg, sizeof arg);
@@ -144,24 +168,30 @@ static const char *const type_names[] = {"int", "long", "u64", "real", "enum", "
  * the names a|b|c, the longest text, or - for a flag), the value so far (defaults, the preset
  * and the flags before --print-options) and the CSV column (- if none). For scripts and tests:
  * what a program takes, read from the table instead of from --help's prose. */
-static void print_options(const OptTable *t, const void *p)
+static void print_options(const OptTable *t, const void *p, const void *own)
 {
     printf("flag\ttype\tdomain\tvalue\tcolumn\n");
-    for (int k = 0; k < t->n; k++) {
-        const Option *o = &t->opt[k];
+    for (int k = 0; k < opt_rows(t); k++) {
+        const Option *o = opt_row(t, k);
         if (!opt_applies(t, o)) continue;
         char domain[256] = "-", value[600];
         if (o->type == T_ENUM) enum_choices(o->names, enum_mask(t, o), domain, sizeof domain);
         else if (o->type == T_STR) snprintf(domain, sizeof domain, "%.0f", o->max);
         else if (o->type != T_FLAG) snprintf(domain, sizeof domain, "%.15g..%.15g", o->min, o->max);
-        opt_value_text(o, p, value, sizeof value);
+        opt_text(t, p, own, o, value, sizeof value);
         printf("%s\t%s\t%s\t%s\t%s\n", o->flag, type_names[o->type], domain, value, o->column ? o->column : "-");
     }
 }
 
-void opt_parse(const OptTable *t, void *p, int argc, char **argv)
+void opt_parse(const OptTable *t, void *p, void *own, int argc, char **argv)
 {
     const char *program = t->program;
+    /* a program's own flag that the table has too would hide one of the two */
+    for (int k = 0; t->own && k < t->own->n; k++)
+        for (int j = 0; j < t->n; j++)
+            if (strcmp(t->opt[j].flag, t->own->opt[k].flag) == 0)
+                nbr_fail(EXIT_INTERNAL, "%s: internal: its own option --%s is an option of the common table too",
+                         program, t->own->opt[k].flag);
     for (int k = 1; k < argc; k++) {
         const char *arg = argv[k];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -169,7 +199,7 @@ void opt_parse(const OptTable *t, void *p, int argc, char **argv)
             exit(0);
         }
         if (strcmp(arg, "--print-options") == 0) {
-            print_options(t, p);
+            print_options(t, p, own);
             exit(0);
         }
         if (strncmp(arg, "--", 2) != 0) die_as(program, ": unexpected argument (flags start with --; see --help)", arg, 1);
@@ -180,9 +210,9 @@ void opt_parse(const OptTable *t, void *p, int argc, char **argv)
             snprintf(msg, sizeof msg, " is not a knob of %s (see --help for the ones it has)", program);
             opt_die(program, msg, o->flag);
         }
-        if (o->type == T_FLAG) { *(int *)((char *)p + o->offset) = 1; continue; }
+        if (o->type == T_FLAG) { *(int *)((char *)(is_own(t, o) ? own : p) + o->offset) = 1; continue; }
         if (k + 1 >= argc) opt_die(program, " needs a value", o->flag);
-        opt_set(t, p, o, argv[++k]);
+        opt_set(t, p, own, o, argv[++k]);
     }
 }
 
@@ -199,49 +229,54 @@ void opt_value_text(const Option *o, const void *p, char *out, int len)
     }
 }
 
-void opt_columns(const OptTable *t, const void *p, void (*fn)(void *ctx, const char *col, const char *value),
-                 void *ctx)
+void opt_text(const OptTable *t, const void *p, const void *own, const Option *o, char *out, int len)
+{
+    opt_value_text(o, base_of(t, p, own, o), out, len);
+}
+
+void opt_columns(const OptTable *t, const void *p, const void *own,
+                 void (*fn)(void *ctx, const char *col, const char *value), void *ctx)
 {
     char text[600];
-    for (int k = 0; k < t->n; k++) {
-        const Option *o = &t->opt[k];
+    for (int k = 0; k < opt_rows(t); k++) {
+        const Option *o = opt_row(t, k);
         if (!o->column) continue;
         if (!opt_applies(t, o)) snprintf(text, sizeof text, "-");
-        else opt_value_text(o, p, text, sizeof text);
+        else opt_text(t, p, own, o, text, sizeof text);
         fn(ctx, o->column, text);
     }
 }
 
-void opt_columns_split(const OptTable *t, const void *p, int knobbed,
+void opt_columns_split(const OptTable *t, const void *p, const void *own, int knobbed,
                        void (*fn)(void *ctx, const char *col, const char *value), void *ctx)
 {
     char text[600];
-    for (int k = 0; k < t->n; k++) {
-        const Option *o = &t->opt[k];
-        if (!o->column || !o->knob != !knobbed || !opt_applies(t, o)) continue;
-        opt_value_text(o, p, text, sizeof text);
+    for (int k = 0; k < opt_rows(t); k++) {
+        const Option *o = opt_row(t, k);
+        if (!o->column || !(o->knob || is_own(t, o)) != !knobbed || !opt_applies(t, o)) continue;
+        opt_text(t, p, own, o, text, sizeof text);
         fn(ctx, o->column, text);
     }
 }
 
-void opt_print_plain(const OptTable *t, const void *p, const char *skip)
+void opt_print_plain(const OptTable *t, const void *p, const void *own, const char *skip)
 {
     char text[600];
-    for (int k = 0; k < t->n; k++) {
-        const Option *o = &t->opt[k];
+    for (int k = 0; k < opt_rows(t); k++) {
+        const Option *o = opt_row(t, k);
         if (!opt_applies(t, o) || (skip && strcmp(o->flag, skip) == 0)) continue;
-        opt_value_text(o, p, text, sizeof text);
+        opt_text(t, p, own, o, text, sizeof text);
         printf("%s=%s\n", o->flag, text);
     }
 }
 
-void opt_print(const OptTable *t, const void *p)
+void opt_print(const OptTable *t, const void *p, const void *own)
 {
     char text[600];
-    for (int k = 0; k < t->n; k++) {
-        const Option *o = &t->opt[k];
+    for (int k = 0; k < opt_rows(t); k++) {
+        const Option *o = opt_row(t, k);
         if (!opt_applies(t, o)) continue;
-        opt_value_text(o, p, text, sizeof text);
+        opt_text(t, p, own, o, text, sizeof text);
         printf("# %-14s = %s\n", o->flag, text);
     }
 }

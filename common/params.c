@@ -20,11 +20,8 @@ const char *const wlayout_names[] = {"row", "col", NULL};
 const char *const where_names[]   = {"host", "device", NULL};
 const char *const onoff_names[]   = {"off", "on", NULL};
 const char *const graph_names[]   = {"off", "on", "cond", NULL};
-const char *const comm_names[]    = {"mpi", "nccl", "p2p", "nvshmem", NULL};
 const char *const leapfrog_names[] = {"split", "fused", NULL};
 const char *const launch_names[] = {"stage", "chunk", NULL};
-const char *const tier_names[] = {"auto", "block", "grid", "cluster", NULL};
-const char *const simd_names[] = {"auto", "scalar", "avx2", "avx512", NULL};
 
 #define F(field) offsetof(Params, field)
 static const Option options[] = {
@@ -86,16 +83,6 @@ static const Option options[] = {
      "chunk (every step between two sample points in one cooperative launch, the stages' same device code run by "
      "every block with a grid-wide sync between them: RUMD's and gamdpy's one-kernel integrator; reads positions "
      "with --read plain, which a launch that writes them needs)"},
-    /* the columns record what ran: gpu-onchip writes the tier (and C) that auto chose back */
-    {"tier", T_ENUM, F(tier), 0, 0, tier_names, KNOB_TIER, "tier",
-     "gpu-onchip, with --decide device: where the system lives while one launch runs the steps between two "
-     "sample points: block (one thread block, everything in shared memory; small N), grid (a cooperative grid, "
-     "state in global memory / L2, grid-wide syncs), cluster (a thread-block cluster, every block a full copy of the "
-     "positions in its shared memory, new positions stored into every block through distributed shared memory) or "
-     "auto (grid: the fastest tier on the H200 at every N, results/h200/onchip.md)"},
-    {"cluster", T_INT, F(cluster), 0, 16, NULL, KNOB_TIER, "cluster",
-     "gpu-onchip, --tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = 16, or 8 where 16 do "
-     "not fit; above 8 needs a device that allows non-portable cluster sizes)"},
     {"icluster", T_INT, F(icluster), 0, 8, NULL, KNOB_CLUSTERS, "icluster",
      "cluster-pair lists: atoms per i-cluster, cut from z-sorted columns of the box; a row of entries per i-cluster, "
      "each entry's j positions loaded once for all of its atoms (gpu-cluster: 4 or 8; 0 = by N, 4 below 65 536 "
@@ -105,41 +92,7 @@ static const Option options[] = {
      "cluster pairs; 4 with --icluster 8: its 8x4), tested by bounding box against r_n; cpu-cluster: the SIMD "
      "width M of its 4xM kernels (4 or 8; the scalar loop takes either); 0 = the program's: 1 on the GPU, M on "
      "the CPU"},
-    {"prune", T_REAL, F(prune), 0, 5, NULL, KNOB_PRUNE, "prune",
-     "dynamic pruning (GROMACS's): a second, inner row per i-cluster keeps the entries within r_c + this buffer "
-     "of the cluster's atoms, rewritten by the force kernel whenever the summed largest displacement since the "
-     "last prune reaches --rebuild-frac of it (the rebuild rule's bound, so no pair within r_c is lost); the "
-     "other steps evaluate the inner rows; 0 = off; below --delta"},
-    {"simd", T_ENUM, F(simd), 0, 0, simd_names, KNOB_SIMD, "simd",
-     "cpu-cluster's force loop: scalar (portable C), avx2 (AVX2 + FMA), avx512 (AVX-512F/VL) or auto (the widest "
-     "this CPU has); one this CPU lacks is refused"},
     {"device", T_INT, F(device), 0, 64, NULL, KNOB_DEVICE, "device_index", "the GPU to run on (CUDA device index)"},
-    {"comm", T_ENUM, F(comm), 0, 0, comm_names, KNOB_DD, "comm",
-     "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
-     "IPC peer writes + signals), nvshmem (fused pack + put-with-signal; where built)"},
-    {"dd-grid", T_STR, F(dd_grid), 0, sizeof(((Params *)0)->dd_grid) - 1, NULL, KNOB_DD, "dd_grid",
-     "domains per axis PXxPYxPZ, their product the number of ranks (default P x 1 x 1)"},
-    {"dd-overlap", T_ENUM, F(dd_overlap), 0, 0, onoff_names, KNOB_DD, "dd_overlap",
-     "inner atoms' forces while the remote halo is in flight (local and non-local streams)"},
-    {"dd-graph", T_ENUM, F(dd_graph), 0, 0, onoff_names, KNOB_DD, "dd_graph",
-     "the halo of a step as one CUDA graph, captured at each rebuild (nccl, p2p, nvshmem)"},
-    {"dd-newton", T_ENUM, F(dd_newton), 0, 0, onoff_names, KNOB_DD, "dd_newton", "Newton 3 across domain boundaries: "
-     "ghosts from one side per axis, each boundary pair on one domain, the force halo back (mpi, nccl, p2p)"},
-    {"dd-horizon", T_ENUM, F(dd_horizon), 0, 0, onoff_names, KNOB_DD, "dd_horizon",
-     "--decide device: the host looks at the device at the step the rebuild is estimated due (off: at the sample "
-     "points only, queueing gated steps up to the next one after each stop)"},
-    {"dd-force-gate", T_ENUM, F(dd_force_gate), 0, 0, onoff_names, KNOB_DD, "dd_force_gate",
-     "--decide device: the force launches under a conditional graph node on the stop flag, so a stopped device "
-     "skips them (off: launched ungated, the same forces recomputed; slower, not different)"},
-    {"dd-halo-reps", T_INT, F(dd_halo_reps), -1, 1e6, NULL, KNOB_DD, "dd_halo_reps",
-     "after the run replay the halo exchange and the force kernel this many times each, timed on their own "
-     "(0 = off, -1 = as --stage-reps; the row records the count used)"},
-    {"dd-profile", T_ENUM, F(dd_profile), 0, 0, onoff_names, KNOB_DD, "dd_profile",
-     "time every rebuild by phase (migrate, sort, ..., capture), printed at the end; the stream is synchronised "
-     "and the ranks aligned at each phase boundary, which slows the rebuilds it times"},
-    {"dd-timeout", T_REAL, F(dd_timeout), 1e-3, 1e6, NULL, KNOB_DD, NULL,
-     "seconds a device wait on a peer (the p2p and nvshmem halo signals, p2p's rebuild vote) may take before every "
-     "rank stops with an error (a run it does not stop is unchanged by it)"},
     {"tp", T_INT, F(tp), 0, 64, NULL, KNOB_TP, "tp",
      "threads per particle t_p (gpu-rumd: 0 = RUMD's default, 4 for N <= 10000, else 1; above 32 a multiple of 32. "
      "gpu-layer, gpu-old: lanes per atom of the W force kernel, 1, 2, 4, 8, 16 or 32; 0 = 1)"},
@@ -217,10 +170,6 @@ static void set_defaults(Params *p)
     p->sample_every = 10;
     p->drift_limit = 0.05;
     p->stage_reps = 20;
-    p->dd_horizon = 1;
-    p->dd_force_gate = 1;
-    p->dd_halo_reps = -1;
-    p->dd_timeout = 20;
 }
 
 static void apply_preset(Params *p)
@@ -241,29 +190,34 @@ static void apply_preset(Params *p)
     }
 }
 
-/* The table as the generic parser (options.c) sees it, for one program. */
-static OptTable table_of(unsigned knobs, const char *program, const char *summary)
+/* The table as the generic parser (options.c) sees it, for one program; its own options (if
+ * any) listed before --device, where the knobs of one program stood before they moved into their
+ * programs (gpu-onchip's --tier), so --help and the row's knobs pairs keep their order. */
+static OptTable table_of(const OwnOptions *own, unsigned knobs, const char *program, const char *summary)
 {
     OptTable t = {options, NOPTIONS, knobs, program, summary,
                   "Defaults are the paper's: --system sp, 6000 steps, 500 equilibration steps "
-                  "rescaled every 20, averages over 1000-step blocks.", {NULL, 0}};
+                  "rescaled every 20, averages over 1000-step blocks.", {NULL, 0}, own, 0};
+    while (t.own_at < NOPTIONS && strcmp(options[t.own_at].flag, "device") != 0) t.own_at++;
     return t;
 }
 
 static void die(const char *program, const char *msg, const char *flag) { opt_die(program, msg, flag); }
 
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, int threads, const char *program,
-                  const char *summary)
+void params_parse(Params *p, const OwnOptions *own, void *own_p, int argc, char **argv, unsigned knobs, unsigned lists,
+                  int threads, const char *program, const char *summary)
 {
-    OptTable t = table_of(knobs, program, summary);
+    OptTable t = table_of(own, knobs, program, summary);
     if (lists) t.narrow = (OptNarrow){"list", lists};
     set_defaults(p);
+    if (own) memcpy(own_p, own->defaults, own->size);
     if (threads) p->threads = threads;
     /* The preset comes first wherever --system stands, so later flags override it. */
     for (int k = 1; k + 1 < argc; k++)
-        if (strcmp(argv[k], "--system") == 0) opt_set(&t, p, opt_find(&t, "system"), argv[k + 1]);
+        if (strcmp(argv[k], "--system") == 0) opt_set(&t, p, own_p, opt_find(&t, "system"), argv[k + 1]);
     apply_preset(p);
-    opt_parse(&t, p, argc, argv);
+    opt_parse(&t, p, own_p, argc, argv);
+    if (own && own->check) own->check(p, own_p, program);   /* the program's own relations */
 
     /* Relations between options that single-option limits cannot express. */
     if (p->equil > p->steps) die(program, " must not exceed --steps", "equil");
@@ -294,10 +248,6 @@ void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lis
         die(program, " chunk needs --decide device (with host decisions the host reads every step)", "launch");
     if (p->launch == LAUNCH_CHUNK && p->graph != GRAPH_OFF)
         die(program, " chunk is one launch per chunk already: --graph applies to --launch stage", "launch");
-    if (p->prune > 0 && p->prune >= p->delta)
-        die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
-    /* --jcluster 0: the program's; only cpu-cluster (KNOB_SIMD) picks its own, from the SIMD width */
-    if (!p->jcluster && !(knobs & KNOB_SIMD)) p->jcluster = 1;
     if (p->tp > 32 && p->tp % 32)
         die(program, " above 32 must be a multiple of 32 (a particle's threads then fill whole warps)", "tp");
 }
@@ -310,41 +260,42 @@ double params_box(const Params *p)
     return p->lattice == LATTICE_FCC ? p->ne * cbrt(4.0 / p->rho) : p->ne / cbrt(p->rho);
 }
 
-void params_columns(const Params *p, unsigned knobs, int knobbed,
+void params_columns(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs, int knobbed,
                     void (*fn)(void *ctx, const char *col, const char *value), void *ctx)
 {
-    OptTable t = table_of(knobs, "", "");
-    opt_columns_split(&t, p, knobbed, fn, ctx);
+    OptTable t = table_of(own, knobs, "", "");
+    opt_columns_split(&t, p, own_p, knobbed, fn, ctx);
 }
 
-void params_print_plain(const Params *p, unsigned knobs)
+void params_print_plain(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs)
 {
-    OptTable t = table_of(knobs, "", "");
-    opt_print_plain(&t, p, "print-config");
+    OptTable t = table_of(own, knobs, "", "");
+    opt_print_plain(&t, p, own_p, "print-config");
 }
 
-void params_print(const Params *p, unsigned knobs)
+void params_print(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs)
 {
-    OptTable t = table_of(knobs, "", "");
-    opt_print(&t, p);
+    OptTable t = table_of(own, knobs, "", "");
+    opt_print(&t, p, own_p);
     printf("# %-14s = %s\n# %-14s = %ld\n# %-14s = %.10g\n# %-14s = %.10g\n", "precision",
            NBR_PRECISION, "N", params_natoms(p), "L", params_box(p), "r_n", params_rn(p));
 }
 
-int params_set(Params *p, unsigned knobs, const char *program, const char *flag, const char *value)
+int params_set(Params *p, const OwnOptions *own, void *own_p, unsigned knobs, const char *program, const char *flag,
+               const char *value)
 {
-    OptTable t = table_of(knobs, program, "");
+    OptTable t = table_of(own, knobs, program, "");
     const Option *o = opt_find(&t, flag);
     if (!o || !opt_applies(&t, o) || o->type == T_FLAG) return -1;
-    opt_set(&t, p, o, value);
+    opt_set(&t, p, own_p, o, value);
     return 0;
 }
 
-int params_get(const Params *p, const char *flag, char *out, int len)
+int params_get(const Params *p, const OwnOptions *own, const void *own_p, const char *flag, char *out, int len)
 {
-    OptTable t = table_of(~0u, "", "");
+    OptTable t = table_of(own, ~0u, "", "");
     const Option *o = opt_find(&t, flag);
     if (!o) return -1;
-    opt_value_text(o, p, out, len);
+    opt_text(&t, p, own_p, o, out, len);
     return 0;
 }

@@ -3,9 +3,14 @@
  * One table (params.c) defines each option: its flag, type, limits, help text, and which
  * algorithm knob it is. The parser, --help and the printed configuration all read that table,
  * so the documentation cannot drift from the code. A variant declares the knobs it honours
- * (Variant.knobs); passing a knob the variant does not have is an error, not silently ignored. */
+ * (Variant.knobs); passing a knob the variant does not have is an error, not silently ignored.
+ * An option that only one program has is declared in that program's file instead (Variant.opts,
+ * options.h's OwnOptions), stored in a struct of its own: the functions below take its table and
+ * struct (`own`, `own_p`; NULL, NULL for none) and list it with these. */
 #ifndef NBR_PARAMS_H
 #define NBR_PARAMS_H
+
+#include "options.h"
 
 #include <stdint.h>
 
@@ -33,12 +38,8 @@ enum {
     KNOB_PREFETCH = 1u << 15, /* prefetch of the next neighbour index (RUMD) */
     KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
     KNOB_AUTOTUNE = 1u << 17, /* the autotuner (common/tune.h): the program declares Variant.tune */
-    KNOB_DD       = 1u << 18, /* domain decomposition over ranks (gpu-dd): backend, grid, overlap, graph */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
-    KNOB_TIER     = 1u << 20, /* gpu-onchip: where the system lives during a chunk (block / grid) */
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
-    KNOB_SIMD     = 1u << 22, /* the CPU force loop's instruction set (cpu-cluster) */
-    KNOB_PRUNE    = 1u << 23, /* dynamic pruning of the list rows to r_c + a buffer (gpu-cluster) */
     KNOB_LAUNCH   = 1u << 24, /* the device loop's steps as one launch per stage or one per chunk */
 };
 
@@ -51,8 +52,6 @@ typedef enum { READ_TEXTURE, READ_LDG, READ_PLAIN } ReadMode;
 typedef enum { WLAYOUT_ROW, WLAYOUT_COL } WLayout;
 typedef enum { WHERE_HOST, WHERE_DEVICE } Where;
 typedef enum { DECIDE_HOST, DECIDE_DEVICE } Decide;
-/* gpu-dd's halo exchange backends (--comm) */
-typedef enum { COMM_MPI, COMM_NCCL, COMM_P2P, COMM_NVSHMEM, NCOMMS } Comm;
 
 extern const char *const system_names[];
 extern const char *const config_names[];
@@ -60,7 +59,6 @@ extern const char *const read_names[];
 extern const char *const wlayout_names[];
 extern const char *const where_names[];
 extern const char *const onoff_names[];
-extern const char *const comm_names[];
 /* --leapfrog: the device loop's kick + decide + next kick_drift as three kernels or one
  * (kernels/cuda/integrate.cu) */
 enum { LEAPFROG_SPLIT, LEAPFROG_FUSED };
@@ -74,14 +72,6 @@ extern const char *const graph_names[];
 enum { LAUNCH_STAGE, LAUNCH_CHUNK };
 extern const char *const launch_names[];
 extern const char *const lattice_names[];
-/* --tier (gpu-onchip): the system in one block's shared memory, a cooperative grid over
- * global memory (L2), or a thread-block cluster (positions replicated in every block's shared
- * memory); auto picks cluster, then block, where they fit */
-enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
-extern const char *const tier_names[];
-/* --simd (cpu-cluster): the force loop's instruction set; auto = the widest this CPU has */
-typedef enum { SIMD_AUTO, SIMD_SCALAR, SIMD_AVX2, SIMD_AVX512 } SimdLevel;
-extern const char *const simd_names[];
 extern const char *const list_names[];
 
 typedef struct Params {
@@ -121,24 +111,9 @@ typedef struct Params {
     int sample_every;    /* steps between sample points (energies, pressure) */
     int leapfrog;        /* LEAPFROG_*: with --decide device, the step's integration as split or fused kernels */
     int launch;          /* LAUNCH_*: with --decide device, a launch per stage or per chunk */
-    int tier;            /* TIER_* (gpu-onchip) */
-    int cluster;         /* blocks per cluster of --tier cluster (gpu-onchip); 0 = by N */
     int icluster;        /* atoms per i-cluster of a cluster-pair list (KNOB_CLUSTERS) */
     int jcluster;        /* atoms per j-unit of its entries: 1 (cluster x atom) up to icluster; 0 = the
-                            program's (1 on the GPU, the SIMD width M on the CPU) */
-    double prune;        /* the pruned rows' buffer beyond r_c, below delta; 0 = no pruning (KNOB_PRUNE) */
-    int simd;            /* SimdLevel (kernels/cpu/cluster_force.h): auto / scalar / avx2 / avx512 */
-    /* gpu-dd (KNOB_DD) */
-    int comm;            /* Comm: the halo exchange backend */
-    char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; Sim.ran: the grid that ran) */
-    int dd_overlap;      /* 1: inner atoms' forces while the remote halo is in flight */
-    int dd_graph;        /* 1: the halo of a step as one CUDA graph */
-    int dd_newton;       /* 1: half-shell ghosts, each pair across a boundary on one domain, forces sent back */
-    int dd_horizon;      /* --decide device: 1 = the host looks at the estimated rebuild step, 0 = sample points only */
-    int dd_force_gate;   /* --decide device: 1 = forces under the gate graph, 0 = launched ungated */
-    int dd_halo_reps;    /* halo and force replays after the run; -1 = --stage-reps (Sim.ran: the count used) */
-    int dd_profile;      /* 1: each rebuild timed by phase, the stream synchronised and the ranks aligned */
-    double dd_timeout;   /* seconds a device wait on a peer may take before every rank stops */
+                            program's (1 on the GPU, the SIMD width M on the CPU: each resolves it) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
     long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */
@@ -160,13 +135,13 @@ typedef struct Params {
     char tag[64];        /* free-form label written to the CSV */
 } Params;
 
-/* Fills *p with defaults, applies the --system preset, then every flag in order.
- * On a bad flag or value prints one line naming the option and its limit and exits 2.
- * `knobs` is the variant's knob mask; `lists` the --list values it builds (bits 1 << ListMethod,
- * 0 = every one); `threads` its --threads default (0: the common one); `program` and `summary`
- * are for --help. */
-void params_parse(Params *p, int argc, char **argv, unsigned knobs, unsigned lists, int threads, const char *program,
-                  const char *summary);
+/* Fills *p with defaults (and *own_p with own->defaults), applies the --system preset, then every
+ * flag in order, of either table. On a bad flag or value prints one line naming the option and its
+ * limit and exits 2. `knobs` is the variant's knob mask; `lists` the --list values it builds (bits
+ * 1 << ListMethod, 0 = every one); `threads` its --threads default (0: the common one); `program`
+ * and `summary` are for --help. */
+void params_parse(Params *p, const OwnOptions *own, void *own_p, int argc, char **argv, unsigned knobs, unsigned lists,
+                  int threads, const char *program, const char *summary);
 
 /* Derived quantities. */
 double params_rn(const Params *p);          /* r_c + delta */
@@ -174,23 +149,25 @@ double params_box(const Params *p);         /* L = (N / rho)^(1/3) */
 long   params_natoms(const Params *p);      /* ne^3 (sc) or 4 ne^3 (fcc) */
 
 /* Prints the fully resolved configuration, one "name = value" per line, prefixed "# ". */
-void params_print(const Params *p, unsigned knobs);
+void params_print(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs);
 
 /* The CSV columns that come from the option table, in table order: fn(ctx, column, value)
  * for every option that has a column and no knob bit (knobbed = 0), or a knob bit among
- * `knobs` (knobbed = 1: the row's knobs column, docs/csv.md). */
-void params_columns(const Params *p, unsigned knobs, int knobbed,
+ * `knobs`, or is the program's own (knobbed = 1: the row's knobs column, docs/csv.md). */
+void params_columns(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs, int knobbed,
                     void (*fn)(void *ctx, const char *col, const char *value), void *ctx);
 
 /* Every option of this program as name=value lines (the flag without dashes), for scripts
  * (--print-config); the caller adds the derived values. */
-void params_print_plain(const Params *p, unsigned knobs);
+void params_print_plain(const Params *p, const OwnOptions *own, const void *own_p, unsigned knobs);
 
-/* One option set from its text as the flag takes it (limits checked: exit 2 on a bad value,
- * through nbr_exit); -1 when the program has no such valued option. The autotuner's trials. */
-int params_set(Params *p, unsigned knobs, const char *program, const char *flag, const char *value);
+/* One option, of either table, set from its text as the flag takes it (limits checked: exit 2 on a
+ * bad value, through nbr_exit); -1 when the program has no such valued option. The autotuner's
+ * trials. */
+int params_set(Params *p, const OwnOptions *own, void *own_p, unsigned knobs, const char *program, const char *flag,
+               const char *value);
 /* An option's value as text (as the flag takes it); -1 when there is no such option. */
-int params_get(const Params *p, const char *flag, char *out, int len);
+int params_get(const Params *p, const OwnOptions *own, const void *own_p, const char *flag, char *out, int len);
 
 #ifdef __cplusplus
 }

@@ -106,7 +106,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     col(row, "tag", "%s", p->tag);
     col(row, "precision", "%s", NBR_PRECISION);
     col(row, "n", "%d", s->n);
-    params_columns(p, v->knobs, 0, option_col, row);   /* the options every program has */
+    params_columns(p, v->opts, s->ran_opts, v->knobs, 0, option_col, row);   /* the options every program has */
     /* empty where nothing was timed (no production step, or stopped before its first block) */
     const int timed = res->nblocks > 0;
     measured_col(row, "us_per_atom_step", "%.6g", timed, res->step_median / s->n * 1e6);
@@ -156,12 +156,7 @@ static void fill_row(Row *row, const Sim *s, const RunResult *res, const char *s
     knobs.program = v->name;
     knobs.len = 0;
     knobs.text[0] = '\0';
-    params_columns(p, v->knobs, 1, knob_pair, &knobs);
-    if (v->knobs & KNOB_DD) {
-        char ranks[16];
-        snprintf(ranks, sizeof ranks, "%d", s->ran.ranks);
-        knob_pair(&knobs, "ranks", ranks);
-    }
+    params_columns(p, v->opts, s->ran_opts, v->knobs, 1, knob_pair, &knobs);   /* what ran of its own too */
     if (v->row_pairs && s->ctx) v->row_pairs((Sim *)s, knob_pair, &knobs);
     col(row, "knobs", "%s", knobs.text);
 }

@@ -79,24 +79,21 @@ struct Variant;
  * and after the run). ran_from_params fills them from Params before each init, so by default
  * what ran is what was asked for, narrowed by the knobs the program declares: without
  * KNOB_REORDER no reordering (reorder 0), without KNOB_LAYERS no host layer step (layers
- * device). The CSV row names these in their options' columns (report.c). */
+ * device). The CSV row names these in their options' columns (report.c). A program's own
+ * options (Variant.opts) have the same pair: Sim.opts as parsed, Sim.ran_opts what ran. */
 typedef struct Ran {
     int list_method;      /* ListMethod built (gpu-rumd, gpu-onchip: auto resolved) */
     int tp, pb;           /* threads per particle; particles per block (gpu-rumd's defaults by N) */
-    int tier, cluster;    /* gpu-onchip: the tier and the cluster's blocks */
-    int simd, icluster, jcluster;   /* cpu-cluster: the instruction set and the cluster shape */
+    int icluster, jcluster;   /* cpu-cluster, gpu-cluster: the cluster shape */
     int reorder;          /* reordering every N steps at the next rebuild (0 = never) */
     int reorder_at;       /* Where the reordering ran */
     int layers;           /* Where layer assignment ran (device: none on the host) */
-    int dd_halo_reps;     /* gpu-dd: the halo and force replays (--dd-halo-reps -1: --stage-reps) */
-    char dd_grid[32];     /* gpu-dd: the domain grid PXxPYxPZ */
-    int ranks;            /* gpu-dd: the ranks that ran (CSV knob ranks; 1 elsewhere) */
 } Ran;
 /* Ran's fields that stand for the Params field of the same name: copied from Params before init
  * (ran_from_params) and laid back over them for the row (ran_show), so a new one is one entry. */
 #define RAN_PARAMS(X) \
-    X(list_method) X(tp) X(pb) X(tier) X(cluster) X(simd) X(icluster) X(jcluster) X(reorder) X(reorder_at) \
-    X(layers) X(dd_halo_reps)
+    X(list_method) X(tp) X(pb) X(icluster) X(jcluster) X(reorder) X(reorder_at) \
+    X(layers)
 
 /* Timer marks: a variant's timer_mark must hold TIMER_SLOTS of them (host clock readings or
  * CUDA events); the loop brackets whole blocks of steps with them, and --stage-reps replays
@@ -105,6 +102,11 @@ enum { TIMER_SLOTS = 4 };
 typedef struct Sim {
     Params p;             /* the options as parsed (and as the autotuner set them): read-only to programs */
     Ran ran;              /* what ran: programs record resolved choices here */
+    /* The program's own options (Variant.opts; NULL where it declares none), the driver's storage:
+     * opts as parsed and tuned, read-only to the program like p (checked alike); ran_opts a copy
+     * made before each init, where the program records what it resolved (the row shows it). */
+    const void *opts;
+    void *ran_opts;
     const struct Variant *variant;
     int n;                /* atoms */
     real L;               /* edge of the cubic region, centred at the origin */
@@ -136,6 +138,9 @@ typedef struct Variant {
     const char *name;
     const char *summary;
     unsigned knobs;        /* KNOB_* this variant honours */
+    /* the options only this program has, declared in its file (options.h's OwnOptions: table,
+     * struct size, defaults); it reads them as Sim.opts. NULL: none */
+    const OwnOptions *opts;
     unsigned lists;        /* with KNOB_LISTMETHOD: the --list values it builds, bits 1 << ListMethod
                               (parsing, --help and --print-options narrow the domain to them) */
     int threads;           /* with KNOB_THREADS: its --threads default (0: 128) */

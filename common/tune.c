@@ -20,6 +20,7 @@ struct Tune {
     Variant trial_v;      /* its own copy of the table (init may edit it) */
     vec3 *r, *v, *a;
     real *u, *q;
+    void *opts;           /* the trial's own options and what ran of them (Sim.opts, Sim.ran_opts) */
     int timed, equil;
     double t0;
     int trials;
@@ -59,6 +60,12 @@ double tune_trial(Tune *T, TuneValues val, const char *phase)
     memcpy(s->a, st->a, sizeof(vec3) * n);
     memcpy(s->u, st->u, sizeof(real) * n);
     memcpy(s->q, st->q, sizeof(real) * n);
+    const OwnOptions *own = st->variant->opts;
+    if (own) {   /* the trial sets its knobs on a copy of the start's, as on Params */
+        memcpy(T->opts, st->opts, own->size);
+        s->opts = T->opts;
+        s->ran_opts = (char *)T->opts + own->size;
+    }
     s->trial = 1;
     Params *p = &s->p;
     /* a short run: warm-up without rescaling (plain NVE from the start), then timed blocks */
@@ -82,7 +89,7 @@ double tune_trial(Tune *T, TuneValues val, const char *phase)
     if (code == 0) {
         nbr_fail_trap(&env);
         for (int k = 0; k < T->decl->nknobs; k++)
-            if (params_set(p, st->variant->knobs, st->variant->name, T->decl->knob[k].flag, val[k]) != 0)
+            if (params_set(p, own, T->opts, st->variant->knobs, st->variant->name, T->decl->knob[k].flag, val[k]) != 0)
                 nbr_fail(EXIT_INTERNAL, "%s: internal: the tuned knob --%s is not an option of this program",
                          st->variant->name, T->decl->knob[k].flag);
         loop_derive(s);
@@ -127,7 +134,7 @@ static int generic_search(Tune *T, TuneOutcome *out)
     for (int k = 0; k < d->nknobs; k++) {
         const TuneKnob *kn = &d->knob[k];
         char cur[TUNE_VAL_LEN];
-        params_get(&T->start->p, kn->flag, cur, sizeof cur);
+        params_get(&T->start->p, T->start->variant->opts, T->start->opts, kn->flag, cur, sizeof cur);
         GenKnob *gk = &g.knob[k];
         gk->name = kn->flag;
         gk->nvalues = T->nvalues[k];
@@ -214,7 +221,9 @@ static void cache_key(const Sim *s, char *key, size_t len)
         int tuned = 0;
         for (int j = 0; j < d->nknobs; j++) tuned |= strcmp(d->knob[j].flag, loop[k].flag) == 0;
         char v[TUNE_VAL_LEN];
-        if (tuned || !(s->variant->knobs & loop[k].bit) || params_get(p, loop[k].flag, v, sizeof v) != 0) continue;
+        if (tuned || !(s->variant->knobs & loop[k].bit) ||
+            params_get(p, s->variant->opts, s->opts, loop[k].flag, v, sizeof v) != 0)
+            continue;
         m += snprintf(key + m, len - m, ";%s=%s", loop[k].flag, v);
     }
     for (char *c = key; *c; c++)
@@ -291,6 +300,7 @@ void tune_apply(Sim *s)
         T->a = nbr_alloc(sizeof(vec3) * s->n, "trial accelerations");
         T->u = nbr_alloc(sizeof(real) * s->n, "trial energies");
         T->q = nbr_alloc(sizeof(real) * s->n, "trial charges");
+        if (v->opts) T->opts = nbr_alloc(2 * v->opts->size, "trial options");
         /* 200 warm-up steps and 4 timed blocks of 125 to 250 steps. The child processes of
          * before timed 3000 steps below N = 67000 to drown their start-up; CUDA events time a
          * block of 250 steps at N = 4096 (~8 ms) to well under 1%, so 1000 do (H200: a trial
@@ -309,7 +319,7 @@ void tune_apply(Sim *s)
         /* RUMD's appendix: a first run to warm up (kernels loaded, clocks up), not compared; the
          * flags' own values. The device memory in use is measured after it and after the search. */
         TuneValues warm;
-        for (int k = 0; k < d->nknobs; k++) params_get(&s->p, d->knob[k].flag, warm[k], TUNE_VAL_LEN);
+        for (int k = 0; k < d->nknobs; k++) params_get(&s->p, v->opts, s->opts, d->knob[k].flag, warm[k], TUNE_VAL_LEN);
         tune_trial(T, warm, "warmup");
         const double mem0 = device_used(s);
         const int rc = d->search ? d->search(T, &o) : generic_search(T, &o);
@@ -325,11 +335,13 @@ void tune_apply(Sim *s)
         if (mem0 >= 0)
             printf("# autotune-memory: trials=%d before_bytes=%.0f after_bytes=%.0f\n", T->trials, mem0, mem1);
         if (!o.budget_exhausted) cache_store(s, key, o.best, o.best_s);
-        free(T->r); free(T->v); free(T->a); free(T->u); free(T->q);
+        free(T->r); free(T->v); free(T->a); free(T->u); free(T->q); free(T->opts);
         free(T);
     }
+    /* the tuned values become the options the run is asked for: the driver's own storage (Sim.opts,
+     * read-only to the program) */
     for (int k = 0; k < d->nknobs; k++)
-        if (params_set(&s->p, v->knobs, v->name, d->knob[k].flag, o.best[k]) != 0)
+        if (params_set(&s->p, v->opts, (void *)s->opts, v->knobs, v->name, d->knob[k].flag, o.best[k]) != 0)
             nbr_fail(EXIT_INTERNAL, "%s: internal: the tuned knob --%s is not an option of this program", v->name,
                      d->knob[k].flag);
     loop_derive(s);

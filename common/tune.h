@@ -1,13 +1,14 @@
 /* tune.h - the autotuner as a harness service (--autotune, any program that declares knobs).
  *
- * A program declares its tunable knobs (Variant.tune): each an option of params.c's table
- * with its domain and a start. The harness keeps the host start the flags built (the state
- * after setup, never stepped) and runs every trial in this process from a copy of it: the
- * knobs set on a copy of Params, the variant's init, a short warm-up (plain NVE) and timed run
- * through the production loop (md_loop.c's loop_run), the seconds per step read from its
- * RunResult, its CSV row tagged autotune-<phase>, the variant's finish; the device context
- * stays. The search is the program's own (gpu-rumd: RUMD's phases, kernels/autotune.c) or the
- * generic coordinate descent (autotune_generic). Result and cache: see docs/autotune.md. */
+ * A program declares its tunable knobs (Variant.tune): each an option of params.c's table or
+ * of its own (Variant.opts) with its domain and a start. The harness keeps the host start the
+ * flags built (the state after setup, never stepped) and runs every trial in this process from a
+ * copy of it: the knobs set on a copy of Params (and of the program's own options), the
+ * variant's init, a short warm-up (plain NVE) and timed run through the production loop
+ * (md_loop.c's loop_run), the seconds per step read from its RunResult, its CSV row tagged
+ * autotune-<phase>, the variant's finish; the device context stays. The search is the program's
+ * own (gpu-rumd: RUMD's phases, kernels/autotune.c) or the generic coordinate descent
+ * (autotune_generic). Result and cache: see docs/autotune.md. */
 #ifndef NBR_TUNE_H
 #define NBR_TUNE_H
 

@@ -10,7 +10,8 @@
 #   check-row-*    the row's check columns: the same numbers as the check's lines, '-' without
 #                  --check or where the run stopped inside it, fail and empty for an unstable run
 #   (verdicts are read from the row's columns, check_row in tests/lib.sh, not from the lines)
-#   params-written-* a program that writes Params (init, the steps) stops: exit 1, one line, no row
+#   params-written-* a program that writes Params or its own options (Sim.opts; init, the steps)
+#                  stops: exit 1, one line, no row
 #   grow-cpu-*     the CPU lists' capacity grown from a tiny start (--grow-from 5), then --check
 #   rebuild-rule-* --config approach: two atoms closing head-on at the largest speed, just outside
 #                  the step-0 list; the rule 0.5 delta keeps their pair, 0.6 loses it
@@ -171,7 +172,7 @@ done
 # test-plant params-init writes --reorder in init, params-run --seed in the steps' forces: the loop
 # compares Params with its copy from before init (md_loop.c), so each stops with exit 1, one line
 # naming the program and when, and no row (the row would name options that did not run).
-_t22_params() {   # PREC FAULT WHEN
+_t22_params() {   # PREC FAULT WHEN [LINE]
     local csv=$TEST_LOG_DIR/params-written-$1-$2.csv err=$TEST_LOG_DIR/params-written-$1-$2.err rc=0 rows
     rm -f "$csv"
     "$BUILD/$1/test-plant" "$2" --ne 8 --config jitter --steps 20 --equil 0 --stage-reps 0 --quiet --csv "$csv" \
@@ -179,13 +180,18 @@ _t22_params() {   # PREC FAULT WHEN
     cat "$err"
     [ $rc -eq 1 ] || { echo "exit $rc, expected 1"; return 1; }
     [ "$(grep -c '' "$err")" -eq 1 ] || { echo "stderr is not one line"; return 1; }
-    grep -qx "cpu-grouped: wrote Params during $3; record resolved choices in Sim.ran" "$err" || return 1
+    grep -qx "${4:-cpu-grouped: wrote Params during $3; record resolved choices in Sim.ran}" "$err" || return 1
     rows=$([ -f "$csv" ] && grep -c '' "$csv" || echo 0)
     [ "$rows" -le 1 ] || { echo "$rows lines in the CSV: a row was written"; return 1; }
     echo "stopped: exit 1, no row"
 }
 t_grep params-written-init-double 'stopped: exit 1, no row' _t22_params double params-init init
 t_grep params-written-run-double 'stopped: exit 1, no row' _t22_params double params-run 'the run'
+# the same for a program's own options (Variant.opts): opts-init and opts-run write test-plant's own
+_t22_own() { echo "cpu-grouped: wrote its own options (Sim.opts) during $1; record resolved choices in Sim.ran_opts"; }
+t_grep params-written-opts-init-double 'stopped: exit 1, no row' _t22_params double opts-init init "$(_t22_own init)"
+t_grep params-written-opts-run-double 'stopped: exit 1, no row' _t22_params double opts-run 'the run' \
+    "$(_t22_own 'the run')"
 
 # --- grow-cpu-: the CPU capacities grown from a tiny start -------------------------------------
 # --grow-from 5: room for ~7 neighbours per atom where the jittered SP start stores ~9 (Newton 3)

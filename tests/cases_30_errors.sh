@@ -22,6 +22,15 @@ t_error err-salt-odd-edge 2 '--ne must be even with --potential lj-coulsf' $b/cp
 t_error err-memory 3 'cannot allocate .* not enough host memory' \
     sh -c "ulimit -v 400000; exec $b/cpu-grouped --ne 400 --steps 0 --equil 0"
 t_grep help-from-option-table '--avg-block' $b/cpu-allpairs --help
+# a program's own options (Variant.opts, declared in its file: gpu-onchip's --tier and --cluster)
+# are in its --help, and another program refuses them like any flag it does not have
+t_error err-own-flag-elsewhere 2 'cpu-grouped: --tier: unknown flag' $b/cpu-grouped --tier grid
+if [ -x $b/gpu-onchip ]; then
+    t_grep help-own-options '^  --tier .*auto\|block\|grid\|cluster' $b/gpu-onchip --help
+    t_grep help-own-options-cluster '^  --cluster ' $b/gpu-onchip --help
+else
+    t_skip help-own-options "$b/gpu-onchip not built (no CUDA)"
+fi
 # a run refused after the CSV check (here: too few cells) leaves no empty CSV behind, which
 # the drivers would refuse to append to (no header)
 _t30_no_empty_csv() {

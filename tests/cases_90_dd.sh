@@ -149,7 +149,7 @@ t_error "dd-refuse-bad-horizon" 2 "dd-horizon must be one of off\|on \(got '0'\)
 t_error "dd-refuse-bad-force-gate" 2 "dd-force-gate must be one of off\|on \(got 'no'\)" "$dd" --dd-force-gate no --ne 8
 t_error "dd-refuse-bad-profile" 2 "dd-profile must be one of off\|on \(got '1'\)" "$dd" --dd-profile 1 --ne 8
 t_error "dd-refuse-zero-timeout" 2 "dd-timeout = 0 is outside its limits" "$dd" --dd-timeout 0 --ne 8
-t_error "dd-refuse-flags-elsewhere" 2 "dd-horizon is not a knob of cpu-grouped" "$BUILD/double/cpu-grouped" --dd-horizon off
+t_error "dd-refuse-flags-elsewhere" 2 "cpu-grouped: --dd-horizon: unknown flag" "$BUILD/double/cpu-grouped" --dd-horizon off
 dd_flags_open() {   # every former environment switch in --help and in --print-config, with its default
     local help cfg f
     help=$("$dd" --help 2>&1) || { echo "--help failed"; return 1; }

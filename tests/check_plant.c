@@ -19,6 +19,8 @@
  *     params-init  init writes Params (--reorder), as a program that resolves a choice there must
  *              not (Sim.ran records it): the loop stops, exit 1, one line naming the program
  *     params-run   the steps' forces write Params (--seed): the same, "during the run"
+ *     opts-init, opts-run  the same for a program's own options (Sim.opts): the plant then
+ *              declares one, --plant-own (Variant.opts), and writes it in init or the steps
  * PLANT_AT (environment) moves a fault along the system (issue 38: faults only at atom 0 and
  * the first pair left a check of half the atoms, or of all but the last pair, unseen):
  * force: the atom, "last" or an index (default 0); pair: "last" leaves out the last pair;
@@ -35,23 +37,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, EXTRA, LAST, PARAMS_INIT, PARAMS_RUN, NFAULTS };
-static const char *const fault_names[NFAULTS] = {"none",  "force", "virial", "energy",      "shift",
-                                                 "pair",  "extra", "last",   "params-init", "params-run"};
-static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0, 0, 1e-3, 0, 0};
+enum { NONE, FORCE, VIRIAL, ENERGY, SHIFT, PAIR, EXTRA, LAST, PARAMS_INIT, PARAMS_RUN, OPTS_INIT, OPTS_RUN, NFAULTS };
+static const char *const fault_names[NFAULTS] = {"none",  "force", "virial", "energy",      "shift",      "pair",
+                                                 "extra", "last",  "params-init", "params-run", "opts-init", "opts-run"};
+static const double default_size[NFAULTS] = {0, 1e-3, 1e-2, 1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 0};
 static int fault;
 static double size;
+
+/* The opts-* faults' own option: a program's options struct, declared as a program declares it. */
+typedef struct {
+    int own;
+} PlantOpts;
+static const Option plant_rows[] = {
+    {"plant-own", T_INT, offsetof(PlantOpts, own), 0, 100, NULL, 0, NULL, "test-plant's own option (opts-*)"}};
+static const PlantOpts plant_defaults = {7};
+static const OwnOptions plant_own = {plant_rows, 1, sizeof(PlantOpts), &plant_defaults, NULL};
 
 static int planted_init(Sim *s)
 {
     const int rc = variant.init(s);
     if (fault == PARAMS_INIT) s->p.reorder += 1;   /* a choice resolved into Params, not Sim.ran */
+    if (fault == OPTS_INIT) ((PlantOpts *)s->opts)->own += 1;   /* ... into Sim.opts, not Sim.ran_opts */
     return rc;
 }
 
 static void planted_forces(Sim *s)
 {
     if (fault == PARAMS_RUN && s->stepping) s->p.seed++;
+    if (fault == OPTS_RUN && s->stepping) ((PlantOpts *)s->opts)->own++;
     const real shift = s->pot.lj.shift;
     if (fault == SHIFT) s->pot.lj.shift = 0;
     forces(s);
@@ -143,8 +156,8 @@ int main(int argc, char **argv)
     for (int k = 0; argc > 1 && k < NFAULTS; k++)
         if (strcmp(argv[1], fault_names[k]) == 0) fault = k;
     if (fault < 0) {
-        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair|extra|last|params-init|params-run [SIZE] "
-                        "ARGS...\n");
+        fprintf(stderr, "usage: test-plant none|force|virial|energy|shift|pair|extra|last|params-init|params-run|"
+                        "opts-init|opts-run [SIZE] ARGS...\n");
         return 2;
     }
     size = default_size[fault];
@@ -161,6 +174,7 @@ int main(int argc, char **argv)
     v.forces = planted_forces;
     v.for_each_pair = planted_pairs;
     v.check_last_force = fault == LAST;
+    if (fault == OPTS_INIT || fault == OPTS_RUN) v.opts = &plant_own;
     argv[skip - 1] = argv[0];
     return nbr_main(argc - skip + 1, argv + skip - 1, &v);
 }

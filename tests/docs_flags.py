@@ -12,7 +12,8 @@ A flag is attributed to the program or script that the text puts it with:
 A program's flags are the option lines of its --help (generated from the option table that
 parses them). A program not built here (gpu-dd without MPI, GPU programs without nvcc) and
 coulomb built without OpenCL are checked against the option table in their sources instead
-(common/params.c, common/coulomb.c), and the output says so.
+(common/params.c, common/coulomb.c, and the program's own options in variants/<prog>.*), and the
+output says so.
 Exit 0: every flag known; 1: a flag that is not (one line per flag: file, line, flag, where).
 """
 import glob
@@ -59,8 +60,8 @@ def main(argv):
     for p in progs:
         got = help_flags(build, p)
         table = "common/coulomb.c" if p.startswith("coulomb") else "common/params.c"
-        if got is None:
-            flags[p] = table_flags(table)
+        if got is None:   # with the options the program declares itself (Variant.opts), in its file
+            flags[p] = table_flags(table).union(*(table_flags(f) for f in glob.glob(f"variants/{p}.c*")))
             notes.append(f"{p} not built here: checked against {table}'s option table")
         elif p == "coulomb" and "--wg" not in got:
             flags[p] = got | table_flags(table)

@@ -281,7 +281,7 @@ static Sim *make_sim(int system, int ne, int config)
     free(s.r); free(s.v); free(s.a); free(s.u); free(s.q);
     memset(&s, 0, sizeof s);
     char *argv[] = {"test", "--system", system == SYS_SP ? "sp" : "lj", NULL};
-    params_parse(&s.p, 3, argv, 0, 0, 0, "test", "");
+    params_parse(&s.p, NULL, NULL, 3, argv, 0, 0, 0, "test", "");
     s.p.ne = ne;
     s.p.config = config;
     s.n = ne * ne * ne;

@@ -25,11 +25,25 @@ typedef struct {
     double within, slots;    /* of the last enumeration (row_pairs) */
 } Ctx;
 
+/* Its own option (Variant.opts: no other program has it), listed with the common ones before
+ * --device; the row's simd pair is what ran (Sim.ran_opts: auto resolved). */
+typedef struct {
+    int simd;   /* SimdLevel */
+} CpuClusterOpts;
+static const Option own_rows[] = {
+    {"simd", T_ENUM, offsetof(CpuClusterOpts, simd), 0, 0, simd_names, 0, "simd",
+     "the force loop: scalar (portable C), avx2 (AVX2 + FMA), avx512 (AVX-512F/VL) or auto (the widest this CPU "
+     "has); one this CPU lacks is refused"},
+};
+static const CpuClusterOpts own_defaults = {SIMD_AUTO};
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(CpuClusterOpts), &own_defaults,
+                               NULL};
+
 static int init(Sim *s)
 {
     const Params *p = &s->p;
     const char *who = s->variant->name;
-    int level = p->simd;
+    int level = ((const CpuClusterOpts *)s->opts)->simd;
     if (level == SIMD_AUTO)
         level = cluster_simd_available(SIMD_AVX512) ? SIMD_AVX512 : cluster_simd_available(SIMD_AVX2) ? SIMD_AVX2
                                                                                                       : SIMD_SCALAR;
@@ -45,7 +59,7 @@ static int init(Sim *s)
     if (p->jcluster && p->jcluster != 4 && p->jcluster != 8)
         nbr_fail(EXIT_INPUT, "%s: --jcluster %d: the scalar loop takes j-clusters of 4 or 8 (or 0)", who, p->jcluster);
     /* the row records what ran (no --reorder: every build sorts, Sim.ran's reorder is 0) */
-    s->ran.simd = level;
+    ((CpuClusterOpts *)s->ran_opts)->simd = level;
     s->ran.jcluster = p->jcluster ? p->jcluster : M;
     s->ran.icluster = CLUSTER_I;
     Ctx *c = calloc(1, sizeof *c);
@@ -138,7 +152,8 @@ static const Variant variant = {
     .name = "cpu-cluster",
     .summary = "cluster-pair list (GROMACS 4xM): z-ordered columns, j-clusters of the SIMD width M, i-units of 4, "
                "a row of j-clusters with periodic images per i-unit, Newton 3; scalar, AVX2 or AVX-512 (--simd)",
-    .knobs = KNOB_CLUSTERS | KNOB_SIMD,
+    .knobs = KNOB_CLUSTERS,
+    .opts = &own,
     .pair_multiplicity = 1,
     .max_atoms = CLUSTER_MAX_ATOMS - CLUSTER_SLACK,
     .max_atoms_why = "a cluster-pair entry holds its first atom in 24 bits",

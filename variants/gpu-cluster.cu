@@ -33,6 +33,13 @@ struct ClusterProgram {
 
 static ClusterProgram *prog_of(Sim *s) { return (ClusterProgram *)gpu_of(s)->prog; }
 
+/* Its own option (Variant.opts: no other program has it), listed with the common ones before
+ * --device, read as opts_of(s). */
+struct ClusterOpts {
+    double prune;   /* the inner rows' buffer beyond r_c, below delta; 0 = no pruning */
+};
+static const ClusterOpts *opts_of(const Sim *s) { return (const ClusterOpts *)s->opts; }
+
 static void cluster_forces(Sim *s)
 {
     GpuSim *g = gpu_of(s);
@@ -44,7 +51,8 @@ static void cluster_forces(Sim *s)
     ClusterPruneSpec prune = {nullptr, P->count_in, nullptr, PRUNE_OFF, 0.0};
     if (P->prune_threshold > 0) {
         prune.W = (unsigned *)g->W + (size_t)P->cl.geo.max_clusters * g->nbr_cap;
-        prune.rin2 = ((real)s->p.rc + s->p.prune) * ((real)s->p.rc + s->p.prune);
+        const double buffer = opts_of(s)->prune;
+        prune.rin2 = ((real)s->p.rc + buffer) * ((real)s->p.rc + buffer);
         if (g->device_mode && P->inner_valid) {   /* the device's builds set its prune_now */
             prune.mode = PRUNE_DEVICE;
             prune.flag = &g->ctrl->prune_now;
@@ -100,13 +108,14 @@ static int cluster_init(Sim *s)
     const Params *p = &s->p;
     const char *who = s->variant->name;
     /* 0: by N (lammps-lj on the H200 at e349b4d..ef292de: 4x1 ahead up to 16 384 atoms, 8x1 from 131 072) */
-    const int C = p->icluster ? p->icluster : s->n < 65536 ? 4 : 8, Cj = p->jcluster;
+    const int C = p->icluster ? p->icluster : s->n < 65536 ? 4 : 8, Cj = p->jcluster ? p->jcluster : 1;
     if (C != 4 && C != 8)
         nbr_fail(EXIT_INPUT, "%s: --icluster %d: the force kernel has i-clusters of 4 or 8 atoms", who, C);
     if (!(Cj == 1 || Cj == C || (C == 8 && Cj == 4)))
         nbr_fail(EXIT_INPUT, "%s: --jcluster %d with --icluster %d: the force kernel takes 1 or %d%s", who, Cj, C, C,
                  C == 8 ? " or 4" : "");
-    s->ran.icluster = C;   /* the row's icluster: what ran */
+    s->ran.icluster = C;   /* the row's icluster and jcluster: what ran (--jcluster 0: 1 on the GPU) */
+    s->ran.jcluster = Cj;
     /* no --reorder (every build sorts) and no --layers: Sim.ran says neither runs (md_loop.c) */
     const int rc = gpu_init_opts(s, 0);         /* no cells of edge r_n */
     GpuSim *g = gpu_of(s);
@@ -125,9 +134,11 @@ static int cluster_init(Sim *s)
     capacity_init(&g->nbr_capacity, who, "cluster-pair list", "entries per i-cluster row", "max-nbr", p->max_nbr,
                   nbr_start_estimate(s, rows), 1);
     g->nbr_cap = (int)g->nbr_capacity.cap;
-    g->w_rows = p->prune > 0 ? 2 * geo.max_clusters : geo.max_clusters;
-    if (p->prune > 0) {
-        P->prune_threshold = p->rebuild_frac * p->prune;
+    const double prune = opts_of(s)->prune;
+    g->w_rows = prune > 0 ? 2 * geo.max_clusters : geo.max_clusters;
+    if (prune > 0) {
+        P->prune_threshold = p->rebuild_frac * prune;
+        g->prune_threshold = P->prune_threshold;   /* the device loop's control block starts from it */
         P->count_in = (int *)gpu_alloc(g, sizeof(int) * (size_t)geo.max_clusters, "the inner rows' counts");
     }
     g->W = (int *)gpu_alloc(g, sizeof(int) * (size_t)g->nbr_cap * g->w_rows, "the cluster-pair rows");
@@ -204,6 +215,24 @@ static void cluster_row_pairs(Sim *s, void (*put)(void *, const char *, const ch
     }
 }
 
+static const Option own_rows[] = {
+    {"prune", T_REAL, offsetof(ClusterOpts, prune), 0, 5, NULL, 0, "prune",
+     "dynamic pruning (GROMACS's): a second, inner row per i-cluster keeps the entries within r_c + this buffer "
+     "of the cluster's atoms, rewritten by the force kernel whenever the summed largest displacement since the "
+     "last prune reaches --rebuild-frac of it (the rebuild rule's bound, so no pair within r_c is lost); the "
+     "other steps evaluate the inner rows; 0 = off; below --delta"},
+};
+static const ClusterOpts own_defaults = {0.0};
+/* refused at parsing, with the flags' other relations (params.c) */
+static void own_check(const void *base, const void *own, const char *program)
+{
+    const double prune = ((const ClusterOpts *)own)->prune;
+    if (prune > 0 && prune >= ((const Params *)base)->delta)
+        opt_die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
+}
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(ClusterOpts), &own_defaults,
+                               own_check};
+
 int main(int argc, char **argv)
 {
     /* no --reorder, so no reordering (every build sorts); the shared device loop with its own
@@ -215,7 +244,8 @@ int main(int argc, char **argv)
                    "warp per i-cluster loading each j once; no minimum image, no Newton 3; rebuilds decided on the "
                    "device",
         .knobs = KNOB_THREADS | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE | KNOB_LEAPFROG |
-                 KNOB_CLUSTERS | KNOB_PRUNE,
+                 KNOB_CLUSTERS,
+        .opts = &own,
         .check_last_force = 1,   /* --prune's inner rows change between builds */
         .max_atoms = CLUSTER_MAX_ATOMS - 1,
         .max_atoms_why = "a cluster-pair entry holds its first atom in 24 bits",

@@ -34,6 +34,41 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Its own options (Variant.opts: no other program has them), stored in DdOpts (dd.cuh), listed
+ * with the common ones before --device; the row's dd_grid and dd_halo_reps pairs are what ran
+ * (dd_ran: the grid and the count resolved). */
+static const Option own_rows[] = {
+    {"comm", T_ENUM, offsetof(DdOpts, comm), 0, 0, comm_names, 0, "comm",
+     "halo exchange backend: mpi (host-staged, the CPU-driven schedule), nccl (send/recv on the stream), p2p (CUDA "
+     "IPC peer writes + signals), nvshmem (fused pack + put-with-signal; where built)"},
+    {"dd-grid", T_STR, offsetof(DdOpts, dd_grid), 0, sizeof(((DdOpts *)0)->dd_grid) - 1, NULL, 0, "dd_grid",
+     "domains per axis PXxPYxPZ, their product the number of ranks (default P x 1 x 1)"},
+    {"dd-overlap", T_ENUM, offsetof(DdOpts, dd_overlap), 0, 0, onoff_names, 0, "dd_overlap",
+     "inner atoms' forces while the remote halo is in flight (local and non-local streams)"},
+    {"dd-graph", T_ENUM, offsetof(DdOpts, dd_graph), 0, 0, onoff_names, 0, "dd_graph",
+     "the halo of a step as one CUDA graph, captured at each rebuild (nccl, p2p, nvshmem)"},
+    {"dd-newton", T_ENUM, offsetof(DdOpts, dd_newton), 0, 0, onoff_names, 0, "dd_newton",
+     "Newton 3 across domain boundaries: ghosts from one side per axis, each boundary pair on one domain, the force "
+     "halo back (mpi, nccl, p2p)"},
+    {"dd-horizon", T_ENUM, offsetof(DdOpts, dd_horizon), 0, 0, onoff_names, 0, "dd_horizon",
+     "--decide device: the host looks at the device at the step the rebuild is estimated due (off: at the sample "
+     "points only, queueing gated steps up to the next one after each stop)"},
+    {"dd-force-gate", T_ENUM, offsetof(DdOpts, dd_force_gate), 0, 0, onoff_names, 0, "dd_force_gate",
+     "--decide device: the force launches under a conditional graph node on the stop flag, so a stopped device "
+     "skips them (off: launched ungated, the same forces recomputed; slower, not different)"},
+    {"dd-halo-reps", T_INT, offsetof(DdOpts, dd_halo_reps), -1, 1e6, NULL, 0, "dd_halo_reps",
+     "after the run replay the halo exchange and the force kernel this many times each, timed on their own "
+     "(0 = off, -1 = as --stage-reps; the row records the count used)"},
+    {"dd-profile", T_ENUM, offsetof(DdOpts, dd_profile), 0, 0, onoff_names, 0, "dd_profile",
+     "time every rebuild by phase (migrate, sort, ..., capture), printed at the end; the stream is synchronised "
+     "and the ranks aligned at each phase boundary, which slows the rebuilds it times"},
+    {"dd-timeout", T_REAL, offsetof(DdOpts, dd_timeout), 1e-3, 1e6, NULL, 0, NULL,
+     "seconds a device wait on a peer (the p2p and nvshmem halo signals, p2p's rebuild vote) may take before every "
+     "rank stops with an error (a run it does not stop is unchanged by it)"},
+};
+static const DdOpts own_defaults = {COMM_MPI, "", 0, 0, 0, 1, 1, -1, 0, 20.0};
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(DdOpts), &own_defaults, NULL};
+
 int main(int argc, char **argv)
 {
     const int n = dd_start(&argc, &argv);   /* MPI up; --help's backends; rank 0 alone prints and writes CSV */
@@ -43,7 +78,8 @@ int main(int argc, char **argv)
         .summary = "domain decomposition over P GPUs (one process each): ghosts by pulse forwarding z, y, x, coordinate "
                    "halo every step through --comm, full lists over local + ghost atoms (--dd-newton on: half shell, "
                    "each boundary pair on one domain, the force halo back), migration at rebuilds",
-        .knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE | KNOB_DD,
+        .knobs = KNOB_THREADS | KNOB_READ | KNOB_REORDER | KNOB_WLAYOUT | KNOB_REDUCE | KNOB_LIST | KNOB_DECIDE,
+        .opts = &own,
         .has_u = 1,
         .pair_multiplicity = 2,
         /* the domain and its halo backend, set up and torn down (dd_stages.cu) */

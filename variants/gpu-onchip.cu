@@ -32,8 +32,6 @@ static int init(Sim *s)
     gpu_init_opts(s, 0);
     OnchipState &oc = *new OnchipState();
     gpu_of(s)->prog = &oc;
-    oc.tier_flag = s->p.tier;
-    oc.cluster_flag = s->p.cluster;
     const int tp = s->p.tp;
     if (tp != 0 && (tp & (tp - 1) || tp > 32))
         nbr_fail(EXIT_INPUT, "%s: --tp %d: gpu-onchip takes 1, 2, 4, 8, 16 or 32 lanes per atom (0 = by tier)",
@@ -101,6 +99,25 @@ static const TuneDecl tune = {6, {{"delta", NULL, 0.05, 1.5, 0.05, NULL},
                                   {"threads", "32 64 128 256 512 1024", 0, 0, 0, "512"},
                                   {"list", "auto n2 cells", 0, 0, 0, NULL}}, 1, NULL};
 
+/* Its own options (issue 36: a program's options declared with the program), stored in OnchipOpts
+ * (onchip.cuh), listed with the common ones before --device. The tier and cluster pairs of the
+ * row are what ran (onchip_ran): the tier and C that auto and 0 chose. */
+static const char *const tier_names[] = {"auto", "block", "grid", "cluster", NULL};
+static const Option own_rows[] = {
+    {"tier", T_ENUM, offsetof(OnchipOpts, tier), 0, 0, tier_names, 0, "tier",
+     "with --decide device: where the system lives while one launch runs the steps between two sample points: "
+     "block (one thread block, everything in shared memory; small N), grid (a cooperative grid, state in global "
+     "memory / L2, grid-wide syncs), cluster (a thread-block cluster, every block a full copy of the positions in "
+     "its shared memory, new positions stored into every block through distributed shared memory) or auto (grid: "
+     "the fastest tier on the H200 at every N, results/h200/onchip.md)"},
+    {"cluster", T_INT, offsetof(OnchipOpts, cluster), 0, 16, NULL, 0, "cluster",
+     "--tier cluster: blocks per thread-block cluster C, each owning N/C atoms (0 = 16, or 8 where 16 do not fit; "
+     "above 8 needs a device that allows non-portable cluster sizes)"},
+};
+static const OnchipOpts own_defaults = {TIER_AUTO, 0};
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(OnchipOpts), &own_defaults,
+                               NULL};
+
 int main(int argc, char **argv)
 {
     /* its own forces (no stage bytes stated), no --reorder (no reordering), and its own device loop:
@@ -111,8 +128,8 @@ int main(int argc, char **argv)
         .summary = "small systems on chip: with --decide device one launch runs every step between two sample points, "
                    "the system in one block's shared memory, a cluster's distributed shared memory or a cooperative "
                    "grid's L2; lists of 16-bit indices (n2 or cells) built on chip, t_p lanes per atom, no Newton 3",
-        .knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_TIER | KNOB_LISTMETHOD |
-                 KNOB_AUTOTUNE,
+        .knobs = KNOB_THREADS | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_DEVICE | KNOB_LISTMETHOD | KNOB_AUTOTUNE,
+        .opts = &own,
         .lists = 1u << LIST_AUTO | 1u << LIST_N2 | 1u << LIST_CELLS,
         .threads = 512,   /* the grid tier's blocks: within 8% of the best of 256, 512 and 1024 from 512 to 64000
                              atoms (results/h200/onchip-sweep-3fbd6ae3bf3d.csv) */

@@ -12,7 +12,10 @@
 
 #include "cluster_list.h"
 
-/* the levels: SimdLevel, common/params.h (--simd) */
+/* the levels (cpu-cluster's --simd, its own option): auto = the widest this CPU has */
+typedef enum { SIMD_AUTO, SIMD_SCALAR, SIMD_AVX2, SIMD_AVX512 } SimdLevel;
+extern const char *const simd_names[];   /* --simd's values, by level */
+
 typedef struct {
     const real *x, *y, *z, *q;
     real *fx, *fy, *fz;

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+const char *const simd_names[] = {"auto", "scalar", "avx2", "avx512", NULL};
+
 int cluster_simd_available(int level)
 {
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -61,7 +61,25 @@
 
 #include "gpu_sim.cuh"
 
-/* the backends: params.h's Comm (COMM_MPI, ...) and comm_names */
+/* gpu-dd's own options (Variant.opts, declared in variants/gpu-dd.cu): no other program has them,
+ * so they live here, not in Params. dd_opts(s): as given (read-only); dd_ran(s): what ran (the
+ * grid and the replays resolved, which the row's dd_grid and dd_halo_reps pairs show). */
+typedef enum { COMM_MPI, COMM_NCCL, COMM_P2P, COMM_NVSHMEM, NCOMMS } Comm;   /* --comm: the halo backends */
+extern const char *const comm_names[];
+struct DdOpts {
+    int comm;            /* Comm: the halo exchange backend */
+    char dd_grid[32];    /* domains per axis "PXxPYxPZ" ("" = P x 1 x 1; ran: the grid that ran) */
+    int dd_overlap;      /* 1: inner atoms' forces while the remote halo is in flight */
+    int dd_graph;        /* 1: the halo of a step as one CUDA graph */
+    int dd_newton;       /* 1: half-shell ghosts, each pair across a boundary on one domain, forces sent back */
+    int dd_horizon;      /* --decide device: 1 = the host looks at the estimated rebuild step, 0 = sample points only */
+    int dd_force_gate;   /* --decide device: 1 = forces under the gate graph, 0 = launched ungated */
+    int dd_halo_reps;    /* halo and force replays after the run; -1 = --stage-reps (ran: the count used) */
+    int dd_profile;      /* 1: each rebuild timed by phase, the stream synchronised and the ranks aligned */
+    double dd_timeout;   /* seconds a device wait on a peer may take before every rank stops */
+};
+static inline const DdOpts *dd_opts(const Sim *s) { return (const DdOpts *)s->opts; }
+static inline DdOpts *dd_ran(Sim *s) { return (DdOpts *)s->ran_opts; }
 
 enum { DD_PULSES = 6 };   /* z down, z up, y down, y up, x down, x up (--dd-newton on: the down pulses only) */
 

@@ -470,7 +470,7 @@ void dd_setup(Sim *s, Dd *d)
     GpuSim *g = d->g;
     const double L = s->L, rn = s->rn;
     d->ncells = d->gc[0] * d->gc[1] * d->gc[2];
-    d->prof_on = s->p.dd_profile;
+    d->prof_on = dd_opts(s)->dd_profile;
     d->counters = (int *)gpu_alloc(g, sizeof(int) * 8, "migration counters");
     d->counters_host = (int *)gpu_pinned(sizeof(int) * 8, "migration counters");
     d->hash_dev = (unsigned long long *)gpu_alloc(g, sizeof(unsigned long long), "id hash");

@@ -210,7 +210,7 @@ void dd_run_decide(Sim *s)
  * every rank looks at the same step. --dd-horizon off: no horizon (the sample points only). */
 int dd_run_horizon(Sim *s)
 {
-    return s->p.dd_horizon ? loop_horizon_estimate(s) : 0;
+    return dd_opts(s)->dd_horizon ? loop_horizon_estimate(s) : 0;
 }
 
 /* A sample point: the one wait of the chunk. A stop before its end sends the loop back to the

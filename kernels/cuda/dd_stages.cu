@@ -41,23 +41,24 @@ static void dd_init_device(Dd *d, GpuSim *g, Sim *s)
     g->threads = s->p.threads;
 }
 
-/* gpu-dd's options (KNOB_DD, parsed by the shared table) checked against the ranks that run,
- * before any GPU is touched; the grid and the ranks recorded in Sim.ran for the CSV row. */
+/* gpu-dd's options (its own, DdOpts, and the shared ones) checked against the ranks that run,
+ * before any GPU is touched; the grid and the replays recorded in dd_ran for the CSV row. */
 static void dd_options(Sim *s, Dd *d)
 {
     const Params *p = &s->p;
-    d->comm_kind = p->comm;
-    d->halo = dd_halo_for(p->comm);
-    d->overlap = p->dd_overlap;
-    d->graph = p->dd_graph;
-    d->newton = p->dd_newton;
+    const DdOpts *o = dd_opts(s);
+    d->comm_kind = o->comm;
+    d->halo = dd_halo_for(o->comm);
+    d->overlap = o->dd_overlap;
+    d->graph = o->dd_graph;
+    d->newton = o->dd_newton;
     int *g = d->dims;
     char tail;
-    if (!p->dd_grid[0]) {
+    if (!o->dd_grid[0]) {
         g[0] = g_size;
         g[1] = g[2] = 1;
-    } else if (sscanf(p->dd_grid, "%dx%dx%d%c", &g[0], &g[1], &g[2], &tail) != 3 || g[0] < 1 || g[1] < 1 || g[2] < 1)
-        dd_fail(EXIT_INPUT, "--dd-grid %s: expected PXxPYxPZ, e.g. 2x1x1", p->dd_grid);
+    } else if (sscanf(o->dd_grid, "%dx%dx%d%c", &g[0], &g[1], &g[2], &tail) != 3 || g[0] < 1 || g[1] < 1 || g[2] < 1)
+        dd_fail(EXIT_INPUT, "--dd-grid %s: expected PXxPYxPZ, e.g. 2x1x1", o->dd_grid);
     if (d->graph && d->halo->host_steps)
         dd_fail(EXIT_INPUT, "--dd-graph on needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
                             "the host in every pulse");
@@ -70,9 +71,9 @@ static void dd_options(Sim *s, Dd *d)
         dd_fail(EXIT_INPUT, "--dd-newton on with --dd-overlap on: not supported yet (the ghosts' rows and the force halo "
                             "are not split into inner and border work)");
     /* --dd-halo-reps -1: as --stage-reps; the row records the count used */
-    s->ran.dd_halo_reps = p->dd_halo_reps < 0 ? p->stage_reps : p->dd_halo_reps;
-    d->timeout_s = p->dd_timeout;
-    d->force_gate = p->dd_force_gate;
+    dd_ran(s)->dd_halo_reps = o->dd_halo_reps < 0 ? p->stage_reps : o->dd_halo_reps;
+    d->timeout_s = o->dd_timeout;
+    d->force_gate = o->dd_force_gate;
     /* --comm mpi is the CPU-driven schedule: its pulses wait on the host every step */
     if (p->decide == DECIDE_DEVICE && d->halo->host_steps)
         dd_fail(EXIT_INPUT, "--decide device needs a backend without host steps (nccl, p2p, nvshmem): --comm mpi waits on "
@@ -80,11 +81,10 @@ static void dd_options(Sim *s, Dd *d)
     if ((long)g[0] * g[1] * g[2] != g_size)
         dd_fail(EXIT_INPUT, "--dd-grid %dx%dx%d has %d domains, but %d rank(s) run: one domain per rank", g[0], g[1], g[2],
                 g[0] * g[1] * g[2], g_size);
-    snprintf(s->ran.dd_grid, sizeof s->ran.dd_grid, "%dx%dx%d", g[0], g[1], g[2]);
+    snprintf(dd_ran(s)->dd_grid, sizeof dd_ran(s)->dd_grid, "%dx%dx%d", g[0], g[1], g[2]);
     /* --reorder N_R: the sort by cell runs on the device at a rebuild (dd_domain.cu); there is no
      * host copy of the atoms to sort, so the row says where it ran */
     if (s->ran.reorder > 0) s->ran.reorder_at = WHERE_DEVICE;
-    s->ran.ranks = g_size;
 }
 
 int dd_init(Sim *s)
@@ -173,12 +173,13 @@ static void dd_halo_timing(Dd *d, int reps)
     d->halo_reps = reps;
 }
 
-/* Variant.row_pairs: halo_us, force_us (the largest over ranks), halo_us_rank0, force_us_rank0
- * (the rank writing the row: rank 0) and replays, the numbers of the console line "# dd: halo
+/* Variant.row_pairs: ranks (the ranks that ran; a row before init has none), then halo_us,
+ * force_us (the largest over ranks), halo_us_rank0, force_us_rank0 (the rank writing the row:
+ * rank 0) and replays, the numbers of the console line "# dd: halo
  * exchange ..."; none where the halo was not timed (--dd-halo-reps 0). Only the row loop_run
  * writes after every step (the loop's stepping cleared, s->step at --steps) times them here: the
  * other ranks then go on to dd_finish, which runs the same replays. A row of a run stopped early
- * (interrupted; unstable within the host loop) gets no pairs: the other ranks are on their way out,
+ * (interrupted; unstable within the host loop) gets no timings: the other ranks are on their way out,
  * and a replay would wait for them. Two such rows cannot be told apart from the last one here (a
  * Variant hook on every rank before the row would): a device-decided run (which leaves stepping
  * 0) found unstable at its last sample point, and a --steps 0 run whose step 0 is not finite;
@@ -188,9 +189,11 @@ void dd_row_pairs(Sim *s, void (*put)(void *ctx, const char *name, const char *v
 {
     Dd *d = dd_of(s);
     if (!d) return;
-    if (!s->stepping && s->step == s->p.steps && !nbr_interrupted()) dd_halo_timing(d, s->ran.dd_halo_reps);
-    if (!d->halo_reps) return;
     char v[32];
+    snprintf(v, sizeof v, "%d", d->size);
+    put(ctx, "ranks", v);
+    if (!s->stepping && s->step == s->p.steps && !nbr_interrupted()) dd_halo_timing(d, dd_ran(s)->dd_halo_reps);
+    if (!d->halo_reps) return;
     const double us[4] = {d->halo_us, d->force_us, d->halo_us_mine, d->force_us_mine};
     const char *const names[4] = {"halo_us", "force_us", "halo_us_rank0", "force_us_rank0"};
     for (int k = 0; k < 4; k++) {
@@ -205,7 +208,7 @@ void dd_finish(Sim *s)
 {
     Dd *d = dd_of(s);
     if (!d) return;
-    dd_halo_timing(d, s->ran.dd_halo_reps);   /* first: done already where this rank wrote the row */
+    dd_halo_timing(d, dd_ran(s)->dd_halo_reps);   /* first: done already where this rank wrote the row */
     long long moved[2] = {d->migrated, dd_halo_bytes(d)};
     dd_allreduce_sum_ll(moved, 2);
     if (!s->p.quiet) {

@@ -105,7 +105,7 @@ void gpu_device_begin(Sim *s)
     c->nbr_last = (unsigned long long)s->stats.nbr_entries;
     c->layers_last = s->stats.layers;
     c->layers_max = s->stats.layers_max;
-    c->prune_threshold = s->p.prune > 0 ? s->p.rebuild_frac * s->p.prune : 0;
+    c->prune_threshold = g->prune_threshold;
     c->prune_now = c->prune_threshold > 0;   /* the host's steps left no inner rows the device knows of */
     CUDA_CHECK(cudaMemcpyAsync(g->ctrl, c, sizeof *c, cudaMemcpyHostToDevice, g->stream));
     take_snapshot(s, g);

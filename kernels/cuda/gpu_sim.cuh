@@ -116,6 +116,8 @@ struct GpuSim {
     cudaTextureObject_t tex_H, tex_count;
     int *W, *nbr_count, nbr_cap;
     int w_rows;                      /* rows of W: n, or a program's own (gpu-cluster: its clusters) */
+    double prune_threshold;          /* a program whose forces prune its rows (gpu-cluster's --prune): the
+                                        displacement that re-prunes, for the device loop; 0 = none */
     Capacity layer_capacity;         /* the policy behind layer_cap (quantum 4: H rows read as int4) */
     Capacity nbr_capacity;           /* the policy behind nbr_cap */
 

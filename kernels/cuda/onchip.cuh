@@ -39,6 +39,21 @@
 
 typedef uint16_t onchip_idx;
 
+/* gpu-onchip's own options (Variant.opts, declared in variants/gpu-onchip.cu): no other program
+ * has them, so they live in this struct, not in Params. --tier: the system in one block's shared
+ * memory, a cooperative grid over global memory (L2), or a thread-block cluster (positions
+ * replicated in every block's shared memory); auto is the grid (onchip_tier.cu). --cluster: the
+ * cluster's blocks C (0 = by N). */
+enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
+struct OnchipOpts {
+    int tier;
+    int cluster;
+};
+/* As given (Sim.opts: read-only), and what ran (Sim.ran_opts: the tier and C chosen, which the
+ * row's tier and cluster pairs show). */
+static inline const OnchipOpts *onchip_opts(const Sim *s) { return (const OnchipOpts *)s->opts; }
+static inline OnchipOpts *onchip_ran(Sim *s) { return (OnchipOpts *)s->ran_opts; }
+
 enum { ONCHIP_MAX_ATOMS = 65535 };
 
 /* log2 t_p (t_p a power of 2). Callers form t_p as 1 << it, so that the compiler knows t_p is
@@ -403,7 +418,6 @@ struct OnchipState {
     int cluster;       /* the cluster tier's blocks per cluster C */
     int cluster_threads; /* and threads per block */
     int cluster_limit; /* dynamic shared memory one block of the cluster tier may have */
-    int tier_flag, cluster_flag; /* --tier and --cluster as given (s->ran records what ran) */
     DeviceControl *ctrl_host_dev;/* GpuSim's ctrl_host, mapped: the device's address */
     real4 *rw0, *rw1;            /* the grid tier's positions */
     GridScratch *scratch;

@@ -74,7 +74,8 @@ static int cluster_fits_c(Sim *s, OnchipState *oc, int C, int hard)
  * line naming the limit. */
 static void fit_cluster(Sim *s, OnchipState *oc)
 {
-    if (oc->cluster_flag > 0) (void)cluster_fits_c(s, oc, oc->cluster_flag, 1);
+    const int C = onchip_opts(s)->cluster;
+    if (C > 0) (void)cluster_fits_c(s, oc, C, 1);
     else if (!cluster_fits_c(s, oc, 16, 0)) (void)cluster_fits_c(s, oc, 8, 1);
 }
 
@@ -85,16 +86,17 @@ static void fit_cluster(Sim *s, OnchipState *oc)
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
     oc->grid_blocks = 0;   /* the grid's plan follows the capacities */
-    if (oc->tier_flag == TIER_CLUSTER) {
+    const int asked = onchip_opts(s)->tier;
+    if (asked == TIER_CLUSTER) {
         fit_cluster(s, oc);
         oc->tier = TIER_CLUSTER;
         oc->tp = lanes(s, oc, oc->tier);
-        s->ran.tier = oc->tier;   /* the CSV row's tier, cluster and tp columns: what ran */
-        s->ran.cluster = oc->cluster;
+        onchip_ran(s)->tier = oc->tier;   /* the CSV row's tier, cluster and tp: what ran */
+        onchip_ran(s)->cluster = oc->cluster;
         s->ran.tp = oc->tp;
         return;
     }
-    if (oc->tier_flag == TIER_BLOCK) {
+    if (asked == TIER_BLOCK) {
         const size_t need = oc_smem_block(s->n, oc->cap).end;
         if (need > (size_t)oc->smem_limit)
             nbr_fail(EXIT_CAPACITY, "%s: --tier block: N = %d atoms with room for %d neighbours each need %zu bytes of "
@@ -102,10 +104,10 @@ void onchip_choose_tier(Sim *s, OnchipState *oc)
                      "--tier grid or auto", s->variant->name, s->n, oc->cap, need, oc->smem_limit,
                      (int)(oc->smem_limit / (3 * sizeof(real4) + sizeof(int) + 2 * (size_t)oc->cap)));
     }
-    oc->tier = oc->tier_flag == TIER_BLOCK ? TIER_BLOCK : TIER_GRID;
+    oc->tier = asked == TIER_BLOCK ? TIER_BLOCK : TIER_GRID;
     oc->tp = lanes(s, oc, oc->tier);
-    s->ran.tier = oc->tier;
-    s->ran.cluster = 0;
+    onchip_ran(s)->tier = oc->tier;
+    onchip_ran(s)->cluster = 0;
     s->ran.tp = oc->tp;
 }
 
