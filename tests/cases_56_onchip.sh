@@ -49,7 +49,8 @@
 #                       block trial (and in double every cluster trial) is refused with exit 3
 #                       (capacity) and the search goes on; no trial fails otherwise; the trial rows
 #                       ran on the tiers that fit; the final row runs the cached values (skin, tier,
-#                       t_p, threads); the harness's device bytes after the search equal to those
+#                       t_p, threads; a cached t_p 0, by tier, shows as the t_p it resolved to,
+#                       as the row records what ran); the harness's device bytes after the search equal to those
 #                       before it; a second run takes the cache and runs no trial.
 #                       Planted fault for the lead (a copy of the tree, not a build flag):
 #                       sed -i 's/if (need > (size_t)oc->smem_limit)/if (0)/'
@@ -171,7 +172,9 @@ assert len(vals) == 7, "six knobs and the seconds"
 f = final[0]
 assert abs(float(f["delta"]) - float(vals[0])) < 1e-9, "final skin"
 assert vals[1] == "auto" or f["tier"] == vals[1], "final tier"
-assert f["tp"] == vals[3] and f["threads"] == vals[4], "final t_p and threads"
+# t_p 0 (by tier) is what the cache keeps; the row names the t_p that ran
+assert f["tp"] == vals[3] or (vals[3] == "0" and f["tp"] in ("1", "2", "4", "8", "16", "32")), "final t_p"
+assert f["threads"] == vals[4], "final threads"
 assert f["list_method"] in ("n2", "cells") and vals[5] in ("auto", f["list_method"]), "final list build"
 m = [l for l in out if l.startswith("# autotune-memory:")]
 mem = dict(w.split("=") for w in m[0].split()[2:])
