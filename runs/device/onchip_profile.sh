@@ -28,7 +28,7 @@ rc=0
 for c in $CASES; do
     name=${c%%:*} flags=${c#*:}
     IFS=, read -r -a args <<<"$flags"
-    "$ncu" --clock-control none --kernel-name regex:'chunk_kernel|cluster_kernel' --launch-skip "$SKIP" \
+    "$ncu" --clock-control none --kernel-name regex:'chunk_kernel' --launch-skip "$SKIP" \
         --launch-count 1 --set full --import-source yes -f -o "$OUT/$name" \
         "$prog" "${args[@]}" --steps 3000 --decide device --sample-every 100 >"$OUT/$name.log" 2>&1 ||
         { echo "$name: ncu failed (tail of $name.log):"; tail -5 "$OUT/$name.log"; rc=1; continue; }
