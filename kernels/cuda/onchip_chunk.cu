@@ -41,6 +41,119 @@ namespace ptx = cuda::ptx;
 
 namespace {
 
+/* ---- a step's pieces, on every tier ---------------------------------------------------- */
+
+/* A rebuild's wrap of atom i in the positions r, and with cells its bin: the occupancy it saw
+ * (0 for n2). */
+__device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const OnchipCells &g)
+{
+    real4 ri = r[i];
+    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    r[i] = ri;
+    return g.m ? onchip_cells_bin<true>(i, ri, L, g) : 0;
+}
+
+/* onchip_force_atom in a chunk kernel's step: u and the virial at the chunk's last step only
+ * (the sample point's sums); `last` is uniform, and both instances inline. */
+template <int Kind>
+__device__ __forceinline__ ForceSum oc_step_forces(bool last, int i, bool active, int sub, int tp, const real4 *r,
+                                                   const onchip_idx *list_i, int count, const PbcBox &box,
+                                                   const PairPotential &pot)
+{
+    return last ? onchip_force_atom<Kind, true>(i, active, sub, tp, r, list_i, count, box, pot)
+                : onchip_force_atom<Kind, false>(i, active, sub, tp, r, list_i, count, box, pot);
+}
+
+/* What a chunk kernel sums over its threads: the sample point's energies and virial, the lists'
+ * entries (last build, production builds) and the largest list and cell occupancy. */
+struct OcSums {
+    double ukin, upot, vir, nb_last, nb_prod;
+    int nb_max, cell_max;
+};
+
+/* The step's tail of atom i after its forces f, on every tier: the second half-kick (its
+ * v^2 into vv_t), then the next step's half-kick and drift into r_next (returns 1), or at the
+ * chunk's last step the sample point: where `store`, the state after the kick into A's arrays
+ * and its sums into S (returns 0). ri, vi: the atom's position and velocity (loaded by the
+ * caller before the forces, so that in the grid their L2 latency hides behind the pair loop's),
+ * vi kicked in place. */
+__device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, const real4 &ri, real4 &vi, bool last, bool store,
+                                            const ChunkArgs &A, double &vv_t, OcSums &S, real4 &r_next)
+{
+    const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
+    half_kick(vi, ai, A.half_dt);
+    const double vv = speed2(vi);
+    vv_t = fmax(vv_t, vv);
+    if (!last) {
+        half_kick(vi, ai, A.half_dt);
+        r_next = ri;
+        drift(r_next, vi, A.dt);
+        return 1;
+    }
+    if (store) {
+        A.r[i] = ri;
+        A.a[i] = ai;
+        A.u[i] = (real)0.5 * f.u;
+        A.v[i] = vi;
+        S.ukin += vv;
+        S.upot += (real)0.5 * f.u;
+        S.vir += (real)0.5 * f.w;
+    }
+    return 0;
+}
+
+/* The warp's largest v^2, in every lane: non-negative doubles order as their bits, so two
+ * integer warp reductions (REDUX: the high words, then the low words where the high word is the
+ * largest) give the same maximum as a shuffle tree, in ~6 instructions instead of ~13 a level.
+ * Every lane of the warp calls. */
+__device__ __forceinline__ double oc_warp_max_vv(double vv)
+{
+    const unsigned long long b = (unsigned long long)__double_as_longlong(vv);
+    const unsigned hi = (unsigned)(b >> 32), top = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned lo = __reduce_max_sync(0xffffffffu, hi == top ? (unsigned)b : 0u);
+    return __longlong_as_double((long long)((unsigned long long)top << 32 | lo));
+}
+
+/* The block's totals of S (every thread calls; the result in thread 0, as block_reduce's). */
+__device__ __forceinline__ OcSums oc_block_sums(const OcSums &S)
+{
+    OcSums t;
+    t.ukin = block_reduce(S.ukin, SumOp(), 0.0);
+    t.upot = block_reduce(S.upot, SumOp(), 0.0);
+    t.vir = block_reduce(S.vir, SumOp(), 0.0);
+    t.nb_last = block_reduce(S.nb_last, SumOp(), 0.0);
+    t.nb_prod = block_reduce(S.nb_prod, SumOp(), 0.0);
+    t.nb_max = block_reduce(S.nb_max, MaxOp(), 0);
+    t.cell_max = block_reduce(S.cell_max, MaxOp(), 0);
+    return t;
+}
+
+/* The sample point from the chunk's totals T (the whole tier's; c: the rebuild count every thread
+ * kept; vv_last: the last step's largest v^2): the control block and the sums where the host
+ * reads them (mapped memory: one event, no copy), by one thread. */
+__device__ __forceinline__ void oc_chunk_done(const RebuildCount &c, const OcSums &T, int built, double vv_last,
+                                              const ChunkArgs &A)
+{
+    DeviceControl d = *A.ctrl;
+    rebuild_count_copy(d, c);
+    d.nbr_max_seen = max(d.nbr_max_seen, T.nb_max);
+    d.cell_max_seen = max(d.cell_max_seen, T.cell_max);
+    if (built) d.nbr_last = (unsigned long long)T.nb_last;
+    d.nbr_sum_prod += T.nb_prod;
+    *A.ctrl = d;
+    *A.ctrl_host = d;
+    A.props[PART_UKIN] = T.ukin; A.props[PART_UPOT] = T.upot; A.props[PART_VIRIAL] = T.vir; A.props[PART_VVMAX] = vv_last;
+}
+
+/* A chunk kernel's threads each keep the rebuild count (decide.cuh): the step's largest v^2 is
+ * the same everywhere, so are the decisions. */
+__device__ __forceinline__ RebuildCount oc_count(const DeviceControl *ctrl)
+{
+    RebuildCount c;
+    rebuild_count_copy(c, *ctrl);
+    return c;
+}
+
 /* Where a chunk's state lives in this block, as a tier lays it out (OcSmem: the offsets in its
  * dynamic shared memory). */
 struct ChunkLayout {
