@@ -165,6 +165,22 @@ struct ChunkLayout {
     real4 *spos;        /* the staged grid's copy of the positions */
 };
 
+/* The pointers into this block's dynamic shared memory at the offsets o: the two position
+ * buffers (or the staged grid's copy) at o.pos, then the rest as OcSmem orders them. */
+__device__ __forceinline__ ChunkLayout oc_layout(const OcSmem &o, unsigned char *smem, const ChunkArgs &A)
+{
+    ChunkLayout L;
+    L.rb0 = L.spos = (real4 *)(smem + o.pos);
+    L.rb1 = L.rb0 + A.n;
+    L.vw = (real4 *)(smem + o.vel);
+    L.count = (int *)(smem + o.count);
+    L.list = (onchip_idx *)(smem + o.list);
+    L.local = A.cells;
+    L.local.count = (int *)(smem + o.cell_count);
+    L.local.slot = (onchip_idx *)(smem + o.cell_slot);
+    return L;
+}
+
 struct BlockTier {
     static constexpr bool grid = false, replicated = false;
     __device__ static int rank() { return threadIdx.x; }
@@ -174,13 +190,7 @@ struct BlockTier {
     __device__ static void range(int n, int &lo, int &hi) { lo = 0; hi = n; }
     __device__ static ChunkLayout layout(const ChunkArgs &A, unsigned char *smem, bool, int, int)
     {
-        const OcSmem o = oc_smem_block(A.n, A.cap);
-        ChunkLayout L = {};
-        L.rb0 = (real4 *)(smem + o.pos); L.rb1 = L.rb0 + A.n;
-        L.vw = (real4 *)(smem + o.vel);
-        L.count = (int *)(smem + o.count);
-        L.list = (onchip_idx *)(smem + o.list);
-        return L;
+        return oc_layout(oc_smem_block(A.n, A.cap), smem, A);
     }
     __device__ static void begin() {}
     __device__ static void before_forces(const ChunkArgs &, int, bool) {}
@@ -212,18 +222,11 @@ struct GridTier {
     /* slots: the block's groups x the atoms each serves (their lists and counts) */
     __device__ static ChunkLayout layout(const ChunkArgs &A, unsigned char *smem, bool staged, int ncell, int slots)
     {
-        const OcSmem o = oc_smem_grid(A.n, slots, A.cap, staged, ncell, A.cells.cap);
-        ChunkLayout L = {};
+        /* the lists (and a staged build) from smem, so that their loads are LDS, not generic */
+        ChunkLayout L = oc_layout(oc_smem_grid(A.n, slots, A.cap, staged, ncell, A.cells.cap), smem, A);
         L.rb0 = A.rw0; L.rb1 = A.rw1; L.vw = A.v;
         /* global memory: LDG, not the generic loads a kernel argument gets */
         __builtin_assume(__isGlobal(A.rw0) && __isGlobal(A.rw1) && __isGlobal(A.v));
-        /* every pointer from smem, so that the loads are LDS, not generic */
-        L.spos = (real4 *)(smem + o.pos);
-        L.count = (int *)(smem + o.count);
-        L.list = (onchip_idx *)(smem + o.list);
-        L.local = A.cells;
-        L.local.count = (int *)(smem + o.cell_count);
-        L.local.slot = (onchip_idx *)(smem + o.cell_slot);
         return L;
     }
     __device__ static void begin() {}
@@ -318,16 +321,7 @@ struct ClusterTier {
     }
     __device__ static ChunkLayout layout(const ChunkArgs &A, unsigned char *smem, bool, int ncell, int)
     {
-        const OcSmem o = oc_smem_cluster(A.n, blocks(), A.cap, ncell, A.cells.cap);
-        ChunkLayout L = {};
-        L.rb0 = (real4 *)(smem + o.pos); L.rb1 = L.rb0 + A.n;
-        L.vw = (real4 *)(smem + o.vel);
-        L.count = (int *)(smem + o.count);
-        L.list = (onchip_idx *)(smem + o.list);
-        L.local = A.cells;
-        L.local.count = (int *)(smem + o.cell_count);
-        L.local.slot = (onchip_idx *)(smem + o.cell_slot);
-        return L;
+        return oc_layout(oc_smem_cluster(A.n, blocks(), A.cap, ncell, A.cells.cap), smem, A);
     }
     __device__ static void begin()
     {
