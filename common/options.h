@@ -53,13 +53,16 @@ typedef struct {
  * rows have knob 0 (they are the program's by being declared there); in the CSV row they are
  * knobs pairs, as the knob options are. `check` (NULL: none), after every flag is parsed: the
  * relations between them and the table's options (`base`: that struct) that single-option
- * limits cannot express, one line and exit 2 (opt_die) where they fail. */
+ * limits cannot express, one line and exit 2 (opt_die) where they fail. `before`: the table's
+ * flag they are listed before (NULL: the table's own choice; params.c: "device"), so that
+ * options moved out of the table keep their place. */
 typedef struct OwnOptions {
     const Option *opt;
     int n;
     size_t size;
     const void *defaults;
     void (*check)(const void *base, const void *own, const char *program);
+    const char *before;
 } OwnOptions;
 
 typedef struct {

@@ -101,13 +101,6 @@ static const Option options[] = {
      "(atoms sorted by cell, 125 cells of edge >= r_n/2 searched) or auto (RUMD's default: n2 below N = 8000, else "
      "sort). gpu-onchip: n2 (every atom tested), cells (binned on chip into cells of edge >= r_n, 27 searched; "
      "needs 3 per axis) or auto (cells above N = 2048 where 4 fit per axis, else n2)"},
-    {"pb", T_INT, F(pb), 0, 1024, NULL, KNOB_PB, "pb",
-     "particles per block p_b (RUMD; 0 = its default: 32 for N <= 10000, else 64), rounded up to fill whole warps"},
-    {"prefetch", T_ENUM, F(prefetch), 0, 0, onoff_names, KNOB_PREFETCH, "prefetch",
-     "the force loop loads the next neighbour's index (and position) before it works on the current one"},
-    {"sort-every", T_INT, F(sort_every), 0, 1e9, NULL, KNOB_SORT, "sort_every",
-     "lists none and n2: sort the atoms by cell every this many steps, at the next rebuild (0 = never); the sort "
-     "list sorts at every build"},
     {"autotune", T_FLAG, F(autotune), 0, 0, NULL, KNOB_AUTOTUNE, "autotune",
      "first tune the knobs this program declares (gpu-rumd: list method, skin, p_b, t_p and sort interval by RUMD's "
      "search; gpu-layer, gpu-old: skin, threads, t_p and read path; gpu-onchip: skin, tier, cluster, t_p and "
@@ -123,7 +116,6 @@ static const Option options[] = {
      "per atom for a Newton 3 list) instead of the density's estimate, so that it must grow during the run (the "
      "overflow tests)"},
     {"max-layers", T_LONG, F(max_layers), 0, 1e6, NULL, KNOB_LAYERCAP, "max_layers", "layer capacity (0 = automatic, grows on demand)"},
-    {"max-pairs", T_LONG, F(max_pairs), 0, 4e9, NULL, KNOB_PAIRCAP, "max_pairs", "pair-list capacity in pairs (0 = automatic, grows on demand)"},
     {"check", T_FLAG, F(check), 0, 0, NULL, 0, NULL, "after the run rebuild, recompute and compare per atom with the O(N^2) reference and brute-force pairs"},
     {"verify-lists", T_FLAG, F(verify_lists), 0, 0, NULL, 0, "verify_lists",
      "before every rebuild check that the stale neighbour structure still holds every pair now within r_c "
@@ -161,8 +153,6 @@ static void set_defaults(Params *p)
     p->layers = WHERE_HOST;
     p->reduce = WHERE_HOST;
     p->tp = 0;
-    p->prefetch = 1;
-    p->sort_every = 200;
     p->autotune_budget = 120;
     snprintf(p->autotune_cache, sizeof p->autotune_cache, "%s", "rumd-autotune.cache");
     p->leapfrog = LEAPFROG_FUSED;   /* split with host decisions and without the knob (params_parse) */
@@ -198,7 +188,9 @@ static OptTable table_of(const OwnOptions *own, unsigned knobs, const char *prog
     OptTable t = {options, NOPTIONS, knobs, program, summary,
                   "Defaults are the paper's: --system sp, 6000 steps, 500 equilibration steps "
                   "rescaled every 20, averages over 1000-step blocks.", {NULL, 0}, own, 0};
-    while (t.own_at < NOPTIONS && strcmp(options[t.own_at].flag, "device") != 0) t.own_at++;
+    /* the program's own rows stand before --device (where such knobs stood) or their `before` */
+    const char *before = own && own->before ? own->before : "device";
+    while (t.own_at < NOPTIONS && strcmp(options[t.own_at].flag, before) != 0) t.own_at++;
     return t;
 }
 

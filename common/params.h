@@ -29,14 +29,11 @@ enum {
     KNOB_TP       = 1u << 6,  /* threads per particle */
     KNOB_LIST     = 1u << 7,  /* capacity of a neighbour list / matrix */
     KNOB_LAYERCAP = 1u << 8,  /* capacity of the layer matrix */
-    KNOB_PAIRCAP  = 1u << 9,  /* capacity of an unordered pair list */
+    KNOB_PAIRCAP  = 1u << 9,  /* an unordered pair list's capacity, grown from --grow-from (cpu-pairlist) */
     KNOB_DECIDE   = 1u << 10, /* rebuild decision on the host or the device */
     KNOB_GRAPH    = 1u << 11, /* CUDA graphs for the steps between sample points */
     KNOB_DEVICE   = 1u << 12, /* which GPU */
     KNOB_LISTMETHOD = 1u << 13, /* the neighbour-list build: none / n2 / sort (RUMD), n2 / cells (gpu-onchip) */
-    KNOB_PB       = 1u << 14, /* particles per block p_b (RUMD) */
-    KNOB_PREFETCH = 1u << 15, /* prefetch of the next neighbour index (RUMD) */
-    KNOB_SORT     = 1u << 16, /* interval of the spatial sort with the n2 / none lists (RUMD) */
     KNOB_AUTOTUNE = 1u << 17, /* the autotuner (common/tune.h): the program declares Variant.tune */
     KNOB_LEAPFROG = 1u << 19, /* the device loop's leapfrog kernels: split (kick, decide, kick_drift) or fused */
     KNOB_CLUSTERS = 1u << 21, /* cluster-pair lists: atoms per i-cluster and per j-unit */
@@ -98,10 +95,6 @@ typedef struct Params {
     int reduce;          /* Where: final stage of reductions */
     int tp;              /* threads per particle */
     int list_method;     /* ListMethod (gpu-rumd, gpu-onchip): auto = the program's default for N */
-    int pb;              /* particles per block p_b (gpu-rumd); 0 = RUMD's default for N */
-    int prefetch;        /* 1: the force loop loads the next neighbour index ahead (gpu-rumd) */
-    int sort_every;      /* gpu-rumd, lists n2 / none: sort atoms by cell every this many steps, at
-                            the next rebuild (0 = never); the sort list sorts at every build */
     int autotune;        /* tune the declared knobs first (common/tune.h) */
     double autotune_budget; /* seconds the search may take */
     char autotune_cache[512]; /* the file of tuned parameters ("" = no cache) */
@@ -116,7 +109,6 @@ typedef struct Params {
                             program's (1 on the GPU, the SIMD width M on the CPU: each resolves it) */
     long max_nbr;        /* neighbours per atom capacity; 0 = automatic (grows) */
     long max_layers;     /* layer capacity; 0 = automatic (grows) */
-    long max_pairs;      /* pair-list capacity; 0 = automatic (grows) */
     long grow_from;      /* debug: automatic neighbour capacity starts here (0 = from the density) */
     /* validation and safety */
     int check;           /* validate against the O(N^2) reference after the run */

@@ -83,7 +83,7 @@ struct Variant;
  * options (Variant.opts) have the same pair: Sim.opts as parsed, Sim.ran_opts what ran. */
 typedef struct Ran {
     int list_method;      /* ListMethod built (gpu-rumd, gpu-onchip: auto resolved) */
-    int tp, pb;           /* threads per particle; particles per block (gpu-rumd's defaults by N) */
+    int tp;               /* threads per particle (gpu-rumd's default by N) */
     int icluster, jcluster;   /* cpu-cluster, gpu-cluster: the cluster shape */
     int reorder;          /* reordering every N steps at the next rebuild (0 = never) */
     int reorder_at;       /* Where the reordering ran */
@@ -92,7 +92,7 @@ typedef struct Ran {
 /* Ran's fields that stand for the Params field of the same name: copied from Params before init
  * (ran_from_params) and laid back over them for the row (ran_show), so a new one is one entry. */
 #define RAN_PARAMS(X) \
-    X(list_method) X(tp) X(pb) X(icluster) X(jcluster) X(reorder) X(reorder_at) \
+    X(list_method) X(tp) X(icluster) X(jcluster) X(reorder) X(reorder_at) \
     X(layers)
 
 /* Timer marks: a variant's timer_mark must hold TIMER_SLOTS of them (host clock readings or

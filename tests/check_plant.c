@@ -51,7 +51,7 @@ typedef struct {
 static const Option plant_rows[] = {
     {"plant-own", T_INT, offsetof(PlantOpts, own), 0, 100, NULL, 0, NULL, "test-plant's own option (opts-*)"}};
 static const PlantOpts plant_defaults = {7};
-static const OwnOptions plant_own = {plant_rows, 1, sizeof(PlantOpts), &plant_defaults, NULL};
+static const OwnOptions plant_own = {plant_rows, 1, sizeof(PlantOpts), &plant_defaults, NULL, NULL};
 
 static int planted_init(Sim *s)
 {

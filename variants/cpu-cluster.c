@@ -37,7 +37,7 @@ static const Option own_rows[] = {
 };
 static const CpuClusterOpts own_defaults = {SIMD_AUTO};
 static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(CpuClusterOpts), &own_defaults,
-                               NULL};
+                               NULL, NULL};
 
 static int init(Sim *s)
 {

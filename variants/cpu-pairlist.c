@@ -27,13 +27,26 @@ typedef struct {
     PairList pl;   /* cells -> pairs, the image code in the first index (kernels/cpu/pair_list.h) */
 } Ctx;
 
+/* Its own option (Variant.opts: no other program has a pair list), listed where it stood in
+ * the common table, before --check. */
+typedef struct {
+    long max_pairs;   /* the pair list's capacity; 0 = automatic (grows, from --grow-from if given) */
+} PairlistOpts;
+static const Option own_rows[] = {
+    {"max-pairs", T_LONG, offsetof(PairlistOpts, max_pairs), 0, 4e9, NULL, 0, "max_pairs",
+     "pair-list capacity in pairs (0 = automatic, grows on demand)"},
+};
+static const PairlistOpts own_defaults = {0};
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(PairlistOpts), &own_defaults,
+                               NULL, "check"};
+
 static int init(Sim *s)
 {
     require_host_reorder(s);
     Ctx *c = calloc(1, sizeof *c);
     if (!c) return 1;
     s->ctx = c;
-    pair_list_init(&c->pl, s);
+    pair_list_init(&c->pl, s, ((const PairlistOpts *)s->opts)->max_pairs);
     return 0;
 }
 
@@ -131,7 +144,8 @@ static void for_each_pair(Sim *s, PairFn fn, void *arg)
 static const Variant variant = {
     .name = "cpu-pairlist",
     .summary = "linked-list cells -> unordered pair list (14 cells, Newton 3, image code in 6 high bits)",
-    .knobs = KNOB_PAIRCAP | KNOB_REORDER,
+    .knobs = KNOB_PAIRCAP | KNOB_REORDER,   /* KNOB_PAIRCAP: --grow-from, which other lists have */
+    .opts = &own,
     .pair_multiplicity = 1,
     .max_atoms = (long)PAIR_INDEX_MASK + 1,
     .max_atoms_why = "2^26: the index bits left beside the 6-bit image code",

@@ -231,7 +231,7 @@ static void own_check(const void *base, const void *own, const char *program)
         opt_die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
 }
 static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(ClusterOpts), &own_defaults,
-                               own_check};
+                               own_check, NULL};
 
 int main(int argc, char **argv)
 {

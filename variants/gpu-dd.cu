@@ -67,7 +67,8 @@ static const Option own_rows[] = {
      "rank stops with an error (a run it does not stop is unchanged by it)"},
 };
 static const DdOpts own_defaults = {COMM_MPI, "", 0, 0, 0, 1, 1, -1, 0, 20.0};
-static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(DdOpts), &own_defaults, NULL};
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(DdOpts), &own_defaults, NULL,
+                               NULL};
 
 int main(int argc, char **argv)
 {

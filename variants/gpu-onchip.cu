@@ -116,7 +116,7 @@ static const Option own_rows[] = {
 };
 static const OnchipOpts own_defaults = {TIER_AUTO, 0};
 static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(OnchipOpts), &own_defaults,
-                               NULL};
+                               NULL, NULL};
 
 int main(int argc, char **argv)
 {

@@ -29,6 +29,17 @@ struct RumdProgram {
 
 static RumdProgram &prog_of(Sim *s) { return *(RumdProgram *)gpu_of(s)->prog; }
 
+/* Its own options (Variant.opts: no other program has them), listed with the common ones where
+ * they stood, after --list; read as opts_of(s). The row's pb is what ran (Sim.ran_opts: 0
+ * resolved to RUMD's default by N). */
+struct RumdOpts {
+    int pb;           /* particles per block p_b; 0 = RUMD's default for N */
+    int prefetch;     /* 1: the force loop loads the next neighbour index ahead */
+    int sort_every;   /* lists n2 / none: sort atoms by cell every this many steps, at the next
+                         rebuild (0 = never); the sort list sorts at every build */
+};
+static const RumdOpts *opts_of(const Sim *s) { return (const RumdOpts *)s->opts; }
+
 /* The block sums land in the per-atom launch's partials, R.force_group force blocks to one. */
 static void rumd_forces(Sim *s)
 {
@@ -38,7 +49,8 @@ static void rumd_forces(Sim *s)
     A.lay = R.lay;
     A.group = R.force_group;
     A.force_blocks = R.force_blocks;
-    const PairForceKind k = {s->p.read, WLAYOUT_ROW, s->pot.kind, R.lay.tp, 0, s->p.prefetch, R.method == LIST_NONE};
+    const PairForceKind k = {s->p.read, WLAYOUT_ROW, s->pot.kind, R.lay.tp, 0, opts_of(s)->prefetch,
+                             R.method == LIST_NONE};
     pair_force_launch(A, k, R.force_blocks, R.lay.threads, g->stream);
 }
 
@@ -152,7 +164,7 @@ static void chunk_setup(Sim *s, RumdProgram &R)
     if (R.method == LIST_SORT)
         nbr_fail(EXIT_INPUT, "%s: --launch chunk builds lists n2 and none (--list sort sorts at every build, with "
                              "CUB passes of their own): use --list n2", who);
-    R.chunk = RumdChunkKind{s->pot.kind, R.lay.tp == 1, s->p.prefetch, R.method == LIST_NONE};
+    R.chunk = RumdChunkKind{s->pot.kind, R.lay.tp == 1, opts_of(s)->prefetch, R.method == LIST_NONE};
     const size_t smem = R.chunk.all_pairs ? 0 : list_n2_smem(R.lay);
     const int per_sm = rumd_chunk_per_sm(R.chunk, R.lay.threads, smem);
     if (per_sm < 1)
@@ -162,11 +174,12 @@ static void chunk_setup(Sim *s, RumdProgram &R)
 }
 
 /* RUMD's defaults (the appendix, kernels/autotune.c): list, p_b and t_p by N, recorded in
- * Sim.ran (the row names what ran; --list, --pb and --tp stay as given). */
+ * Sim.ran and Sim.ran_opts (the row names what ran; --list, --pb and --tp stay as given). */
 static int rumd_init(Sim *s)
 {
     const Params *p = &s->p;
     Ran *ran = &s->ran;
+    RumdOpts *ran_own = (RumdOpts *)s->ran_opts;
     const TuneParams d = autotune_defaults(s->n);
     const int sort_fits = s->L >= 2.5 * s->rn;   /* 5 cells of edge >= r_n / 2 per axis */
     /* --launch chunk builds n2 (and none): auto is n2 there */
@@ -175,17 +188,17 @@ static int rumd_init(Sim *s)
     if (ran->list_method == LIST_SORT && !sort_fits)
         nbr_fail(EXIT_INPUT, "%s: --list sort needs 5 cells of edge >= r_n/2 = %.4g per axis, but L = %.4g < 2.5 r_n: "
                              "use --list n2 or raise --ne", s->variant->name, 0.5 * s->rn, s->L);
-    if (ran->pb == 0) ran->pb = d.pb;
+    if (ran_own->pb == 0) ran_own->pb = d.pb;
     if (ran->tp == 0) ran->tp = d.tp;
     const int method = ran->list_method;
-    ran->reorder = method == LIST_SORT ? 0 : p->sort_every;   /* the sort method sorts in its build */
+    ran->reorder = method == LIST_SORT ? 0 : opts_of(s)->sort_every;   /* the sort method sorts in its build */
     ran->reorder_at = WHERE_DEVICE;   /* the sort runs on the device (no --layers: no layer step) */
     const int rc = gpu_init_opts(s, 0);         /* no cells of edge r_n: boxes under 3 r_n are fine */
     GpuSim *g = gpu_of(s);
     g->prog = new RumdProgram();
     RumdProgram &R = prog_of(s);
     R.method = method;
-    R.lay = tp_layout(ran->tp, ran->pb, s->variant->name);
+    R.lay = tp_layout(ran->tp, ran_own->pb, s->variant->name);
     R.force_blocks = blocks_for(s->n, R.lay.ppb);
     if (R.lay.tp == 1) R.lay.threads = R.lay.ppb;   /* one thread per particle */
     /* ceil(force blocks / partials) force blocks share one of the reductions' partials */
@@ -199,8 +212,8 @@ static int rumd_init(Sim *s)
     s->stats.bytes = g->bytes;
     if (!p->quiet)
         printf("# gpu-rumd: list %s, t_p %d, p_b %d (%d per block, %d threads), prefetch %s, sort every %d steps%s, "
-               "launch %s%s\n", list_names[R.method], R.lay.tp, ran->pb, R.lay.ppb, R.lay.threads,
-               onoff_names[p->prefetch], ran->reorder, R.method == LIST_SORT ? " (every build)" : "",
+               "launch %s%s\n", list_names[R.method], R.lay.tp, ran_own->pb, R.lay.ppb, R.lay.threads,
+               onoff_names[opts_of(s)->prefetch], ran->reorder, R.method == LIST_SORT ? " (every build)" : "",
                launch_names[p->launch], p->launch == LAUNCH_CHUNK ? " (a cooperative grid)" : "");
     return rc;
 }
@@ -226,6 +239,20 @@ static double rumd_stage_bytes(Sim *s, Stage st)
     return gpu_stage_bytes(s, st);
 }
 
+static const Option own_rows[] = {
+    {"pb", T_INT, offsetof(RumdOpts, pb), 0, 1024, NULL, 0, "pb",
+     "particles per block p_b (RUMD; 0 = its default: 32 for N <= 10000, else 64), rounded up to fill whole warps"},
+    {"prefetch", T_ENUM, offsetof(RumdOpts, prefetch), 0, 0, onoff_names, 0, "prefetch",
+     "the force loop loads the next neighbour's index (and position) before it works on the current one"},
+    {"sort-every", T_INT, offsetof(RumdOpts, sort_every), 0, 1e9, NULL, 0, "sort_every",
+     "lists none and n2: sort the atoms by cell every this many steps, at the next rebuild (0 = never); the sort "
+     "list sorts at every build"},
+};
+static const RumdOpts own_defaults = {0, 1, 200};
+/* listed before --autotune: where they stood in the common table, after --list */
+static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(RumdOpts), &own_defaults, NULL,
+                               "autotune"};
+
 int main(int argc, char **argv)
 {
     /* its own sort as the reordering (--sort-every), the shared device loop with its own gated
@@ -236,7 +263,8 @@ int main(int argc, char **argv)
                    "(shared-memory tiles) / sort (atoms sorted by cell, 125 cells), prefetch, rebuilds decided on the "
                    "device",
         .knobs = KNOB_THREADS | KNOB_READ | KNOB_REDUCE | KNOB_TP | KNOB_LIST | KNOB_DECIDE | KNOB_GRAPH | KNOB_DEVICE |
-                 KNOB_LISTMETHOD | KNOB_PB | KNOB_PREFETCH | KNOB_SORT | KNOB_AUTOTUNE | KNOB_LAUNCH,
+                 KNOB_LISTMETHOD | KNOB_AUTOTUNE | KNOB_LAUNCH,
+        .opts = &own,
         .lists = 1u << LIST_AUTO | 1u << LIST_NONE | 1u << LIST_N2 | 1u << LIST_SORT,
         .init = rumd_init,
         .finish = rumd_finish,

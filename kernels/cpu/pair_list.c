@@ -9,12 +9,12 @@ static void alloc_pairs(PairList *pl)
     pl->pairs = nbr_alloc(sizeof(Pair) * (pl->cap.cap + 1), "pair list"); /* + spare slot */
 }
 
-void pair_list_init(PairList *pl, Sim *s)
+void pair_list_init(PairList *pl, Sim *s, long max_pairs)
 {
     lcells_init(&pl->lc, s, s->rn);
     pl->pairs = NULL;
     pl->np = 0;
-    capacity_init(&pl->cap, s->variant->name, "pair list", "pairs", "max-pairs", s->p.max_pairs,
+    capacity_init(&pl->cap, s->variant->name, "pair list", "pairs", "max-pairs", max_pairs,
                   nbr_start_estimate(s, 0.5 * neighbours_within(s, s->rn)) * s->n, 1);
     alloc_pairs(pl);
     image_half_shift_table(s->L, pl->half);

@@ -28,7 +28,8 @@ typedef struct {
     vec3 half[64];     /* b_beta / 2 for every code */
 } PairList;
 
-void pair_list_init(PairList *pl, Sim *s);
+/* max_pairs: the capacity in pairs (cpu-pairlist's --max-pairs; 0 = automatic, grows) */
+void pair_list_init(PairList *pl, Sim *s, long max_pairs);
 void pair_list_free(PairList *pl);
 /* Cells, then the pairs, grown and built again until they fit; sets stats.nbr_entries. */
 void pair_list_build(PairList *pl, Sim *s);
