@@ -172,8 +172,11 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                             const int mid = (b0 + b1) / 2;
                             if (cl->hi[3 * mid + 2] + Sz < lo[2] - rn) b0 = mid + 1; else b1 = mid;
                         }
+                        /* Newton 3: B > A, or A itself through an image above 13 (the column holds
+                         * its clusters in index order, so the scan starts there) */
+                        const int first = code > SHIFT_NONE ? A : A + 1;
+                        if (b0 < first) b0 = first;
                         for (int B = b0; B < cl->col_cl[c + 1] && cl->lo[3 * B + 2] + Sz <= hi[2] + rn; B++) {
-                            if (!(B > A || (B == A && code > SHIFT_NONE))) continue;   /* Newton 3 */
                             if (CLUSTER_PLANT == 1 && B == A + 1 && code == SHIFT_NONE) continue;
                             const real *bl = cl->lo + 3 * B, *bh = cl->hi + 3 * B;
                             const real ex = gap(lo[0], hi[0], bl[0] + Sx, bh[0] + Sx),
@@ -203,14 +206,15 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
     cl->slots = slots;
 }
 
-double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, PairFn fn, void *arg, double *within)
+double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, const int *row_start, const unsigned *ent, PairFn fn,
+                         void *arg, double *within)
 {
     const double rn2 = (double)s->rn * s->rn, rc2 = (double)(real)s->p.rc * (real)s->p.rc;
     double slots = 0;
     *within = 0;
     for (int u = 0; u < cl->nunits; u++)
-        for (int m = cl->row_start[u]; m < cl->row_start[u + 1]; m++)
-            slots += cluster_entry_cover((const real *)s->r, 3, cl->unit_first[u], cl->unit_count[u], cl->ent[m], 1,
+        for (int m = row_start[u]; m < row_start[u + 1]; m++)
+            slots += cluster_entry_cover((const real *)s->r, 3, cl->unit_first[u], cl->unit_count[u], ent[m], 1,
                                          s->L, rn2, rc2, fn, arg, within);
     return slots;
 }
