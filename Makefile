@@ -300,7 +300,7 @@ $(BUILD)/$(1)/test-cpu-cluster-plant-$(2): $(BUILD)/$(1)/variants/cpu-cluster.o 
         $(call objs,$(1),$(COMMON_SRC) $(filter-out $(CPU_CLUSTER_PLANT_C),$(KCPU_SRC)))
 	$(CC) $(CFLAGS) $$^ -o $$@ $(LDLIBS)
 endef
-$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4,$(eval $(call CPU_CLUSTER_PLANT_RULES,$(p),$(k)))))
+$(foreach p,$(PRECISIONS),$(foreach k,1 2 3 4 5 6,$(eval $(call CPU_CLUSTER_PLANT_RULES,$(p),$(k)))))
 
 # The OpenCL kernel source as a C string (the program builds it at run time for its options).
 $(OPENCL_GEN): kernels/opencl/coulomb.cl

@@ -7,7 +7,7 @@ runs/cpu_cluster.sh), and gpu-cluster at 1M atoms beside gpu-layer and gpu-rumd
 
 Per (machine, system, precision, series, N) the mean of the ok rows of the revision measured
 last (runs/cpu_cluster.sh interleaves its rounds, -rK in the tag); a series is a program, and
-cpu-cluster's also its --simd level. The ratio is cpu-cluster's time over cpu-grouped's at the
+cpu-cluster's also its --simd level, shape and --prune buffer. The ratio is cpu-cluster's time over cpu-grouped's at the
 same point: the issue's target is at most 0.5 at N >= 32 768 on SP and LJ.
 A file that does not exist is a section that says so, never an error.
 """
@@ -35,9 +35,12 @@ def cpu_points(df):
     df = df[text(df, "status") == "ok"].copy()
     df["nn"] = num(df, "n").astype(int)
     df["t"] = num(df, "us_per_atom_step")
-    simd = text(df, "simd") if "simd" in df.columns else ""   # nbrcsv spreads the knobs column
+    # nbrcsv spreads the knobs column; rows from before --prune have no prune column (text, num: "", NaN)
+    simd, shape, prune = text(df, "simd"), text(df, "shape"), num(df, "prune").fillna(0)
     v = text(df, "variant")
-    df["series"] = v.where(v != "cpu-cluster", v + " " + simd)
+    label = v + " " + simd + (" " + shape).where(shape != "", "") + \
+        (" prune " + prune.map(lambda b: f"{b:g}")).where(prune > 0, "")
+    df["series"] = v.where(v != "cpu-cluster", label)
     out = {}
     for (sysn, prec, ser, n), g in df.groupby([text(df, "system"), text(df, "precision"), "series", "nn"]):
         last = g.iloc[-1]["git_rev"]
@@ -49,7 +52,8 @@ def cpu_points(df):
 def series_order(series):
     """The atom-list programs first, then cpu-cluster from the narrowest SIMD level up."""
     def key(s):
-        base, _, level = s.partition(" ")
+        base, _, rest = s.partition(" ")
+        level = rest.split(" ")[0]
         return (PROGRAMS.index(base) if base in PROGRAMS else len(PROGRAMS),
                 LEVELS.index(level) if level in LEVELS else len(LEVELS), s)
     return sorted(series, key=key)
@@ -133,7 +137,13 @@ def section(outmd):
            "A cluster-pair list stores one entry and one periodic shift for a whole j-cluster, loaded once for an "
            "i-cluster of 4 (CPU) or 4 and 8 (GPU) atoms; it pays in gathers and minimum images and costs in pairs "
            "evaluated beyond r_c (pair_eff in the rows): the shorter r_c is against the cluster's extent, the more "
-           "of them (at SP's r_c = 2^(1/6) about 97% at 4x8). Which side of the trade wins is in the tables.", ""]
+           "of them (at SP's r_c = 2^(1/6) about 97% at 4x8). Which side of the trade wins is in the tables.", "",
+           "What stands between a CPU figure and its floor: the SIMD loop is bound by the instructions it issues "
+           "(about 40 per register of 16 or 8 slots; some 30 cycles a 16-lane register on the EPYC's Zen core, which "
+           "splits 512-bit operations, the same at 4 096 and 110 592 atoms, so not memory), times the slots it "
+           "evaluates per pair within r_c, 1/pair_eff (prune_eff with `--prune`): 2.9 for lammps-lj at 4x4 "
+           "pruned, about 10 for SP. A series names the level, the shape (i-unit x j-cluster) and the `--prune` "
+           "buffer.", ""]
     cpu = []
     for m in figdata.machines_with(CPU_CSV):
         df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, CPU_CSV),

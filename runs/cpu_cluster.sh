@@ -5,6 +5,8 @@
 # results/<machine>/cpu_cluster.csv and prints us/atom-step per program and N with cpu-cluster's
 # ratio to cpu-grouped (issue 37's CPU target: at most 0.5 at N >= 32 768) and its row columns
 # (shape, fill, pair_eff, list_bpa).
+# cpu-cluster runs at each level with its own j-cluster size (--jclusters "4 8" adds the other
+# shapes) and again with --prune (--prune 0 leaves that out).
 # Each point runs about ATOM_STEPS atom-steps (steps = ATOM_STEPS / N, at least MIN_STEPS), no
 # stage replays. Duration: the default plan (N = 4 000 .. 256 000; cpu-grouped, cpu-pairlist and
 # cpu-cluster scalar + AVX2) took 2.4 min on the 2-core AMD EPYC at load 3.5; a quiet core with
@@ -23,6 +25,8 @@ setting ATOM_STEPS 10000000 "atom-steps per point (steps = this / N)"
 setting MIN_STEPS 40 "fewest steps a point runs"
 setting PRECISIONS float "precisions"
 setting LEVELS "scalar avx2 avx512" "cpu-cluster's --simd levels (those this CPU lacks are left out)"
+setting JCLUSTERS 0 "cpu-cluster's --jcluster sizes per level (0: the level's own, its SIMD width; 4, 8 where the level takes them)"
+setting PRUNE 0.1 "cpu-cluster's --prune buffer, each level run with it too (0: without only)"
 setting REPS 1 "rounds of the whole interleaved plan"
 setting LAMMPS auto "LAMMPS (runs/lmp_variant.sh) among the programs at sp and lj in double: auto (where lmp is), on, off"
 settings_parse "$@"
@@ -42,8 +46,24 @@ has() {   # the CPU's word (/proc/cpuinfo) on a level
 levels=()
 for l in $LEVELS; do if has "$l"; then levels+=("$l"); else echo "  this CPU lacks $l: left out" >&2; fi; done
 # program specs: name[:level]
+# cpu-cluster's: LEVEL[-jM][-prune] (--jcluster M, --prune $PRUNE)
 specs=(cpu-grouped cpu-pairlist)
-for l in "${levels[@]}"; do specs+=("cpu-cluster:$l"); done
+for l in "${levels[@]}"; do
+    for m in $JCLUSTERS; do
+        [ "$m" = 0 ] && m= || m=-j$m
+        specs+=("cpu-cluster:$l$m")
+        awk -v b="$PRUNE" 'BEGIN { exit !(b > 0) }' && specs+=("cpu-cluster:$l$m-prune")
+    done
+done
+# a spec's flags after the program
+spec_flags() {
+    local l=${1#*:} w
+    [ "$l" = "$1" ] && return 0
+    echo "--simd ${l%%-*}"
+    for w in ${l//-/ }; do
+        case $w in j[0-9]*) echo "--jcluster ${w#j}" ;; prune) echo "--prune $PRUNE" ;; esac
+    done
+}
 for sys in $SYSTEMS; do
     case $sys in lammps-lj | sp | lj) ;; *) echo "cpu_cluster.sh: --systems: '$sys' is not lammps-lj, sp or lj" >&2; exit 2 ;; esac
 done
@@ -83,7 +103,8 @@ for prec in $PRECISIONS; do
                     v=${spec%%:*}
                     # sp and lj from their lattice without rescaling (in.lj's preset has none either)
                     cmd=("$BUILD/$prec/$v" --system "$sys" --ne "$ne" --steps "$steps" --equil 0 --stage-reps 0)
-                    [ "$v" = cpu-cluster ] && cmd+=(--simd "${spec#*:}")
+                    # shellcheck disable=SC2207
+                    [ "$v" = cpu-cluster ] && cmd+=($(spec_flags "$spec"))
                     [ "$v" = lammps ] && cmd=(runs/lmp_variant.sh --system "$sys" --ne "$ne" --steps "$steps" --equil 0)
                     tag=$(tag_of "$spec" "$prec" "$ne" "$rep" "$sys")
                     if [ $plan = 1 ]; then echo "$tag	${cmd[*]}"; continue; fi
@@ -101,11 +122,11 @@ for prec in $PRECISIONS; do
     NES=$(nes_of "$sys")
     printf '\n%s %s %s, one core, us/atom-step (mean of %s round(s)); cluster/grouped in brackets:\n' \
         "$(machine_name)" "$sys" "$prec" "$REPS"
-    printf '  %-22s' program
+    printf '  %-46s' program
     for ne in $NES; do printf ' %16s' "N=$(natoms "$sys" "$ne")"; done
     printf '   %s\n' "cpu-cluster's row at the largest N"
     for spec in $(specs_of "$sys" "$prec"); do
-        printf '  %-22s' "${spec/:/ --simd }"
+        printf '  %-46s' "${spec%%:*} $(spec_flags "$spec" | paste -sd' ')"
         last=
         for ne in $NES; do
             vals=() g=()
@@ -121,7 +142,8 @@ for prec in $PRECISIONS; do
             last=$(tag_of "$spec" "$prec" "$ne" "$REPS" "$sys")
         done
         if [ "${spec%%:*}" = cpu-cluster ]; then
-            printf '   %s' "$(for c in shape fill pair_eff list_bpa; do printf '%s=%s ' $c "$(csv_val "$csv" "$last" $c)"; done)"
+            printf '   %s' "$(for c in shape fill pair_eff list_bpa prune_eff prune_slots; do
+                x=$(csv_val "$csv" "$last" $c); [ "$x" = - ] || printf '%s=%s ' $c "$x"; done)"
         fi
         printf '\n'
     done

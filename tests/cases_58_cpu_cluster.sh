@@ -3,8 +3,12 @@
 # level (--simd auto); here every level this CPU has, on every system, float and double. Verdicts
 # from the row (status, the knobs column's pairs), not from the console.
 #   cpu-cluster-simd-*    --check (per atom against O(N^2), the covered pairs within r_n once)
-#                         with each level; a level the CPU lacks: SKIP naming it (the refusal
-#                         is tested instead)
+#                         with each level and j-cluster size it takes (4x4, 4x8); a level the
+#                         CPU lacks: SKIP naming it (the refusal is tested instead)
+#   cpu-cluster-prune-*   --prune (inner rows cut to r_c + a buffer by the force loop): --check
+#                         per level and shape; the same energy and pressure as without it (the
+#                         entries it drops hold no pair within r_c); faults 5 and 6 (no buffer,
+#                         no prune between rebuilds) caught; a buffer not below --delta refused
 #   cpu-cluster-refuse-*  --simd avx512 where the CPU lacks it, a --jcluster the level has not:
 #                         one line, exit 2
 #   cpu-cluster-columns   shape, fill, pair_eff, list_bpa in the row, in their ranges
@@ -43,8 +47,11 @@ for level in scalar avx2 avx512; do
     for prec in double float; do
         for sys in "lammps-lj 5" "sp 12" "lj 10" "salt 12"; do
             set -- $sys
-            t_ok "cpu-cluster-simd-$level-$prec-$1" _t58_ok "$BUILD/$prec/cpu-cluster" --system $1 --ne $2 \
-                --steps 200 --equil 60 --stage-reps 0 --simd $level --check
+            for m in 4 8; do
+                [ $level/$prec/$m = avx2/double/8 ] && continue   # 4 lanes: 4x4 only (refused below)
+                t_ok "cpu-cluster-simd-$level-$prec-$1-4x$m" _t58_ok "$BUILD/$prec/cpu-cluster" --system $1 --ne $2 \
+                    --steps 200 --equil 60 --stage-reps 0 --simd $level --jcluster $m --check
+            done
         done
     done
 done
@@ -56,8 +63,14 @@ else
     t_error cpu-cluster-refuse-avx512 2 '^cpu-cluster: --simd avx512: this CPU lacks it' \
         "$BUILD/double/cpu-cluster" --simd avx512 --ne 8 --quiet
 fi
-t_error cpu-cluster-refuse-jcluster 2 '^cpu-cluster: --jcluster 2: the scalar loop takes j-clusters of 4 or 8' \
+t_error cpu-cluster-refuse-jcluster 2 '^cpu-cluster: --jcluster 2: --simd scalar in double takes j-clusters of 4 or 8' \
     "$BUILD/double/cpu-cluster" --simd scalar --jcluster 2 --ne 8 --quiet
+if _t58_has avx2; then
+    t_error cpu-cluster-refuse-jcluster-avx2-double 2 '^cpu-cluster: --jcluster 8: --simd avx2 in double takes j-clusters of 4 \(or 0\)' \
+        "$BUILD/double/cpu-cluster" --simd avx2 --jcluster 8 --ne 8 --quiet
+fi
+t_error cpu-cluster-refuse-prune 2 'prune.*must be below --delta' \
+    "$BUILD/double/cpu-cluster" --system lammps-lj --ne 5 --prune 0.3
 t_error cpu-cluster-refuse-icluster 2 '^cpu-cluster: --icluster 8: the 4xM kernels have i-units of 4' \
     "$BUILD/double/cpu-cluster" --icluster 8 --ne 8 --quiet
 
@@ -74,17 +87,62 @@ _t58_columns() {
 }
 t_ok cpu-cluster-columns _t58_columns
 
+# --prune: checked per level and shape; the energy and pressure of the run without it, to the
+# last printed digit (the dropped entries held no pair within r_c, so every sum is the same)
+_t58_same() {   # BIN ARGS...: the row's e_end and pressure with --prune 0.2 and without
+    local a b
+    a="$(_t58_col e_end "$@" --prune 0.2) $(_t58_col pressure "$@" --prune 0.2)"
+    b="$(_t58_col e_end "$@") $(_t58_col pressure "$@")"
+    echo "with --prune: $a; without: $b"
+    [ "$a" = "$b" ] && [[ $a != *no-row* ]]
+}
+for level in scalar avx2 avx512; do
+    _t58_has $level || continue
+    for prec in double float; do
+        for m in 4 8; do
+            [ $level/$prec/$m = avx2/double/8 ] && continue
+            for sys in "lammps-lj 5" "sp 12"; do
+                set -- $sys
+                t_ok "cpu-cluster-prune-$level-$prec-$1-4x$m" _t58_ok "$BUILD/$prec/cpu-cluster" --system $1 --ne $2 \
+                    --steps 203 --equil 60 --stage-reps 0 --simd $level --jcluster $m --prune 0.2 --check
+            done
+            t_ok "cpu-cluster-prune-same-$level-$prec-4x$m" _t58_same "$BUILD/$prec/cpu-cluster" --system sp --ne 12 \
+                --steps 300 --equil 50 --stage-reps 0 --simd $level --jcluster $m
+        done
+    done
+done
+
 # each fault, with every level this CPU has: the real program passes the same run
 plants=()
-for k in 1 2 3 4; do plants+=("$BUILD/double/test-cpu-cluster-plant-$k"); done
+for k in 1 2 3 4 5 6; do plants+=("$BUILD/double/test-cpu-cluster-plant-$k"); done
 make --no-print-directory -s -j2 BUILD="$BUILD" "${plants[@]}" >"$TEST_LOG_DIR/cpu-cluster-plant-build.log" 2>&1
-name=(- pair-skipped wrong-shift wrong-mask padding-counted)
+name=(- pair-skipped wrong-shift wrong-mask padding-counted no-buffer no-prune-between-rebuilds)
 args=(--system lammps-lj --ne 5 --steps 100 --equil 0 --stage-reps 0 --check)   # NVE: no temperature verdict
 for level in scalar avx2 avx512; do
     _t58_has $level || continue
     t_ok "cpu-cluster-plant-base-$level" _t58_ok "$BUILD/double/cpu-cluster" "${args[@]}" --simd $level
     for k in 1 2 3 4; do
         t_ok "cpu-cluster-plant-$k-${name[$k]}-$level" _t58_caught "${plants[$((k - 1))]}" "${args[@]}" --simd $level
+    done
+done
+# --prune's faults lose pairs on the steps that read the inner rows: the run's last force (the
+# one --check compares besides the rebuilt list's) must be one of them, so four consecutive
+# lengths, a prune every one or two steps
+_t58_caught_any() {
+    local steps
+    for steps in 200 201 202 203; do _t58_caught "$@" --steps $steps && return 0; done
+    return 1
+}
+_t58_ok_all() {
+    local steps
+    for steps in 200 201 202 203; do _t58_ok "$@" --steps $steps || return 1; done
+}
+pargs=(--system lammps-lj --ne 5 --equil 0 --delta 1.0 --prune 0.05 --stage-reps 0 --check)
+for level in scalar avx2 avx512; do
+    _t58_has $level || continue
+    t_ok "cpu-cluster-plant-prune-base-$level" _t58_ok_all "$BUILD/double/cpu-cluster" "${pargs[@]}" --simd $level
+    for k in 5 6; do
+        t_ok "cpu-cluster-plant-$k-${name[$k]}-$level" _t58_caught_any "${plants[$((k - 1))]}" "${pargs[@]}" --simd $level
     done
 done
 

@@ -10,6 +10,9 @@
  *   list    kernels/cpu/cluster_list.h: atoms sorted into z-ordered columns at every build
  *           (r, v, q follow), j-clusters of M, i-units of 4, rows by bounding box, Newton 3;
  *   forces  kernels/cpu/cluster_force.h: scalar, AVX2 or AVX-512, --simd (auto: the widest);
+ *           --prune b: inner rows of the entries with a pair within r_c + b, cut by the force
+ *           loop every few steps (the rebuild rule's bound), read on the others: at short r_c
+ *           most entries hold no pair within it (pair_eff);
  *   the rest from the shared CPU stages. */
 #include "../kernels/cpu/cluster_force.h"
 #include "../kernels/cpu/cpu_lists.h"
@@ -23,21 +26,42 @@ typedef struct {
     int level;               /* SimdLevel run */
     real *x, *y, *z, *q, *fx, *fy, *fz;   /* n + CLUSTER_SLACK each */
     double within, slots;    /* of the last enumeration (row_pairs) */
+    /* --prune: the inner rows (entries, starts per i-unit); valid: no build since they were cut
+     * (the check's build sorts the atoms too); the displacement sum at that prune */
+    unsigned *ent_in;
+    int *row_in;
+    size_t in_cap;
+    int inner_valid;
+    real rin2;
+    double threshold, disp_pruned;
+    long long prunes;
 } Ctx;
 
 /* Its own option (Variant.opts: no other program has it), listed with the common ones before
  * --device; the row's simd pair is what ran (Sim.ran_opts: auto resolved). */
 typedef struct {
-    int simd;   /* SimdLevel */
+    int simd;      /* SimdLevel */
+    double prune;  /* the inner rows' buffer beyond r_c, below delta; 0 = no pruning */
 } CpuClusterOpts;
 static const Option own_rows[] = {
     {"simd", T_ENUM, offsetof(CpuClusterOpts, simd), 0, 0, simd_names, 0, "simd",
      "the force loop: scalar (portable C), avx2 (AVX2 + FMA), avx512 (AVX-512F/VL) or auto (the widest this CPU "
      "has); one this CPU lacks is refused"},
+    {"prune", T_REAL, offsetof(CpuClusterOpts, prune), 0, 5, NULL, 0, "prune",
+     "dynamic pruning (GROMACS's): inner rows keep the entries with a pair within r_c + this buffer, cut by the "
+     "force loop whenever the summed largest displacement since the last cut reaches --rebuild-frac of it (the "
+     "rebuild rule's bound, so no pair within r_c is lost); the other steps read them; 0 = off; below --delta"},
 };
-static const CpuClusterOpts own_defaults = {SIMD_AUTO};
+static const CpuClusterOpts own_defaults = {SIMD_AUTO, 0.0};
+/* refused at parsing, with the flags' other relations (params.c) */
+static void own_check(const void *base, const void *own, const char *program)
+{
+    const double prune = ((const CpuClusterOpts *)own)->prune;
+    if (prune > 0 && prune >= ((const Params *)base)->delta)
+        opt_die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
+}
 static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(CpuClusterOpts), &own_defaults,
-                               NULL, NULL};
+                               own_check, NULL};
 
 static int init(Sim *s)
 {
@@ -53,11 +77,9 @@ static int init(Sim *s)
     const int M = cluster_simd_width(level);
     if (p->icluster && p->icluster != CLUSTER_I)
         nbr_fail(EXIT_INPUT, "%s: --icluster %d: the 4xM kernels have i-units of 4 atoms (or 0)", who, p->icluster);
-    if (p->jcluster && level != SIMD_SCALAR && p->jcluster != M)
-        nbr_fail(EXIT_INPUT, "%s: --jcluster %d: --simd %s in %s takes %d (the vector's lanes) or 0", who, p->jcluster,
-                 simd_names[level], NBR_PRECISION, M);
-    if (p->jcluster && p->jcluster != 4 && p->jcluster != 8)
-        nbr_fail(EXIT_INPUT, "%s: --jcluster %d: the scalar loop takes j-clusters of 4 or 8 (or 0)", who, p->jcluster);
+    if (p->jcluster && !cluster_simd_takes(level, p->jcluster))
+        nbr_fail(EXIT_INPUT, "%s: --jcluster %d: --simd %s in %s takes j-clusters of %s (or 0)", who, p->jcluster,
+                 simd_names[level], NBR_PRECISION, cluster_simd_takes(level, 8) ? "4 or 8" : "4");
     /* the row records what ran (no --reorder: every build sorts, Sim.ran's reorder is 0) */
     ((CpuClusterOpts *)s->ran_opts)->simd = level;
     s->ran.jcluster = p->jcluster ? p->jcluster : M;
@@ -66,7 +88,15 @@ static int init(Sim *s)
     if (!c) return 1;
     s->ctx = c;
     c->level = level;
+    const double prune = ((const CpuClusterOpts *)s->opts)->prune;
+    ((CpuClusterOpts *)s->ran_opts)->prune = prune;
+    if (prune > 0) {
+        c->threshold = p->rebuild_frac * prune;
+        c->rin2 = cluster_prune_reach2(p->rc, prune);
+    }
     cpu_cluster_init(&c->cl, s, s->ran.jcluster);
+    if (prune > 0)
+        c->row_in = nbr_alloc(sizeof(int) * ((size_t)c->cl.cap_clusters * (c->cl.C / CLUSTER_I) + 1), "the inner rows");
     real **arr[] = {&c->x, &c->y, &c->z, &c->q, &c->fx, &c->fy, &c->fz};
     for (int k = 0; k < 7; k++) *arr[k] = calloc(s->n + CLUSTER_SLACK, sizeof(real));
     for (int k = 0; k < 7; k++)
@@ -85,6 +115,8 @@ static void finish(Sim *s)
     cpu_cluster_free(&c->cl);
     real *arr[] = {c->x, c->y, c->z, c->q, c->fx, c->fy, c->fz};
     for (int k = 0; k < 7; k++) free(arr[k]);
+    free(c->ent_in);
+    free(c->row_in);
     free(c);
     s->ctx = NULL;
 }
@@ -95,8 +127,33 @@ static void build(Sim *s)
     cpu_cluster_build(&c->cl, s);
     memcpy(c->q, s->q, sizeof(real) * s->n);   /* the charges moved with their atoms */
     c->slots = 0;
+    c->inner_valid = 0;
     s->stats.nbr_entries = 2 * c->cl.slots;    /* full-list equivalent of the slots evaluated */
     s->stats.bytes = state_bytes(s) + cpu_cluster_bytes(&c->cl) + 7.0 * sizeof(real) * (s->n + CLUSTER_SLACK);
+}
+
+/* --prune: A reads the inner rows, or (after a build, or once the bound is reached) cuts them
+ * from the rows as it goes (the scalar loop first, in a pass of its own) */
+static void prune_or_read(Sim *s, Ctx *c, ClusterForceArgs *A)
+{
+    if (cpu_cluster_prune_due(!c->inner_valid, s->disp_acc, c->disp_pruned, c->threshold)) {
+        const size_t need = (size_t)c->cl.row_start[c->cl.nunits];   /* at most every entry kept */
+        if (need > c->in_cap) {
+            free(c->ent_in);
+            c->in_cap = need + need / 2;
+            c->ent_in = nbr_alloc(sizeof(unsigned) * c->in_cap, "the inner rows");
+        }
+        A->ent_out = c->ent_in;
+        A->row_out = c->row_in;
+        if (c->level == SIMD_SCALAR) cluster_prune_scalar(A);
+        c->disp_pruned = s->disp_acc;
+        c->inner_valid = 1;
+        if (s->production) c->prunes++;
+        if (c->level != SIMD_SCALAR) return;
+        A->ent_out = NULL;
+    }
+    A->row_start = c->row_in;
+    A->ent = c->ent_in;
 }
 
 static void forces(Sim *s)
@@ -110,8 +167,9 @@ static void forces(Sim *s)
     memset(c->fy, 0, sizeof(real) * (n + CLUSTER_SLACK));
     memset(c->fz, 0, sizeof(real) * (n + CLUSTER_SLACK));
     const CpuClusterList *cl = &c->cl;
-    const ClusterForceArgs A = {c->x, c->y, c->z, c->q, c->fx, c->fy, c->fz, cl->unit_first, cl->unit_count,
-                                cl->row_start, cl->ent, cl->nunits, cl->C, s->L, s->pot};
+    ClusterForceArgs A = {c->x, c->y, c->z, c->q, c->fx, c->fy, c->fz, cl->unit_first, cl->unit_count,
+                          cl->row_start, cl->ent, cl->nunits, cl->C, s->L, s->pot, NULL, NULL, c->rin2};
+    if (c->threshold > 0) prune_or_read(s, c, &A);
     double u = 0, w = 0;
     if (c->level == SIMD_AVX512) cluster_force_avx512(&A, &u, &w);
     else if (c->level == SIMD_AVX2) cluster_force_avx2(&A, &u, &w);
@@ -127,7 +185,7 @@ static void forces(Sim *s)
 static void for_each_pair(Sim *s, PairFn fn, void *arg)
 {
     Ctx *c = s->ctx;
-    c->slots = cpu_cluster_pairs(&c->cl, s, fn, arg, &c->within);
+    c->slots = cpu_cluster_pairs(&c->cl, s, c->cl.row_start, c->cl.ent, fn, arg, &c->within);
 }
 
 /* shape: i-unit x j-cluster (the simd column says which loop ran); fill: real atoms per j-cluster slot;
@@ -146,15 +204,27 @@ static void row_pairs(Sim *s, void (*put)(void *, const char *, const char *), v
     put(ctx, "pair_eff", v);
     snprintf(v, sizeof v, "%.2f", 4.0 * (c->cl.row_start[c->cl.nunits] + c->cl.nunits + 1) / s->n);
     put(ctx, "list_bpa", v);
+    if (c->threshold > 0 && c->inner_valid) {   /* the inner rows as the last force left them */
+        double within = 0;
+        const double slots = cpu_cluster_pairs(&c->cl, s, c->row_in, c->ent_in, NULL, NULL, &within);
+        snprintf(v, sizeof v, "%.4f", slots > 0 ? within / slots : 0.0);
+        put(ctx, "prune_eff", v);
+        snprintf(v, sizeof v, "%.1f", 2 * slots / s->n);   /* full-list equivalent, as nbr_per_atom */
+        put(ctx, "prune_slots", v);
+        snprintf(v, sizeof v, "%lld", c->prunes);
+        put(ctx, "prunes", v);
+    }
 }
 
 static const Variant variant = {
     .name = "cpu-cluster",
     .summary = "cluster-pair list (GROMACS 4xM): z-ordered columns, j-clusters of the SIMD width M, i-units of 4, "
-               "a row of j-clusters with periodic images per i-unit, Newton 3; scalar, AVX2 or AVX-512 (--simd)",
+               "a row of j-clusters with periodic images per i-unit, Newton 3; scalar, AVX2 or AVX-512 (--simd); "
+               "dynamic pruning (--prune)",
     .knobs = KNOB_CLUSTERS,
     .opts = &own,
     .pair_multiplicity = 1,
+    .check_last_force = 1,   /* --prune's inner rows change between builds */
     .max_atoms = CLUSTER_MAX_ATOMS - CLUSTER_SLACK,
     .max_atoms_why = "a cluster-pair entry holds its first atom in 24 bits",
     .init = init,

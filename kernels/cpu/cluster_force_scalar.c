@@ -1,7 +1,9 @@
 /* cluster_force_scalar.c - the portable cluster-pair force loop and the run-time choice of
  * the SIMD level (cluster_force.h). */
 #include "cluster_force.h"
+#include "../rebuild_rule.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const simd_names[] = {"auto", "scalar", "avx2", "avx512", NULL};
@@ -24,9 +26,53 @@ int cluster_simd_width(int level)
     return level == SIMD_AVX2 ? (f ? 8 : 4) : level == SIMD_AVX512 ? 8 : 4;
 }
 
+real cluster_prune_reach2(double rc, double buffer)
+{
+    const real r = (real)rc + (real)(CLUSTER_PLANT == 5 ? 0 : buffer);
+    return r * r;
+}
+
+int cpu_cluster_prune_due(int rebuilt, double disp, double disp_pruned, double threshold)
+{
+    return prune_due(rebuilt, disp, disp_pruned, CLUSTER_PLANT == 6 ? INFINITY : threshold);
+}
+
+void cluster_prune_scalar(const ClusterForceArgs *A)
+{
+    real H[27][3];
+    cluster_half_shifts(A->L, H);
+    int kept = 0;
+    for (int u = 0; u < A->nunits; u++) {
+        const int i0 = A->unit_first[u], ni = A->unit_count[u];
+        A->row_out[u] = kept;
+        for (int m = A->row_start[u]; m < A->row_start[u + 1]; m++) {
+            const unsigned e = A->ent[m];
+            const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);
+            const real hx = H[code][0], hy = H[code][1], hz = H[code][2];
+            int keep = 0;
+            for (int i = i0; i < i0 + ni && !keep; i++)
+                for (int j = a0; j < a0 + atoms && !keep; j++) {
+                    if (code == SHIFT_NONE && j <= i) continue;
+                    const real dx = (A->x[i] - hx) - (A->x[j] + hx), dy = (A->y[i] - hy) - (A->y[j] + hy),
+                               dz = (A->z[i] - hz) - (A->z[j] + hz);
+                    keep = dx * dx + dy * dy + dz * dz < A->rin2;
+                }
+            if (keep) A->ent_out[kept++] = e;
+        }
+    }
+    A->row_out[A->nunits] = kept;
+}
+
+int cluster_simd_takes(int level, int M)
+{
+    return M == 4 || (M == 8 && !(level == SIMD_AVX2 && sizeof(real) == 8));
+}
+
 void cluster_force_scalar(const ClusterForceArgs *A, double *upot, double *virial)
 {
-    const real L = A->L, rc2 = A->pot.rc2;
+    const real rc2 = A->pot.rc2;
+    real H[27][3];
+    cluster_half_shifts(A->L, H);
     double usum = 0, wsum = 0;
     for (int u = 0; u < A->nunits; u++) {
         const int i0 = A->unit_first[u], ni = A->unit_count[u];
@@ -37,9 +83,7 @@ void cluster_force_scalar(const ClusterForceArgs *A, double *upot, double *viria
             for (int m = A->row_start[u]; m < A->row_start[u + 1]; m++) {
                 const unsigned e = A->ent[m];
                 const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);
-                /* the image as pbc_delta forms it (see cluster_force_simd.h) */
-                const real hx = (real)0.5 * shift_sx(code) * L, hy = (real)0.5 * shift_sy(code) * L,
-                           hz = (real)0.5 * shift_sz(code) * L;
+                const real hx = H[code][0], hy = H[code][1], hz = H[code][2];
                 for (int q = 0; q < A->M; q++) {
                     const int j = a0 + q;
                     const int on = (CLUSTER_PLANT == 4 || q < atoms) &&

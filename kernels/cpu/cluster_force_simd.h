@@ -1,20 +1,30 @@
 /* cluster_force_simd.h - the body of the SIMD cluster-pair force loops (cluster_force.h),
  * written once in GCC vector types and included by cluster_force_avx2.c and _avx512.c under
- * their target pragmas. Needs VW (lanes), VSQRT(v) and optionally JW (the j-cluster's M atoms,
- * default VW). With JW < VW a register holds VW / JW i-atoms against the same j-cluster, each
- * in its own JW lanes (GROMACS's 2xMM): AVX-512 in float runs 4x8 in 16 lanes this way, as an
- * entry holds at most 8 atoms. */
+ * their target pragmas, once per j-cluster size. Needs VW (lanes), VSQRT(v), KANY(mask) and
+ * JW (the j-cluster's M atoms, at most VW); it defines simd_rows_j<JW>. With JW < VW a register
+ * holds VW / JW i-atoms against the same j-cluster, each in its own JW lanes (GROMACS's 2xMM),
+ * through the including file's KLOAD_J (the j values in every lane group) and KFOLD_J (the
+ * groups' sum added to the j-cluster): AVX-512 in float runs 4x8 in 16 lanes this way, as an
+ * entry holds at most 8 atoms, and 4x4 in one register. */
 #include <stdint.h>
 #include <string.h>
 
-#ifndef JW
-#define JW VW
+#if !defined(JW) || JW > VW
+#error "the including file defines JW, the j-cluster's atoms, at most VW"
+#endif
+#ifndef KANY
+#error "the including file defines KANY(mask): whether any lane is on"
 #endif
 #if JW != VW && !(defined(KLOAD_J) && defined(KFOLD_J))
 #error "JW < VW needs the including file's KLOAD_J and KFOLD_J"
 #endif
 #define VI (VW / JW)   /* i-atoms per register */
+#define SIMD_CAT2(a, b) a##b
+#define SIMD_CAT(a, b) SIMD_CAT2(a, b)
+#define SIMD_J(name) SIMD_CAT(name, SIMD_CAT(_j, JW))   /* this instance's name */
 
+#ifndef NBR_CLUSTER_SIMD_COMMON
+#define NBR_CLUSTER_SIMD_COMMON
 #ifdef NBR_FLOAT
 typedef int32_t KI;
 #else
@@ -23,11 +33,21 @@ typedef int64_t KI;
 typedef real KV __attribute__((vector_size(VW * sizeof(real))));
 typedef KI KVI __attribute__((vector_size(VW * sizeof(real))));
 
-/* the j-cluster's JW values in each of the VI lane groups (KLOAD_J: the including file's
- * broadcast where VI > 1) */
-static inline KV kload(const real *p)
+static inline KV kmask(KV v, KVI m) { return (KV)((KVI)v & m); }
+static inline double ksum(KV v)
 {
-#ifdef KLOAD_J
+    double s = 0;
+    for (int l = 0; l < VW; l++) s += v[l];
+    return s;
+}
+/* one case of the registry (common/potentials/all.h): the kind's evaluator body on VW lanes */
+#define SIMD_POT_CASE(P, K, name, id) case K: NBR_POT_##id(KV, real, VSQRT, P, r2, qq, f, uu); break;
+#endif
+
+/* the j-cluster's JW values in each of the VI lane groups */
+static inline KV SIMD_J(kload)(const real *p)
+{
+#if JW != VW
     return KLOAD_J(p);
 #else
     KV v;
@@ -35,10 +55,10 @@ static inline KV kload(const real *p)
     return v;
 #endif
 }
-/* adds the VI lane groups' sums to the j-cluster's JW values (KFOLD_J: the halves' sum) */
-static inline void kadd(real *p, KV v)
+/* adds the VI lane groups' sums to the j-cluster's JW values */
+static inline void SIMD_J(kadd)(real *p, KV v)
 {
-#ifdef KFOLD_J
+#if JW != VW
     KFOLD_J(p, v);
 #else
     KV s;
@@ -47,24 +67,14 @@ static inline void kadd(real *p, KV v)
     memcpy(p, &s, sizeof s);
 #endif
 }
-static inline KV kmask(KV v, KVI m) { return (KV)((KVI)v & m); }
-static inline double ksum(KV v)
-{
-    double s = 0;
-    for (int l = 0; l < VW; l++) s += v[l];
-    return s;
-}
-
-/* one case of the registry (common/potentials/all.h): the kind's evaluator body on VW lanes */
-#define SIMD_POT_CASE(P, K, name, id) case K: NBR_POT_##id(KV, real, VSQRT, P, r2, qq, f, uu); break;
 
 /* one row for one potential kind (a constant at the call: each kind its own loop) */
-static inline __attribute__((always_inline)) void simd_row(const ClusterForceArgs *A, int u, const int kind,
+static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const ClusterForceArgs *A, int u, const int kind,
+                                                               const int prune, const real (*H)[3], int *kept,
                                                                KV *uacc, KV *wacc)
 {
     const int i0 = A->unit_first[u], ni = A->unit_count[u];
-    const real L = A->L;
-    const KV rc2 = (KV){0} + A->pot.rc2;
+    const KV rc2 = (KV){0} + A->pot.rc2, rin2 = (KV){0} + A->rin2;
     KVI lane, ilane;   /* a lane's j-atom and its i-atom within the register's VI */
     for (int l = 0; l < VW; l++) { lane[l] = l % JW; ilane[l] = l / JW; }
     enum { NI = CLUSTER_I / VI };   /* registers of i-atoms */
@@ -86,20 +96,24 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
     for (int m = A->row_start[u]; m < A->row_start[u + 1]; m++) {
         const unsigned e = A->ent[m];
         const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);
-        /* the image as pbc_delta forms it, (r_i - S/2) - (r_j + S/2): both terms near |x| <= L/2,
-         * not r_j + S near L, whose rounding a float lattice's cancelling forces show */
-        const real hx = (real)0.5 * shift_sx(code) * L, hy = (real)0.5 * shift_sy(code) * L,
-                   hz = (real)0.5 * shift_sz(code) * L;
-        const KV xj = kload(A->x + a0) + hx, yj = kload(A->y + a0) + hy, zj = kload(A->z + a0) + hz;
-        const KV qj = kload(A->q + a0);   /* dead where the kind ignores qq */
+        const real hx = H[code][0], hy = H[code][1], hz = H[code][2];
+        const KV xj = SIMD_J(kload)(A->x + a0) + hx, yj = SIMD_J(kload)(A->y + a0) + hy, zj = SIMD_J(kload)(A->z + a0) + hz;
+        const KV qj = SIMD_J(kload)(A->q + a0);   /* dead where the kind ignores qq */
         const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? JW : atoms);
         const KVI jidx = lane + (KI)a0;
         KV fxj = {0}, fyj = {0}, fzj = {0};
+        KVI keep = {0}, any = {0};
         for (int t = 0; t < NI; t++) {
             const KV dx = (xi[t] - hx) - xj, dy = (yi[t] - hy) - yj, dz = (zi[t] - hz) - zj;
             const KV r2 = dx * dx + dy * dy + dz * dz;
-            KVI on = (r2 < rc2) & jon & ion[t];
-            if (code == SHIFT_NONE) on &= jidx > iat[t] + (KI)(CLUSTER_PLANT == 3);
+            KVI slot = jon & ion[t];
+            if (code == SHIFT_NONE) slot &= jidx > iat[t] + (KI)(CLUSTER_PLANT == 3);
+            if (prune) keep |= (r2 < rin2) & slot;
+            const KVI on = (r2 < rc2) & slot;
+            /* no pair of the register within r_c (most of them at short cutoffs: pair_eff): the
+             * evaluator's sums would only add zeros */
+            if (!KANY(on)) continue;
+            any |= on;
             const KV qq = qi[t] * qj;
             KV f, uu;
             switch ((PotentialKind)kind) { NBR_POTENTIALS(SIMD_POT_CASE, A->pot) }
@@ -110,9 +124,11 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
             ua += kmask(uu, on);
             wa += f * r2;
         }
-        kadd(A->fx + a0, fxj);
-        kadd(A->fy + a0, fyj);
-        kadd(A->fz + a0, fzj);
+        if (prune && KANY(keep)) A->ent_out[(*kept)++] = e;
+        if (!KANY(any)) continue;
+        SIMD_J(kadd)(A->fx + a0, fxj);
+        SIMD_J(kadd)(A->fy + a0, fyj);
+        SIMD_J(kadd)(A->fz + a0, fzj);
     }
     *uacc += ua;
     *wacc += wa;
@@ -124,13 +140,26 @@ static inline __attribute__((always_inline)) void simd_row(const ClusterForceArg
     }
 }
 
-/* every row, the kind chosen once */
-static void simd_rows(const ClusterForceArgs *A, double *upot, double *virial)
+/* every row, the kind and whether it prunes chosen once */
+static void SIMD_J(simd_rows)(const ClusterForceArgs *A, double *upot, double *virial)
 {
     KV ua = {0}, wa = {0};
-#define SIMD_ROWS(K) for (int u = 0; u < A->nunits; u++) simd_row(A, u, K, &ua, &wa)
+    int kept = 0;
+    real H[27][3];
+    cluster_half_shifts(A->L, H);
+#define SIMD_ROWS(K)                                                                  \
+    if (A->ent_out)                                                                   \
+        for (int u = 0; u < A->nunits; u++) {                                         \
+            A->row_out[u] = kept;                                                     \
+            SIMD_J(simd_row)(A, u, K, 1, (const real(*)[3])H, &kept, &ua, &wa);                                    \
+        }                                                                             \
+    else                                                                              \
+        for (int u = 0; u < A->nunits; u++) SIMD_J(simd_row)(A, u, K, 0, (const real(*)[3])H, &kept, &ua, &wa)
     NBR_POTENTIAL_DISPATCH(A->pot.kind, SIMD_ROWS);
 #undef SIMD_ROWS
+    if (A->ent_out) A->row_out[A->nunits] = kept;
     *upot = ksum(ua);
     *virial = ksum(wa);
 }
+#undef VI
+#undef SIMD_J

@@ -127,13 +127,20 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
     free(col_atom);
     cl->ncl = ncl;
     cl->nunits = ncl * upc;
-    const int R = (int)(rn / cl->w) + 1;
+    const int R = (int)(rn / cl->w) + 1, span = 2 * R + 1;
+    /* per column offset and z image, the first cluster whose top reaches the unit's reach: the
+     * units of one column come in z order, so it only moves up until the column changes (a
+     * binary search per unit and neighbour column was a quarter of the build) */
+    int *from = nbr_alloc(sizeof(int) * span * span * 3, "cluster search");
     size_t m = 0;
     double slots = 0;
-    for (int A = 0; A < ncl; A++) {
+    for (int A = 0, prev = -1; A < ncl; A++) {
         const int col = (int)(cell_coord(s->r[cl->cl_first[A]].y, L, 1 / cl->w, G) * G +
                               cell_coord(s->r[cl->cl_first[A]].x, L, 1 / cl->w, G));
         const int cx = col % G, cy = col / G;
+        if (col != prev)
+            for (int k = 0; k < span * span * 3; k++) from[k] = -1;
+        prev = col;
         for (int k = 0; k < upc; k++) {
             const int u = A * upc + k, i0 = cl->cl_first[A] + k * CLUSTER_I;
             int ni = cl->cl_count[A] - k * CLUSTER_I;
@@ -167,13 +174,15 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                         const int code = shift_code(CLUSTER_PLANT == 2 ? -sx : sx, sy, sz);
                         const real Sx = sx * L, Sy = sy * L, Sz = sz * L;
                         /* the column's clusters in z order: the first whose top reaches lo - r_n */
-                        int b0 = cl->col_cl[c], b1 = cl->col_cl[c + 1];
-                        while (b0 < b1) {
-                            const int mid = (b0 + b1) / 2;
-                            if (cl->hi[3 * mid + 2] + Sz < lo[2] - rn) b0 = mid + 1; else b1 = mid;
-                        }
+                        int *f = from + ((dy + R) * span + (dx + R)) * 3 + (sz + 1);
+                        int b0 = *f < 0 ? cl->col_cl[c] : *f;
+                        while (b0 < cl->col_cl[c + 1] && cl->hi[3 * b0 + 2] + Sz < lo[2] - rn) b0++;
+                        *f = b0;
+                        /* Newton 3: B > A, or A itself through an image above 13 (the column holds
+                         * its clusters in index order, so the scan starts there) */
+                        const int first = code > SHIFT_NONE ? A : A + 1;
+                        if (b0 < first) b0 = first;
                         for (int B = b0; B < cl->col_cl[c + 1] && cl->lo[3 * B + 2] + Sz <= hi[2] + rn; B++) {
-                            if (!(B > A || (B == A && code > SHIFT_NONE))) continue;   /* Newton 3 */
                             if (CLUSTER_PLANT == 1 && B == A + 1 && code == SHIFT_NONE) continue;
                             const real *bl = cl->lo + 3 * B, *bh = cl->hi + 3 * B;
                             const real ex = gap(lo[0], hi[0], bl[0] + Sx, bh[0] + Sx),
@@ -199,18 +208,20 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                 }
         }
     }
+    free(from);
     cl->row_start[cl->nunits] = (int)m;
     cl->slots = slots;
 }
 
-double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, PairFn fn, void *arg, double *within)
+double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, const int *row_start, const unsigned *ent, PairFn fn,
+                         void *arg, double *within)
 {
     const double rn2 = (double)s->rn * s->rn, rc2 = (double)(real)s->p.rc * (real)s->p.rc;
     double slots = 0;
     *within = 0;
     for (int u = 0; u < cl->nunits; u++)
-        for (int m = cl->row_start[u]; m < cl->row_start[u + 1]; m++)
-            slots += cluster_entry_cover((const real *)s->r, 3, cl->unit_first[u], cl->unit_count[u], cl->ent[m], 1,
+        for (int m = row_start[u]; m < row_start[u + 1]; m++)
+            slots += cluster_entry_cover((const real *)s->r, 3, cl->unit_first[u], cl->unit_count[u], ent[m], 1,
                                          s->L, rn2, rc2, fn, arg, within);
     return slots;
 }

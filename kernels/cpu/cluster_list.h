@@ -18,7 +18,8 @@
 /* The test builds' planted faults (Makefile: test-cpu-cluster-plant-K), each one --check must
  * catch: 1 the search drops the cluster just above the own one in its column (a cluster pair
  * skipped), 2 a column image's shift along x with the wrong sign, 3 the self mask drops
- * (i, i + 1) as well, 4 a j-cluster's padding lanes counted as atoms. 0 in every other build. */
+ * (i, i + 1) as well, 4 a j-cluster's padding lanes counted as atoms; --prune's: 5 the inner
+ * rows cut at r_c (no buffer), 6 no prune between rebuilds. 0 in every other build. */
 #ifndef CLUSTER_PLANT
 #define CLUSTER_PLANT 0
 #endif
@@ -47,7 +48,9 @@ void cpu_cluster_free(CpuClusterList *cl);
 /* Sorts the atoms (r, v, a, q permuted) and builds the rows. */
 void cpu_cluster_build(CpuClusterList *cl, Sim *s);
 double cpu_cluster_bytes(const CpuClusterList *cl);
-/* The covered pairs within r_n (fn may be NULL); returns the slots, *within those within r_c. */
-double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, PairFn fn, void *arg, double *within);
+/* The covered pairs within r_n of the rows (row_start, ent: the list's own, or --prune's inner
+ * ones; fn may be NULL); returns the slots, *within those within r_c. */
+double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, const int *row_start, const unsigned *ent, PairFn fn,
+                         void *arg, double *within);
 
 #endif
