@@ -109,17 +109,9 @@ for k in 1 2 3 4; do
     _t57_plant "cluster-plant-$k-${name[$k]}" "${plants[$((k - 1))]}" _t57_ok _t57_caught \
         --system lammps-lj --ne 5 --steps 200 --equil 0 $shape --check
 done
-# --prune's faults lose pairs on the steps that read the inner rows: the run's last force must be
-# one of them, so four consecutive lengths (a prune every one or two steps) and each decision path
-_t57_caught_any() {
-    local steps
-    for steps in 200 201 202 203; do _t57_caught "$@" --steps $steps && return 0; done
-    return 1
-}
-_t57_ok_all() {
-    local steps
-    for steps in 200 201 202 203; do _t57_ok "$@" --steps $steps || return 1; done
-}
+# --prune's faults: four consecutive lengths (tests/lib.sh: at_some_length) and each decision path
+_t57_caught_any() { at_some_length _t57_caught "$@"; }
+_t57_ok_all() { at_every_length _t57_ok "$@"; }
 for k in 5 6 7; do
     name=(- - - - - no-buffer no-prune-between-rebuilds entry-lost)
     for path in host device; do

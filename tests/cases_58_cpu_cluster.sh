@@ -125,18 +125,9 @@ for level in scalar avx2 avx512; do
         t_ok "cpu-cluster-plant-$k-${name[$k]}-$level" _t58_caught "${plants[$((k - 1))]}" "${args[@]}" --simd $level
     done
 done
-# --prune's faults lose pairs on the steps that read the inner rows: the run's last force (the
-# one --check compares besides the rebuilt list's) must be one of them, so four consecutive
-# lengths, a prune every one or two steps
-_t58_caught_any() {
-    local steps
-    for steps in 200 201 202 203; do _t58_caught "$@" --steps $steps && return 0; done
-    return 1
-}
-_t58_ok_all() {
-    local steps
-    for steps in 200 201 202 203; do _t58_ok "$@" --steps $steps || return 1; done
-}
+# --prune's faults: four consecutive lengths (tests/lib.sh: at_some_length)
+_t58_caught_any() { at_some_length _t58_caught "$@"; }
+_t58_ok_all() { at_every_length _t58_ok "$@"; }
 pargs=(--system lammps-lj --ne 5 --equil 0 --delta 1.0 --prune 0.05 --stage-reps 0 --check)
 for level in scalar avx2 avx512; do
     _t58_has $level || continue

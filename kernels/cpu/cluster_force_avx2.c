@@ -19,8 +19,9 @@
 /* the 4 j values in both halves; the halves' sum added to them */
 #define JW 4
 #define KLOAD_J(p) ((KV)_mm256_broadcast_ps((const __m128 *)(p)))
-#define KFOLD_J(p, v) \
-    _mm_storeu_ps((p), _mm_add_ps(_mm_loadu_ps(p), _mm_add_ps(_mm256_castps256_ps128((__m256)(v)), _mm256_extractf128_ps((__m256)(v), 1))))
+#define KFOLD_J(p, v)                                                                                   \
+    _mm_storeu_ps((p), _mm_add_ps(_mm_loadu_ps(p), _mm_add_ps(_mm256_castps256_ps128((__m256)(v)),         \
+                                                          _mm256_extractf128_ps((__m256)(v), 1))))
 #include "cluster_force_simd.h"
 
 void cluster_force_avx2(const ClusterForceArgs *A, double *upot, double *virial)

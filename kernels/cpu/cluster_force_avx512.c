@@ -32,7 +32,8 @@
 #define KFOLD_J(p, v)                                                                                   \
     do {                                                                                                \
         const __m256 h = HALVES_PS(v);                                                                  \
-        _mm_storeu_ps((p), _mm_add_ps(_mm_loadu_ps(p), _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)))); \
+        _mm_storeu_ps((p), _mm_add_ps(_mm_loadu_ps(p),                                                  \
+                                      _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)))); \
     } while (0)
 #include "cluster_force_simd.h"
 #else

@@ -70,8 +70,8 @@ static inline void SIMD_J(kadd)(real *p, KV v)
 
 /* one row for one potential kind (a constant at the call: each kind its own loop) */
 static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const ClusterForceArgs *A, int u, const int kind,
-                                                               const int prune, const real (*H)[3], int *kept,
-                                                               KV *uacc, KV *wacc)
+                                                                   const int prune, const real (*H)[3], int *kept,
+                                                                   KV *uacc, KV *wacc)
 {
     const int i0 = A->unit_first[u], ni = A->unit_count[u];
     const KV rc2 = (KV){0} + A->pot.rc2, rin2 = (KV){0} + A->rin2;
@@ -97,7 +97,8 @@ static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const Cluster
         const unsigned e = A->ent[m];
         const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);
         const real hx = H[code][0], hy = H[code][1], hz = H[code][2];
-        const KV xj = SIMD_J(kload)(A->x + a0) + hx, yj = SIMD_J(kload)(A->y + a0) + hy, zj = SIMD_J(kload)(A->z + a0) + hz;
+        const KV xj = SIMD_J(kload)(A->x + a0) + hx, yj = SIMD_J(kload)(A->y + a0) + hy,
+                 zj = SIMD_J(kload)(A->z + a0) + hz;
         const KV qj = SIMD_J(kload)(A->q + a0);   /* dead where the kind ignores qq */
         const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? JW : atoms);
         const KVI jidx = lane + (KI)a0;
@@ -147,13 +148,13 @@ static void SIMD_J(simd_rows)(const ClusterForceArgs *A, double *upot, double *v
     int kept = 0;
     real H[27][3];
     cluster_half_shifts(A->L, H);
-#define SIMD_ROWS(K)                                                                  \
-    if (A->ent_out)                                                                   \
-        for (int u = 0; u < A->nunits; u++) {                                         \
-            A->row_out[u] = kept;                                                     \
-            SIMD_J(simd_row)(A, u, K, 1, (const real(*)[3])H, &kept, &ua, &wa);                                    \
-        }                                                                             \
-    else                                                                              \
+#define SIMD_ROWS(K)                                                                        \
+    if (A->ent_out)                                                                         \
+        for (int u = 0; u < A->nunits; u++) {                                               \
+            A->row_out[u] = kept;                                                           \
+            SIMD_J(simd_row)(A, u, K, 1, (const real(*)[3])H, &kept, &ua, &wa);             \
+        }                                                                                   \
+    else                                                                                    \
         for (int u = 0; u < A->nunits; u++) SIMD_J(simd_row)(A, u, K, 0, (const real(*)[3])H, &kept, &ua, &wa)
     NBR_POTENTIAL_DISPATCH(A->pot.kind, SIMD_ROWS);
 #undef SIMD_ROWS
