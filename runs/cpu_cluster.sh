@@ -8,9 +8,9 @@
 # cpu-cluster runs at each level with its own j-cluster size (--jclusters "4 8" adds the other
 # shapes) and again with --prune (--prune 0 leaves that out).
 # Each point runs about ATOM_STEPS atom-steps (steps = ATOM_STEPS / N, at least MIN_STEPS), no
-# stage replays. Duration: the default plan (N = 4 000 .. 256 000; cpu-grouped, cpu-pairlist and
-# cpu-cluster scalar + AVX2) took 2.4 min on the 2-core AMD EPYC at load 3.5; a quiet core with
-# AVX-512 (one program more) about as long. Quick form (the tests): --nes 6 --atom-steps 20000 --out-dir DIR.
+# stage replays. Duration: --levels "avx2 avx512" --jclusters "0 4" --reps 2 at two N each of
+# lammps-lj, sp and lj (120 points) took 4 min on a quiet core of the 2-core AMD EPYC.
+# Quick form (the tests): --nes 6 --atom-steps 20000 --out-dir DIR.
 # Settings: runs/cpu_cluster.sh --help (docs/drivers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
