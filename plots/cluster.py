@@ -94,7 +94,20 @@ def cpu_part(m, df):
             best = min(big)
             out += [f"Target (cpu-cluster at most {TARGET_RATIO} of cpu-grouped at N >= {TARGET_N}): best ratio "
                     f"{best:.2f}, {'met' if best <= TARGET_RATIO else 'not met'}.", ""]
+        out += lammps_line(pts)
     return out
+
+
+def lammps_line(pts):
+    """cpu-cluster's fastest series against LAMMPS at each N where both ran (the issue asks for faster)."""
+    lmp = pts.get("lammps", {})
+    cells = []
+    for n in sorted(lmp):
+        best = min(((by_n[n][0], s) for s, by_n in pts.items() if s.startswith("cpu-cluster") and n in by_n),
+                   default=None)
+        if best and lmp[n][0] > 0:
+            cells.append(f"N = {n}: {best[0]:.4f} ({best[1]}) against {lmp[n][0]:.4f}, {best[0] / lmp[n][0]:.2f}x")
+    return [f"Against LAMMPS in the same run: {'; '.join(cells)}.", ""] if cells else []
 
 
 def gpu_part():
