@@ -11,7 +11,8 @@
 #                         no prune between rebuilds) caught; a buffer not below --delta refused
 #   cpu-cluster-refuse-*  --simd avx512 where the CPU lacks it, a --jcluster the level has not:
 #                         one line, exit 2
-#   cpu-cluster-columns   shape, fill, pair_eff, list_bpa in the row, in their ranges
+#   cpu-cluster-columns   shape, fill, pair_eff, list_bpa in the row, in their ranges; the list
+#                         and force stages' GB/s (gbs_list, gbs_force) stated
 #   cpu-cluster-plant-*   a test build with one fault (Makefile test-cpu-cluster-plant-K): a
 #                         cluster pair skipped, a wrong shift, a wrong mask bit, a padded atom
 #                         counted; the row says check-failed or unstable, the program's ok
@@ -86,6 +87,18 @@ _t58_columns() {
     [ "$shape" = 4x8 ] && python3 -c "import sys; f, e, b = map(float, sys.argv[1:]); sys.exit(not (0.5 < f <= 1 and 0.05 < e < 1 and b > 0))" "$fill" "$eff" "$bpa"
 }
 t_ok cpu-cluster-columns _t58_columns
+# the stages' bytes (Variant.stage_bytes): GB/s of the list and force stages, above 0 and below
+# what one core could stream (200 GB/s), with and without --prune (the inner rows' bytes)
+_t58_gbs() {
+    local csv=$_t58_dir/gbs-$1.csv l f
+    "$BUILD/float/cpu-cluster" --system lammps-lj --ne 8 --steps 100 --equil 0 --stage-reps 3 --prune "$1" \
+        --csv "$csv" --quiet >/dev/null || return 1
+    l=$(python3 runs/csvq.py get "$csv" gbs_list); f=$(python3 runs/csvq.py get "$csv" gbs_force)
+    echo "gbs_list $l gbs_force $f"
+    python3 -c "import sys; sys.exit(not all(0 < float(x) < 200 for x in sys.argv[1:]))" "$l" "$f"
+}
+t_ok cpu-cluster-stage-bytes _t58_gbs 0
+t_ok cpu-cluster-stage-bytes-pruned _t58_gbs 0.1
 
 # --prune: checked per level and shape; the energy and pressure of the run without it, to the
 # last printed digit (the dropped entries held no pair within r_c, so every sum is the same)

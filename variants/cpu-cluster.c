@@ -188,6 +188,20 @@ static void for_each_pair(Sim *s, PairFn fn, void *arg)
     c->slots = cpu_cluster_pairs(&c->cl, s, c->cl.row_start, c->cl.ent, fn, arg, &c->within);
 }
 
+/* The fewest bytes a stage moves, for the GB/s columns. Force: the positions in and the forces
+ * out (3 values each per atom, charges not counted), the rows read (the inner ones where --prune
+ * cut them) and the units' first, count and row start. List: r, v and q read and written by the
+ * sort, each cluster's box, first and count, the units' tables and the rows written. */
+static double stage_bytes(Sim *s, Stage st)
+{
+    const Ctx *c = s->ctx;
+    const double n = s->n, R = sizeof(real), units = c->cl.nunits, rows = c->cl.row_start[c->cl.nunits];
+    if (st == STAGE_FORCE)
+        return 6 * R * n + 4.0 * (c->threshold > 0 && c->inner_valid ? c->row_in[c->cl.nunits] : rows) + 12.0 * units;
+    if (st == STAGE_LIST) return 2 * 7 * R * n + (6 * R + 8) * c->cl.ncl + 12.0 * units + 4.0 * rows;
+    return -1;
+}
+
 /* shape: i-unit x j-cluster (the simd column says which loop ran); fill: real atoms per j-cluster slot;
  * pair_eff: evaluated pairs within r_c; list_bpa: the rows' bytes per atom */
 static void row_pairs(Sim *s, void (*put)(void *, const char *, const char *), void *ctx)
@@ -234,6 +248,7 @@ static const Variant variant = {
     .forces = forces,
     .for_each_pair = for_each_pair,
     .row_pairs = row_pairs,
+    .stage_bytes = stage_bytes,
 };
 
 int main(int argc, char **argv) { return nbr_main(argc, argv, &variant); }
