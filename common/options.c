@@ -43,9 +43,9 @@ static int is_own(const OptTable *t, const Option *o)
 }
 
 /* The struct o's offset is into. */
-static const void *base_of(const OptTable *t, const void *base, const void *own, const Option *o)
+static void *base_of(const OptTable *t, const void *base, const void *own, const Option *o)
 {
-    return is_own(t, o) ? own : base;
+    return (void *)(is_own(t, o) ? own : base);
 }
 
 const Option *opt_find(const OptTable *t, const char *flag)
@@ -83,7 +83,7 @@ static void enum_choices(const char *const *names, unsigned mask, char *out, siz
 void opt_set(const OptTable *t, void *p, void *own, const Option *o, const char *text)
 {
     const char *program = t->program;
-    char *base = (char *)(is_own(t, o) ? own : p) + o->offset, *end = NULL, msg[512];
+    char *base = (char *)base_of(t, p, own, o) + o->offset, *end = NULL, msg[512];
     if (o->type == T_ENUM) {
         const unsigned mask = enum_mask(t, o);
         int k = enum_index(o->names, text);
@@ -210,7 +210,7 @@ void opt_parse(const OptTable *t, void *p, void *own, int argc, char **argv)
             snprintf(msg, sizeof msg, " is not a knob of %s (see --help for the ones it has)", program);
             opt_die(program, msg, o->flag);
         }
-        if (o->type == T_FLAG) { *(int *)((char *)(is_own(t, o) ? own : p) + o->offset) = 1; continue; }
+        if (o->type == T_FLAG) { *(int *)((char *)base_of(t, p, own, o) + o->offset) = 1; continue; }
         if (k + 1 >= argc) opt_die(program, " needs a value", o->flag);
         opt_set(t, p, own, o, argv[++k]);
     }

@@ -244,6 +244,12 @@ void params_parse(Params *p, const OwnOptions *own, void *own_p, int argc, char 
         die(program, " above 32 must be a multiple of 32 (a particle's threads then fill whole warps)", "tp");
 }
 
+void params_check_prune(const Params *p, double buffer, const char *program)
+{
+    if (buffer > 0 && buffer >= p->delta)
+        die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
+}
+
 double params_rn(const Params *p) { return p->rc + p->delta; }
 long params_natoms(const Params *p) { return (p->lattice == LATTICE_FCC ? 4L : 1L) * p->ne * p->ne * p->ne; }
 /* L^3 = N / rho; for sc this is ne / rho^(1/3) */

@@ -160,6 +160,9 @@ int params_set(Params *p, const OwnOptions *own, void *own_p, unsigned knobs, co
                const char *value);
 /* An option's value as text (as the flag takes it); -1 when there is no such option. */
 int params_get(const Params *p, const OwnOptions *own, const void *own_p, const char *flag, char *out, int len);
+/* A cluster program's --prune buffer (cpu-cluster, gpu-cluster: OwnOptions.check): the inner rows
+ * are cut from the rows of r_c + delta, so a buffer not below --delta is refused (one line, exit 2). */
+void params_check_prune(const Params *p, double buffer, const char *program);
 
 #ifdef __cplusplus
 }

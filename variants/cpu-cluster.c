@@ -56,9 +56,7 @@ static const CpuClusterOpts own_defaults = {SIMD_AUTO, 0.0};
 /* refused at parsing, with the flags' other relations (params.c) */
 static void own_check(const void *base, const void *own, const char *program)
 {
-    const double prune = ((const CpuClusterOpts *)own)->prune;
-    if (prune > 0 && prune >= ((const Params *)base)->delta)
-        opt_die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
+    params_check_prune(base, ((const CpuClusterOpts *)own)->prune, program);
 }
 static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(CpuClusterOpts), &own_defaults,
                                own_check, NULL};

@@ -226,9 +226,7 @@ static const ClusterOpts own_defaults = {0.0};
 /* refused at parsing, with the flags' other relations (params.c) */
 static void own_check(const void *base, const void *own, const char *program)
 {
-    const double prune = ((const ClusterOpts *)own)->prune;
-    if (prune > 0 && prune >= ((const Params *)base)->delta)
-        opt_die(program, " must be below --delta (the inner rows are cut from the rows of r_c + delta)", "prune");
+    params_check_prune((const Params *)base, ((const ClusterOpts *)own)->prune, program);
 }
 static const OwnOptions own = {own_rows, sizeof own_rows / sizeof own_rows[0], sizeof(ClusterOpts), &own_defaults,
                                own_check, NULL};
