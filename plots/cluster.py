@@ -151,10 +151,10 @@ def section(outmd):
            "i-cluster of 4 (CPU) or 4 and 8 (GPU) atoms; it pays in gathers and minimum images and costs in pairs "
            "evaluated beyond r_c (pair_eff in the rows): the shorter r_c is against the cluster's extent, the more "
            "of them (at SP's r_c = 2^(1/6) about 97% at 4x8). Which side of the trade wins is in the tables.", "",
-           "What stands between a CPU figure and its floor: the SIMD loop is bound by the instructions it issues "
-           "(about 40 per register of 16 or 8 slots; some 30 cycles a 16-lane register on the EPYC's Zen core, which "
-           "splits 512-bit operations, the same at 4 096 and 110 592 atoms, so not memory), times the slots it "
-           "evaluates per pair within r_c, 1/pair_eff (prune_eff with `--prune`): 2.9 for lammps-lj at 4x4 "
+           "What stands between a CPU figure and its floor: the SIMD loop is bound mostly by the instructions it "
+           "issues (AVX-512 float, 4x4: 18 a 16-lane register up to the r_c test, about 48 with the pair term; an "
+           "entry took 25.6 ns at 4 096 atoms and 33.7 at 110 592 on the EPYC, so memory adds at most a quarter), "
+           "times the slots it evaluates per pair within r_c, 1/pair_eff (prune_eff with `--prune`): 2.9 for lammps-lj at 4x4 "
            "pruned, about 10 for SP. A series names the level, the shape (i-unit x j-cluster) and the `--prune` "
            "buffer.", ""]
     cpu = []
