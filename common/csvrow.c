@@ -336,12 +336,13 @@ void csv_append(const char *who, int allow_dirty, const char *path, const char *
         refuse_not_regular(who, path, flag, &st);
     }
     size_t len = 0;
+    /* closed only once the row is written: closing any descriptor of a file drops this process's
+     * lock on it (POSIX record locks), and a writer that read the header so wrote unlocked (a blank
+     * line between two of 20 concurrent rows) */
+    FILE *head = NULL;
     if (before > 0) {   /* the header again, now under the lock, and the last byte */
-        FILE *f = fdopen(dup(fd), "r");
-        if (f) {
-            check_first_line(who, path, flag, header, f, old);
-            fclose(f);
-        }
+        head = fdopen(dup(fd), "r");
+        if (head) check_first_line(who, path, flag, header, head, old);
         char last = '\n';
         if (pread(fd, &last, 1, before - 1) == 1 && last != '\n') text[len++] = '\n';
     }
@@ -352,6 +353,7 @@ void csv_append(const char *who, int allow_dirty, const char *path, const char *
     int err = before < 0 ? errno : write_all(fd, text, len), cut_err = 0;
     if (err && before >= 0 && ftruncate(fd, before) != 0) cut_err = errno;
     if (err && before == 0 && !cut_err) unlink(path);   /* nothing of this row, no empty file; under the lock */
+    if (head) fclose(head);
     if (close(fd) != 0 && !err) {
         err = errno;   /* a write-back error reported at the close: cut by name */
         if (before == 0 ? unlink(path) != 0 : truncate(path, before) != 0) cut_err = errno;
