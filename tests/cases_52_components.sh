@@ -12,13 +12,17 @@
 #                          tolerance 1e-13 (double), 1e-4 (float) of the pair's magnitudes (tests/comp_pair.cuh)
 #   components-*-reduce    warp_reduce and block_reduce (reduce.cuh), sum and maximum, against host
 #                          sums, exactly (tests/comp_reduce.cuh)
-#   components-*-list      the n2 list build (rumd_lists.cuh) against an O(N^2) host list, as sorted
-#                          sets per atom, and its build status (tests/comp_list.cuh)
+#   components-*-list      the n2 list build (rumd_lists.cuh) and the 16- and 32-bit per-atom rows
+#                          (atom_rows.cuh: n2 and cell builds, t_p 1-32) against an O(N^2) host list,
+#                          as sorted sets per atom, and the build status (tests/comp_list.cuh, comp_rows.cuh)
+#   components-*-sync      the chunk kernels' sync and reduce policies (chunk_sync.cuh: block, grid,
+#                          cluster): each step's largest value in every thread, the chunk's totals,
+#                          exactly (tests/comp_sync.cuh)
 #   components-plant-K     test-components built with planted fault K (-DCOMPONENT_PLANT=K,
 #                          kernels/component_plant.h; docs/mutants.md) must fail its group (exit 1,
 #                          a FAIL line), not crash; double only, built here where a GPU is
 # Without a GPU: SKIP (CI compiles the programs).
-_t52_groups="rebuild cells pair reduce list"
+_t52_groups="rebuild cells pair reduce list sync"
 for prec in double float; do
     b=$BUILD/$prec/test-components
     for grp in $_t52_groups; do
@@ -30,7 +34,7 @@ for prec in double float; do
 done
 
 # planted fault K -> the group that must catch it (docs/mutants.md, "The components' planted faults")
-_t52_plant_group=(- cells cells pair pair pair pair pair reduce reduce reduce list list list)
+_t52_plant_group=(- cells cells pair pair pair pair pair reduce reduce reduce list list list list list sync)
 # _t52_caught BINARY GROUP: exit 0 when BINARY GROUP exits 1 with a FAIL line (the fault caught)
 _t52_caught() {
     local out rc=0

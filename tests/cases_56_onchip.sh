@@ -21,7 +21,7 @@
 #                       sort (gpu-rumd's) and cells where fewer than 3 cells fit per axis: exit 2,
 #                       one line naming the limit; gpu-rumd refuses --list cells the same way
 #                       Planted fault for the lead (a test build: make BUILD=build-plant NVOPT="-O3
-#                       -DNBR_PLANT_ONCHIP_CELLS26"): the cell build skips the last of the 27
+#                       -DCOMPONENT_PLANT=15"): the cell build skips the last of the 27
 #                       cells (offset +1, +1, +1): onchip-cells-check-* FAIL (the row's
 #                       check fail: check_pairs_bad > 0, forces off) and onchip-cells-verify-*
 #                       FAIL (a pair within r_c missing).
@@ -53,11 +53,11 @@
 #                       as the row records what ran); the harness's device bytes after the search equal to those
 #                       before it; a second run takes the cache and runs no trial.
 #                       Planted fault for the lead (a copy of the tree, not a build flag):
-#                       sed -i 's/if (need > (size_t)oc->smem_limit)/if (0)/'
+#                       sed -i 's/if (need > (size_t)oc->limit\[TIER_BLOCK\])/if (0)/'
 #                       kernels/cuda/onchip_tier.cu: a block that does not
 #                       fit is launched, the launch fails (exit 1) and ends the search: FAIL.
 # Planted fault for the lead (a test build, make BUILD=build-plant NVOPT="-O3
-# -DNBR_PLANT_ONCHIP_VMAX"): the block tier's largest v^2 from warp 0 alone, the cluster
+# -DCOMPONENT_PLANT=16"): the block tier's largest v^2 from warp 0 alone, the cluster
 # tier's from rank 0's block alone: the rebuild hash differs from gpu-layer's
 # (onchip-same-rebuilds-block-* and -cluster-* FAIL).
 # Without a GPU nothing runs: one SKIP line per group, never a pass.

@@ -10,8 +10,8 @@
  *            distributed shared memory), grid (a cooperative grid over L2); auto: the grid
  *            (onchip_tier.cu), a tier that does not fit refused with one line
  *   lists    16-bit indices built inside the chunk, t_p lanes per atom (--tp): --list n2 (every atom
- *            tested, onchip_build_atom) or cells (binned on chip into cells of edge >= r_n, 27
- *            searched, onchip_build_atom_cells); auto: cells above 2048 atoms where 4 fit per
+ *            tested, rows_build_n2) or cells (binned on chip into cells of edge >= r_n, 27
+ *            searched, rows_build_cells); auto: cells above 2048 atoms where 4 fit per
  *            axis (onchip_stages.cu says why); list and cell capacity grown and the chunk
  *            replayed on overflow (onchip_loop.cu)
  *   host     --decide host, --check, --verify-lists, --stage-reps: the same build and forces as

@@ -41,7 +41,7 @@ __global__ void kick_drift_kernel(real4 *r, real4 *v, const real4 *a, int n, rea
     half_kick(vi, ai, half_dt);
     drift(ri, vi, dt);
     if (wrap && gate && *gate) {
-        ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+        wrap_position(ri, L);
     }
     r[i] = ri;
     v[i] = vi;
@@ -105,14 +105,7 @@ __global__ void leapfrog_kernel(real4 *r, real4 *v, const real4 *a, int n, real 
     if (i < n) {
         real4 vi = v[i];
         const real4 ai = a[i];
-        half_kick(vi, ai, half_dt);
-        vv = speed2(vi);
-        if (drift_next) {
-            real4 ri = r[i];
-            half_kick(vi, ai, half_dt);
-            drift(ri, vi, dt);
-            r[i] = ri;
-        }
+        vv = leapfrog_end(vi, ai, half_dt, dt, drift_next, r + i);
         v[i] = vi;
     }
     const double sum = drift_next ? 0.0 : block_reduce(vv, SumOp(), 0.0);   /* drift_next: uniform */
@@ -138,7 +131,7 @@ __global__ void gated_wrap_kernel(real4 *r, int n, real L, const int *gate)
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     real4 ri = r[i];
-    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    wrap_position(ri, L);
     r[i] = ri;
 }
 
@@ -209,7 +202,7 @@ __global__ void wrap_kernel(real4 *r, int n, real L)
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     real4 ri = r[i];
-    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    wrap_position(ri, L);
     r[i] = ri;
 }
 

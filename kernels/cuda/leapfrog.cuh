@@ -1,9 +1,10 @@
-/* leapfrog.cuh - one atom's half-kick, drift and v^2, written once for every GPU leapfrog: the
- * split kernels and the fused one (integrate.cu) and gpu-onchip's chunk kernels (onchip.cuh's
- * oc_*), so all run the same arithmetic in the same order. */
+/* leapfrog.cuh - one atom's half-kick, drift, v^2 and periodic wrap, written once for every GPU
+ * leapfrog: the split kernels and the fused one (integrate.cu) and the chunk kernels of gpu-rumd
+ * and gpu-onchip, so all run the same arithmetic in the same order. */
 #ifndef NBR_LEAPFROG_CUH
 #define NBR_LEAPFROG_CUH
 
+#include "../../common/pbc.h"
 #include "real4.cuh"
 
 __device__ __forceinline__ void half_kick(real4 &vi, const real4 &ai, real half_dt)
@@ -19,6 +20,28 @@ __device__ __forceinline__ void drift(real4 &ri, const real4 &vi, real dt)
 __device__ __forceinline__ double speed2(const real4 &vi)
 {
     return (double)vi.x * vi.x + (double)vi.y * vi.y + (double)vi.z * vi.z;
+}
+
+/* A step's end for one atom after its new acceleration ai: the second half-kick (returns the
+ * kicked velocity's v^2), then with `next` the next step's half-kick and the drift of *r (read
+ * and written only then). */
+__device__ __forceinline__ double leapfrog_end(real4 &vi, const real4 &ai, real half_dt, real dt, bool next, real4 *r)
+{
+    half_kick(vi, ai, half_dt);
+    const double vv = speed2(vi);
+    if (next) {
+        real4 ri = *r;
+        half_kick(vi, ai, half_dt);
+        drift(ri, vi, dt);
+        *r = ri;
+    }
+    return vv;
+}
+
+/* into [-L/2, L/2) per axis: a rebuild's first act */
+__device__ __forceinline__ void wrap_position(real4 &ri, real L)
+{
+    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
 }
 
 #endif

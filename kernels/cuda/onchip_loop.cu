@@ -20,7 +20,7 @@ void onchip_device_begin(Sim *s, OnchipState *oc)
         const size_t b = sizeof(real4) * (size_t)s->n;
         oc->rw0 = (real4 *)gpu_alloc(g, b, "the grid tier's positions");
         oc->rw1 = (real4 *)gpu_alloc(g, b, "the grid tier's positions");
-        oc->scratch = (GridScratch *)gpu_alloc(g, sizeof(GridScratch), "the grid tier's reductions");
+        oc->scratch = (ChunkScratch *)gpu_alloc(g, sizeof(ChunkScratch), "the grid tier's reductions");
     }
     gpu_device_begin(s);   /* the control block as the host's step 0 left it, and the snapshot */
     if (first) {
@@ -35,12 +35,12 @@ ChunkArgs onchip_chunk_args(Sim *s, OnchipState *oc, int nsteps)
     ChunkArgs A;
     A.r = g->r; A.v = g->v; A.a = g->a; A.u = g->u;
     A.snap_r = g->snap_r; A.snap_v = g->snap_v; A.snap_a = g->snap_a;
-    A.list = oc->list; A.count = oc->count; A.cells = onchip_cells(s, oc); A.rw0 = oc->rw0; A.rw1 = oc->rw1;
+    A.rows = oc->rows; A.cells = oc->cells; A.rw0 = oc->rw0; A.rw1 = oc->rw1;
     A.ctrl = g->ctrl; A.ctrl_snap = g->ctrl_snap; A.ctrl_host = oc->ctrl_host_dev; A.props = g->props_dev;
     A.scratch = oc->scratch;
     A.pot = s->pot;
     A.stage = 0;   /* the grid's plan sets it at the launch */
-    A.n = s->n; A.tp = oc->tp; A.cap = oc->cap; A.nsteps = nsteps; A.equil = s->p.equil;
+    A.n = s->n; A.tp = oc->tp; A.nsteps = nsteps; A.equil = s->p.equil;
     A.box = pbc_box(s->L); A.rn2 = s->rn * s->rn; A.dt = (real)s->p.dt; A.half_dt = (real)(0.5 * s->p.dt);
     A.ddt = s->p.dt; A.threshold = s->p.rebuild_frac * s->p.delta;
     return A;
@@ -65,7 +65,7 @@ void onchip_free(Sim *s, OnchipState *oc)
     GpuSim *g = gpu_of(s);
     if (g) {
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        void *dev[] = {oc->list, oc->count, oc->cell_count, oc->cell_slot, oc->rw0, oc->rw1, oc->scratch};
+        void *dev[] = {oc->rows.list, oc->rows.count, oc->cells.count, oc->cells.slot, oc->rw0, oc->rw1, oc->scratch};
         for (void *p : dev)
             gpu_release(p);
     }

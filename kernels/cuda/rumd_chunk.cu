@@ -1,11 +1,8 @@
 /* rumd_chunk.cu - gpu-rumd's chunk kernel (rumd_chunk.cuh says what it is made of). */
 #include "rumd_chunk.cuh"
+#include "chunk_sync.cuh"
 #include "decide.cuh"
 #include "leapfrog.cuh"
-
-#include <cooperative_groups.h>
-
-namespace cg = cooperative_groups;
 
 /* The test builds' planted faults (-DRUMD_CHUNK_PLANT=K, test-rumd-chunk-plant-K; docs/mutants.md):
  * 1 the largest v^2 of block 0's atoms alone, 2 no list build after a resume (the atoms sorted,
@@ -20,7 +17,7 @@ namespace {
 __device__ __forceinline__ void wrap_atom(real4 *r, int i, real L)
 {
     real4 ri = r[i];
-    ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
+    wrap_position(ri, L);
     r[i] = ri;
 }
 
@@ -39,14 +36,7 @@ __device__ __forceinline__ void kick_atoms(const RumdChunkArgs &A, int n, bool d
             if (i >= n) break;
             real4 vi = A.v[i];
             const real4 ai = a[i];
-            half_kick(vi, ai, A.half_dt);
-            const double vv = speed2(vi);
-            if (drift) {
-                real4 ri = A.r[i];
-                half_kick(vi, ai, A.half_dt);
-                ::drift(ri, vi, A.dt);
-                A.r[i] = ri;
-            }
+            const double vv = leapfrog_end(vi, ai, A.half_dt, A.dt, drift, A.r + i);
             A.v[i] = vi;
             sum += vv;
             vb_most = fmax(vb_most, vv);
@@ -69,7 +59,6 @@ template <int Kind, int TP, bool Prefetch, bool AllPairs>
 __global__ void __launch_bounds__(1024) rumd_chunk_kernel(RumdChunkArgs A)
 {
     extern __shared__ __align__(32) unsigned char smem[];
-    cg::grid_group grid = cg::this_grid();
     DeviceControl *c = A.c;
     const int n = A.F.n, rank = blockIdx.x * blockDim.x + threadIdx.x, nthr = gridDim.x * blockDim.x;
     const bool lead = rank == 0;
@@ -88,7 +77,7 @@ __global__ void __launch_bounds__(1024) rumd_chunk_kernel(RumdChunkArgs A)
             A.r[i] = ri;
             A.v[i] = vi;
         }
-        grid.sync();
+        GridSync::sync();
     }
     for (; k < A.nsteps; k++) {
         if (__ldcg(&c->due)) {
@@ -98,27 +87,27 @@ __global__ void __launch_bounds__(1024) rumd_chunk_kernel(RumdChunkArgs A)
                     return;
                 }
                 for (int i = rank; i < n; i += nthr) wrap_atom(A.r, i, A.L);
-                grid.sync();
+                GridSync::sync();
             }
             if constexpr (!AllPairs && RUMD_CHUNK_PLANT != 3)
                 if (RUMD_CHUNK_PLANT != 2 || !resumed) {
                     for (int b = blockIdx.x; b < A.F.force_blocks; b += gridDim.x)
                         build_n2_block<READ_PLAIN, WLAYOUT_ROW>(A.F.lay, A.F.pos, n, A.F.box, A.rn2, A.list, b, smem);
-                    grid.sync();
+                    GridSync::sync();
                 }
         }
         resumed = false;
         for (int b = blockIdx.x; b < A.F.force_blocks; b += gridDim.x)
             pair_force_block<READ_PLAIN, WLAYOUT_ROW, Kind, TP, 0, Prefetch, AllPairs>(A.F, b);
-        grid.sync();
+        GridSync::sync();
         kick_atoms(A, n, !(A.sample_last && k == A.nsteps - 1));
-        grid.sync();
+        GridSync::sync();
         if (lead) {
             const double vv = __longlong_as_double((long long)__ldcg(&c->vvmax_bits));
             c->vvmax_bits = 0;
             decide_step(c, A.st, vv, A.ddt, A.threshold, A.equil, A.reorder_every);
         }
-        grid.sync();
+        GridSync::sync();
     }
     if (A.resume && lead) c->chunk_stop = 0;   /* every block read it at the start, syncs ago */
 }
@@ -146,7 +135,7 @@ int rumd_chunk_per_sm(const RumdChunkKind &k, int threads, size_t smem)
 {
     int per_sm = 0;
     dispatch_chunk(k, [&](const void *fn) {
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));
+        CUDA_CHECK(GridSync::resident(fn, 0, threads, smem, &per_sm));
     });
     return per_sm;
 }
@@ -156,6 +145,6 @@ void rumd_chunk_launch(RumdChunkArgs A, const RumdChunkKind &k, int blocks, int 
 {
     dispatch_chunk(k, [&](const void *fn) {
         void *args[] = {&A};
-        CUDA_CHECK(cudaLaunchCooperativeKernel(fn, blocks, threads, args, smem, stream));
+        CUDA_CHECK(GridSync::launch(fn, blocks, threads, smem, stream, args));
     });
 }

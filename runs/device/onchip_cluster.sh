@@ -3,7 +3,7 @@
 # default "build tests plant sanitize sweep"); everything under $OUT, a stage cut short by the
 # call's limit still leaves what it wrote (packed into $OUT/onchip-cluster-out.tgz at the end).
 #   build     float and double gpu-onchip, gpu-layer (same-rebuilds), float gpu-rumd, and the
-#             planted-fault build (build-plant: -DNBR_PLANT_ONCHIP_VMAX)
+#             planted-fault build (build-plant: -DCOMPONENT_PLANT=16)
 #   tests     tests/run.sh 56_onchip (TEST_ONLY passes through), then cases_50 for gpu-onchip
 #             where CASES50=1
 #   plant     the planted build's same-rebuilds cases of the cluster and block tiers (must FAIL)
@@ -33,7 +33,7 @@ has() { grep -qw "$1" <<<"$STAGES"; }
 if has build; then
     { time make -j16 build/float/gpu-onchip build/double/gpu-onchip build/double/gpu-layer build/float/gpu-layer \
         build/float/gpu-rumd; } >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-    { time make -j16 BUILD=build-plant NVOPT="-O3 -DNBR_PLANT_ONCHIP_VMAX" build-plant/double/gpu-onchip; } \
+    { time make -j16 BUILD=build-plant NVOPT="-O3 -DCOMPONENT_PLANT=16" build-plant/double/gpu-onchip; } \
         >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
     mkdir -p build-plant/double && ln -sf "$PWD/build/double/gpu-layer" build-plant/double/gpu-layer
     tail -3 "$OUT/build.log"
@@ -49,7 +49,7 @@ if has tests; then
 fi
 if has plant; then
     log=$OUT/onchip-plant-$rev.log
-    echo "# the planted fault (-DNBR_PLANT_ONCHIP_VMAX: block tier warp 0's max v^2, cluster tier rank 0's) at $rev" >"$log"
+    echo "# the planted fault (-DCOMPONENT_PLANT=16: block tier warp 0's max v^2, cluster tier rank 0's) at $rev" >"$log"
     BUILD=build-plant TEST_LOG_DIR=/tmp/plant-logs TEST_ONLY='same-rebuilds' tests/run.sh 56_onchip >>"$log" 2>&1
     grep -E "^(PASS|FAIL)|passed," "$log"
 fi

@@ -4,11 +4,14 @@
 #   physics  runs/same_physics.sh over every GPU program of both, in each PHYS_PRECISIONS: double,
 #            U, W and per-atom errors at step 0 within 1e-12 and the rebuild steps over 500
 #            steps; float, both builds' checks passing (U, W, rebuilds reported);
-#   suite    the whole test suite on the new tree (TEST_JOBS=16, at most SUITE_S seconds), the
-#            logs of the failed tests beside;
+#   suite    the whole test suite on the new tree (TEST_JOBS=16, at most SUITE_S seconds), or the
+#            case files SUITE_FILES names, one tests/run.sh pattern after another; the logs of
+#            the failed tests beside;
 #   fig6     runs/rumd_figs.sh part fig6 on the new tree (FIG6_SIZES "sc:8 fcc:8 sc:16 fcc:16 sc:32", FIG6_CODES
 #            "rumd-default layer n2"): a program composed from the parts beside the ones it
 #            differs from by one stage (issue 26, item 7);
+#   launch   runs/device/launch.sh on the new tree (the tour's "launch" stop: gpu-rumd one launch
+#            per stage, a graph or one launch per chunk), LAUNCH_ROUNDS interleaved rounds;
 #   speed    runs/compare.sh's suite SEAM_SUITE, by default seam (every GPU program at SP 4096 and 1M, LJ 1M, lammps-lj
 #            512, 4096 and 1M; float), interleaved pairs, medians and intervals.
 # Here: runs/device/snap.sh (HEAD -> .snap.tar) and `git archive BASE >.snap-base.tar` (the base);
@@ -22,8 +25,10 @@ set -u
 . "$(dirname "$0")/lib.sh"
 settings_begin "runs/device/seam.sh [settings]" "issue 26's refactor step against a base revision, in one device call (header: runs/device/seam.sh)"
 setting OUT /tmp/seam-out "where everything lands (seam.tgz; the device tool's \$OUT)"
-setting PARTS "physics speed" "the parts: physics suite fig6 speed"
+setting PARTS "physics speed" "the parts: physics suite fig6 launch speed"
 setting SUITE_S 330 "seconds the suite may take"
+setting SUITE_FILES "" "tests/run.sh patterns run one after another (empty: the whole suite)"
+setting LAUNCH_ROUNDS 3 "the launch part's interleaved rounds"
 setting SEAM_PAIRS 5 "compare.sh's --min-pairs (5 at least: its interval)"
 setting SEAM_MAX 8 "compare.sh's --max-pairs"
 setting SEAM_BUDGET 240 "compare.sh's --budget, seconds of compare runs"
@@ -42,13 +47,13 @@ t0=$(date +%s)
 say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/summary.txt"; }
 pack() {
     local parts=(summary.txt logs) d
-    for d in same-physics compare failed-logs fig6; do [ -d "$OUT/$d" ] && parts+=("$d"); done
+    for d in same-physics compare failed-logs fig6 launch; do [ -d "$OUT/$d" ] && parts+=("$d"); done
     tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
 }
-want=$PARTS suite_s=$SUITE_S pairs=$SEAM_PAIRS max_pairs=$SEAM_MAX
+want=$PARTS suite_s=$SUITE_S suite_files=$SUITE_FILES launch_rounds=$LAUNCH_ROUNDS pairs=$SEAM_PAIRS max_pairs=$SEAM_MAX
 budget=$SEAM_BUDGET only=$SEAM_ONLY suite=$SEAM_SUITE fig6_sizes=$FIG6_SIZES fig6_codes=$FIG6_CODES phys_programs=$PHYS_PROGRAMS phys_precs=$PHYS_PRECISIONS
 # this script's own settings go no further: the suite and the drivers it runs read PARTS etc. too
-unset PARTS SUITE_S SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY SEAM_SUITE FIG6_SIZES FIG6_CODES PHYS_PROGRAMS PHYS_PRECISIONS
+unset PARTS SUITE_S SUITE_FILES LAUNCH_ROUNDS SEAM_PAIRS SEAM_MAX SEAM_BUDGET SEAM_ONLY SEAM_SUITE FIG6_SIZES FIG6_CODES PHYS_PROGRAMS PHYS_PRECISIONS
 [ "$pairs" -ge 5 ] || { echo "seam.sh: SEAM_PAIRS=$pairs: compare.sh needs at least 5 pairs for its interval" >&2; exit 2; }
 [ -f .snap-base.tar ] || { echo "seam.sh: carry .snap-base.tar (git archive BASE)" >&2; exit 2; }
 # the new tree is this one (snap.sh unpacked it); the base goes beside it
@@ -72,8 +77,15 @@ if [[ " $want " == *" physics "* ]]; then
     done
 fi
 if [[ " $want " == *" suite "* ]]; then
-    TEST_JOBS=16 timeout "$suite_s" tests/run.sh >"$OUT/logs/make-test.log" 2>&1
-    say "suite (rc $?): $(tail -1 "$OUT/logs/make-test.log")"
+    end=$(( $(date +%s) + suite_s ))
+    : >"$OUT/logs/make-test.log"
+    for pat in ${suite_files:-ALL}; do
+        [ "$pat" = ALL ] && pat=
+        left=$(( end - $(date +%s) ))
+        [ $left -gt 0 ] || { echo "suite: no time left for $pat" >>"$OUT/logs/make-test.log"; break; }
+        TEST_JOBS=16 timeout "$left" tests/run.sh $pat >>"$OUT/logs/make-test.log" 2>&1
+        say "suite ${pat:-(all)} (rc $?): $(tail -1 "$OUT/logs/make-test.log")"
+    done
     grep -E '^FAIL' "$OUT/logs/make-test.log" | head -20 | tee -a "$OUT/summary.txt"
     mkdir -p "$OUT/failed-logs"
     grep -E '^FAIL' "$OUT/logs/make-test.log" | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
@@ -84,6 +96,12 @@ if [[ " $want " == *" fig6 "* ]]; then
     PARTS=fig6 SIZES="$fig6_sizes" FIG6="$fig6_codes" \
         OUT_DIR="$OUT/fig6" ALLOW_DIRTY=1 runs/rumd_figs.sh >"$OUT/logs/fig6.txt" 2>&1
     say "fig6: exit $? ($(grep -c '^' "$OUT/fig6/rumd_fig6.csv" 2>/dev/null) lines in rumd_fig6.csv)"
+    pack
+fi
+if [[ " $want " == *" launch "* ]]; then
+    OUT="$OUT/launch" ROUNDS=$launch_rounds runs/device/launch.sh >"$OUT/logs/launch.txt" 2>&1
+    say "launch: exit $?"
+    cat "$OUT/launch/launch.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
     pack
 fi
 if [[ " $want " == *" speed "* ]]; then
