@@ -7,6 +7,9 @@
 #                          same cases is tests/test_core.c's
 #   components-*-cells     cell_of_position and cell_bin (gpu_sim.cuh) against kernels/cpu/cells.c:
 #                          every atom's cell, every cell's count and row, exactly (tests/comp_cells.cuh)
+#   components-*-scan      the counting sort's gated scan of cell counts (cell_scan.cuh), one block
+#                          and three launches, gated and not, against the host's scan, exactly, and
+#                          nothing written with the gate off (tests/comp_scan.cuh)
 #   components-*-pair      pair_force_add (pair_force.cuh) against the reference's pair_u_double for
 #                          every preset's potential, from 0.85 to r_c and beyond it (exactly 0 there);
 #                          tolerance 1e-13 (double), 1e-4 (float) of the pair's magnitudes (tests/comp_pair.cuh)
@@ -22,7 +25,7 @@
 #                          kernels/component_plant.h; docs/mutants.md) must fail its group (exit 1,
 #                          a FAIL line), not crash; double only, built here where a GPU is
 # Without a GPU: SKIP (CI compiles the programs).
-_t52_groups="rebuild cells pair reduce list sync"
+_t52_groups="rebuild cells scan pair reduce list sync"
 for prec in double float; do
     b=$BUILD/$prec/test-components
     for grp in $_t52_groups; do
@@ -34,7 +37,7 @@ for prec in double float; do
 done
 
 # planted fault K -> the group that must catch it (docs/mutants.md, "The components' planted faults")
-_t52_plant_group=(- cells cells pair pair pair pair pair reduce reduce reduce list list list list list sync)
+_t52_plant_group=(- cells cells pair pair pair pair pair reduce reduce reduce list list list list list sync scan scan)
 # _t52_caught BINARY GROUP: exit 0 when BINARY GROUP exits 1 with a FAIL line (the fault caught)
 _t52_caught() {
     local out rc=0

@@ -1,7 +1,7 @@
 /* test_components.cu - device components on their own: each wrapped in a small kernel and
  * compared with its host counterpart on crafted inputs (issue 36, tests/cases_52_components.sh).
  *
- *   test-components [GROUP]   GROUP: rebuild, cells, pair, reduce, list or sync; none: all of them
+ *   test-components [GROUP]   GROUP: rebuild, cells, scan, pair, reduce, list or sync; none: all of them
  *
  * Prints one line per check ("ok" or "FAIL", a failure naming the first atom, pair or block that
  * differs), then "N passed, M failed"; exit 0 when all pass, 1 when one fails, 2 when no GPU can
@@ -13,6 +13,8 @@
  *            multiply-add that nvcc makes of `disp + sqrt(vv) * dt` must cross the threshold where
  *            the rule does not.
  *   cells    cell_of_position and cell_bin (gpu_sim.cuh) against kernels/cpu/cells.c (tests/comp_cells.cuh)
+ *   scan     the counting sort's gated scan of cell counts, both ways (cell_scan.cuh) against the
+ *            host's, and nothing written with the gate off (tests/comp_scan.cuh)
  *   pair     pair_force_add (pair_force.cuh) against the reference's pair_u_double (tests/comp_pair.cuh)
  *   reduce   warp_reduce and block_reduce (reduce.cuh) against host sums and maxima (tests/comp_reduce.cuh)
  *   list     build_n2_block (rumd_lists.cuh) and the 16- and 32-bit rows (atom_rows.cuh: n2 and cells)
@@ -23,6 +25,7 @@
  * The test builds with a planted fault (-DCOMPONENT_PLANT=K, kernels/component_plant.h) must fail
  * their group (docs/mutants.md). */
 #include "../kernels/cuda/atom_rows.cuh"
+#include "../kernels/cuda/cell_scan.cuh"
 #include "../kernels/cuda/chunk_sync.cuh"
 #include "../kernels/cuda/rumd_lists.cuh"
 #include "../kernels/rebuild_rule.h"
@@ -187,12 +190,13 @@ static void test_rebuild_rule(void)
 #include "comp_list.cuh"
 #include "comp_pair.cuh"
 #include "comp_reduce.cuh"
+#include "comp_scan.cuh"
 #include "comp_sync.cuh"
 
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } groups[] = {
-        {"rebuild", test_rebuild_rule}, {"cells", test_cells}, {"pair", test_pair},
+        {"rebuild", test_rebuild_rule}, {"cells", test_cells}, {"scan", test_scan}, {"pair", test_pair},
         {"reduce", test_reduce},        {"list", test_list},   {"sync", test_sync},
     };
     const int ngroups = (int)(sizeof groups / sizeof groups[0]);
@@ -200,8 +204,8 @@ int main(int argc, char **argv)
     int found = want == NULL;
     for (int k = 0; k < ngroups; k++) found |= want && strcmp(want, groups[k].name) == 0;
     if (argc > 2 || !found) {
-        fprintf(stderr, "test-components: usage: test-components [GROUP], GROUP one of rebuild, cells, pair, "
-                        "reduce, list, sync (none: all)\n");
+        fprintf(stderr, "test-components: usage: test-components [GROUP], GROUP one of rebuild, cells, scan, "
+                        "pair, reduce, list, sync (none: all)\n");
         return 2;
     }
     int ngpu = 0;

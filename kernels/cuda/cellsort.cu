@@ -1,9 +1,8 @@
 /* cellsort.cu - the sort by cell and the permutation of the per-atom arrays (cellsort.cuh). */
 #include "cellsort.cuh"
+#include "cell_scan.cuh"
 #include "gpu_sim.cuh"
 
-#include <cub/block/block_reduce.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -22,8 +21,6 @@ static void grow(GpuSim *g, int **p, size_t old_len, size_t len, const char *wha
     *p = (int *)gpu_alloc(g, sizeof(int) * len, what);
 }
 
-enum { SCAN_THREADS = 1024 };
-static size_t scan_tiles(size_t ncells) { return (ncells + SCAN_THREADS - 1) / SCAN_THREADS; }
 
 void cellsort_reserve(CellSort *cs, GpuSim *g, int n, int ncells, int parts, int bits, cudaStream_t stream)
 {
@@ -69,7 +66,7 @@ void cellsort_reserve(CellSort *cs, GpuSim *g, int n, int ncells, int parts, int
         }
         if (want & CELLSORT_START) grow(g, &cs->start, old, nc, "cell starts");
         if (want & CELLSORT_END) grow(g, &cs->end, old, nc, "cell ends");
-        if (want & CELLSORT_START) grow(g, &cs->tiles, scan_tiles(old), scan_tiles(nc), "the scan's tile sums");
+        if (want & CELLSORT_START) grow(g, &cs->tiles, cell_scan_tiles(old), cell_scan_tiles(nc), "the scan's tile sums");
         cs->cell_cap = nc;
     }
     if (tmp > cs->tmp_bytes) {
@@ -87,7 +84,7 @@ void cellsort_free(CellSort *cs, GpuSim *g)
     int *cell_arrays[] = {cs->count, cs->start, cs->end};
     for (int *p : atom_arrays) gpu_free(g, p, sizeof(int) * n);
     for (int *p : cell_arrays) gpu_free(g, p, sizeof(int) * c);
-    gpu_free(g, cs->tiles, sizeof(int) * scan_tiles(c));
+    gpu_free(g, cs->tiles, sizeof(int) * cell_scan_tiles(c));
     gpu_free(g, cs->tmp, cs->tmp_bytes);
     *cs = CellSort();
 }
@@ -126,74 +123,12 @@ void cellsort_bounds(CellSort *cs, int n, int ncells, int threads, cudaStream_t 
 
 /* ---- counting ---------------------------------------------------------------------------- */
 
-/* One block, CUB's block scan over tiles of SCAN_THREADS cells carrying the running total. */
-__global__ void __launch_bounds__(SCAN_THREADS) cellsort_scan_kernel(const int *count, int *start, int *end,
-                                                                     int ncells, const int *gate)
-{
-    if (gate && !*gate) return;
-    typedef cub::BlockScan<int, SCAN_THREADS> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    int carry = 0;
-    for (int base = 0; base < ncells; base += SCAN_THREADS) {
-        const int c = base + (int)threadIdx.x;
-        int x = c < ncells ? count[c] : 0, total;
-        const int k = x;
-        Scan(tmp).ExclusiveSum(x, x, total);
-        if (c < ncells) {
-            start[c] = carry + x;
-            if (end) end[c] = carry + x + k;
-        }
-        carry += total;
-        __syncthreads();   /* tmp is reused by the next tile */
-    }
-}
-
-/* The wide gated scan: each tile's sum, the sums scanned in place (one block), each tile scanned
- * from its offset. */
-__global__ void __launch_bounds__(SCAN_THREADS) cellsort_tile_sums_kernel(const int *count, int ncells, int *tiles,
-                                                                          const int *gate)
-{
-    if (gate && !*gate) return;
-    typedef cub::BlockReduce<int, SCAN_THREADS> Reduce;
-    __shared__ typename Reduce::TempStorage tmp;
-    const int c = blockIdx.x * SCAN_THREADS + (int)threadIdx.x;
-    const int sum = Reduce(tmp).Sum(c < ncells ? count[c] : 0);
-    if (threadIdx.x == 0) tiles[blockIdx.x] = sum;
-}
-
-__global__ void __launch_bounds__(SCAN_THREADS) cellsort_tile_scan_kernel(const int *count, int *start, int *end,
-                                                                          int ncells, const int *tiles,
-                                                                          const int *gate)
-{
-    if (gate && !*gate) return;
-    typedef cub::BlockScan<int, SCAN_THREADS> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    const int c = blockIdx.x * SCAN_THREADS + (int)threadIdx.x;
-    const int k = c < ncells ? count[c] : 0;
-    int x;
-    Scan(tmp).ExclusiveSum(k, x);
-    if (c < ncells) {
-        start[c] = tiles[blockIdx.x] + x;
-        if (end) end[c] = tiles[blockIdx.x] + x + k;
-    }
-}
-
 void cellsort_scan(CellSort *cs, const int *count, int *start, int *end, int ncells, const int *gate,
                    cudaStream_t stream)
 {
-    if ((gate || end) && ncells > 4 * SCAN_THREADS && cs->tiles && ncells <= cs->cell_cap) {
-        const int nt = (int)scan_tiles(ncells);
-        cellsort_tile_sums_kernel<<<nt, SCAN_THREADS, 0, stream>>>(count, ncells, cs->tiles, gate);
-        LAUNCH_CHECK("cellsort_tile_sums_kernel");
-        cellsort_scan_kernel<<<1, SCAN_THREADS, 0, stream>>>(cs->tiles, cs->tiles, nullptr, nt, gate);
-        LAUNCH_CHECK("cellsort_scan_kernel");
-        cellsort_tile_scan_kernel<<<nt, SCAN_THREADS, 0, stream>>>(count, start, end, ncells, cs->tiles, gate);
-        LAUNCH_CHECK("cellsort_tile_scan_kernel");
-        return;
-    }
-    if (gate || end) {
-        cellsort_scan_kernel<<<1, SCAN_THREADS, 0, stream>>>(count, start, end, ncells, gate);
-        LAUNCH_CHECK("cellsort_scan_kernel");
+    if (gate || end) {   /* the tile sums have room for the cells reserved */
+        cell_scan_gated(count, start, end, ncells, cs->tiles, cs->tiles ? cell_scan_tiles(cs->cell_cap) : 0, gate,
+                        stream);
         return;
     }
     if (!(cs->parts & CELLSORT_SCAN)) nbr_fail(EXIT_INTERNAL, "internal: cellsort_scan: no CELLSORT_SCAN reserved");

@@ -77,9 +77,9 @@ void cellsort_radix(CellSort *cs, int n, int bits, cudaStream_t stream);
 /* start/end of each cell from key_sorted (every cell zeroed first). */
 void cellsort_bounds(CellSort *cs, int n, int ncells, int threads, cudaStream_t stream);
 /* start[c] = sum of count[0..c), end[c] = start[c] + count[c] where end is given. With a gate
- * or an end: CUB's block scan (returns at once unless *gate), in one block up to a few tiles of
- * cells, else tile sums, their scan and the tiles' scans in three launches (a lone block walking
- * 10^5 cells took ~0.5 ms); else CUB's device scan (CELLSORT_SCAN reserved). */
+ * or an end: cell_scan.cuh's block scans (returning at once unless *gate), one block walking the
+ * tiles of cells or three launches, whichever costs less a step; else CUB's device scan
+ * (CELLSORT_SCAN reserved). */
 void cellsort_scan(CellSort *cs, const int *count, int *start, int *end, int ncells, const int *gate,
                    cudaStream_t stream);
 /* perm[start[key[i]] + slot[i]] = i */
