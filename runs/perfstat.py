@@ -147,6 +147,13 @@ def holm(ps, alpha):
     return out
 
 
+def pairs_needed(benchmarks, alpha):
+    """The fewest pairs with which the one-sided sign test's smallest p, 2^-n (every pair one
+    way), reaches Holm's first threshold alpha / benchmarks: with fewer, no benchmark of the
+    family can be called slower or faster, whatever the pairs show."""
+    return max(1, math.ceil(math.log2(max(benchmarks, 1) / alpha) - 1e-12))
+
+
 def verdict(est, slower_sig, faster_sig, thr):
     """The verdict of a ratio B/A with estimate est, given whether the (corrected) test found
     B slower or faster; threshold thr."""
@@ -428,6 +435,14 @@ def report(results, meta, out=sys.stdout):
     if nodata or not results:
         p("verdict: could not compare " + ", ".join(r["bench"] for r in nodata) + " (exit 2)")
         return 2
+    m = sum("est" in r for r in results)
+    most, least = max(r["n"] for r in results if "est" in r), pairs_needed(m, 1 - conf)
+    if most < least:
+        p(f"verdict: undecided: {most} pairs a benchmark at most, and the one-sided sign test's smallest p, "
+          f"2^-{most} = {2.0 ** -most:.3g}, is above Holm's first threshold over {m} benchmarks, "
+          f"{1 - conf:g}/{m} = {(1 - conf) / m:.3g}: no benchmark could be called slower or faster whatever "
+          f"the pairs showed; the intervals above are the evidence. Run at least {least} pairs (exit 2)")
+        return 2
     faster = [r["bench"] for r in results if r.get("verdict") == "faster"]
     p(f"verdict: no significant slowdown beyond {100 * thr:g}%"
       + (f"; faster: {', '.join(faster)}" if faster else "") + " (exit 0)")
@@ -546,10 +561,11 @@ def cmd_run(args):
                 metric=args.metric, threshold=args.threshold, conf=args.conf)
     print(f"compare {cid}: {len(benches)} benchmarks x {args.pairs} pairs (budget {args.budget:g} s, at least "
           f"{args.min_pairs} pairs): {', '.join(x[0] for x in benches)}", file=sys.stderr)
-    least = math.ceil(math.log2(len(benches) / (1 - args.conf)))
+    least = pairs_needed(len(benches), 1 - args.conf)
     if args.pairs < least:
         print(f"  note: {args.pairs} pairs: the sign test over {len(benches)} benchmarks needs {least} pairs to "
-              f"ever find one slower at family-wise {1 - args.conf:g}", file=sys.stderr)
+              f"ever find one slower at family-wise {1 - args.conf:g}: the verdict will be undecided", file=sys.stderr)
+    floor = max(args.min_pairs, min(least, args.pairs))   # the budget never cuts a decidable run undecidable
     rows, active, t_start = [], list(benches), time.time()
     round_time = 0.0
     errors, refused, written = [], [], 0
@@ -585,7 +601,7 @@ def cmd_run(args):
             # the budget may end it early (a matter of time, not of the data)
             if pair >= args.pairs:
                 break
-            if pair >= args.min_pairs and elapsed + round_time > args.budget:
+            if pair >= floor and elapsed + round_time > args.budget:
                 print(f"  stopping after {pair} of {args.pairs} pairs ({elapsed:.0f} s): the budget", file=sys.stderr)
                 break
     results = analyze(rows, args.metric, args.conf, args.threshold) if rows else []
@@ -638,7 +654,10 @@ def cmd_summary(args):
             top = max(ests) if ests else None
             worst += [e for e in ests]
             pairs = sorted({r["n"] for r in res})
-            print(f"{path} {cid}: {'FAIL' if slower else 'pass'}; pairs {pairs[0]}-{pairs[-1]}; "
+            have = [r for r in res if "est" in r]
+            undecided = bool(have) and not slower and max(r["n"] for r in have) < pairs_needed(len(have), 1 - args.conf)
+            state = "FAIL" if slower else "undecided" if undecided else "pass"
+            print(f"{path} {cid}: {state}; pairs {pairs[0]}-{pairs[-1]}; "
                   + ("largest B/A " + f"{top[4]} x{top[0]:.3f} [{top[1]:.3f}, {top[2]:.3f}]" if top else "no data")
                   + ("; slower: " + ", ".join(f"{r['bench']} x{r['est']:.3f}" for r in slower) if slower else ""))
     if total:

@@ -134,6 +134,21 @@ t_grep compare_same_exit0 '^verdict: no significant slowdown beyond 5% \(exit 0\
 t_grep compare_faster_exit0 'faster: fake-sp, cpu-fake2-lj \(exit 0\)' _t70_rc 0 _t70_cmp base fast
 # a slowdown of 50% passes a 60% threshold
 t_grep compare_threshold 'no significant slowdown beyond 60%' _t70_rc 0 _t70_cmp base slow --threshold 60 --name thr
+# too few pairs for the corrected test (2 benchmarks need 6): undecided (exit 2), even with
+# B 50% slower in every pair; and a budget of 0 s stops at those 6 pairs, not at --min-pairs 5
+t_grep compare_too_few_pairs_undecided '^verdict: undecided: 5 pairs .* at least 6 pairs \(exit 2\)' \
+    _t70_rc 2 _t70_cmp base slow --pairs 5 --min-pairs 5 --name few
+_t70_budget_floor() {
+    _t70_cmp base base2 --pairs 8 --min-pairs 5 --budget 0 --name floor >/dev/null || return 1
+    python3 - "$T70/out/floor.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = {b: max(int(r["pair"]) for r in rows if r["bench"] == b) for b in {r["bench"] for r in rows}}
+assert set(n.values()) == {6}, n
+print("pairs kept:", n)
+EOF
+}
+t_grep compare_budget_keeps_decidable_pairs '^pairs kept:' _t70_budget_floor
 t_grep compare_run_fails_exit2 'fake: failing on purpose \(exit 3\)' _t70_rc 2 _t70_cmp base broken
 # a benchmark both sides refuse as beyond this machine (exit 3) is left out, the rest compared;
 # refused by one side only it is a failed run

@@ -20,7 +20,7 @@ settings_begin "runs/device/onchip_parts.sh [settings] BASE_TAR" "gpu-onchip spl
 setting OUT /tmp/onchip-parts-out "where onchip-parts.tgz lands (the device tool's \$OUT)"
 setting PARTS "tests plant tune speed" "the parts (also tests50, sanitize)"
 setting JOBS 16 "make -j"
-setting PAIRS 6 "compare.sh's --min-pairs"
+setting PAIRS 9 "compare.sh's --min-pairs (9: the fewest with which its test can call one of 13 cases slower)"
 setting BASE_REV base "the base's name in .git-rev"
 settings_parse_args "$@"
 [ ${#SETTINGS_ARGS[@]} = 1 ] || { echo "onchip_parts.sh: one BASE_TAR (git archive of the base), not ${#SETTINGS_ARGS[@]} arguments (--help)" >&2; exit 2; }
