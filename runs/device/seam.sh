@@ -17,7 +17,9 @@
 # Here: runs/device/snap.sh (HEAD -> .snap.tar) and `git archive BASE >.snap-base.tar` (the base);
 # the call carries [".snap.tar", ".git-rev", ".snap-base.tar", ".git-rev-base"] and runs
 #   runs/device/snap.sh --run runs/device/seam.sh
-# Everything lands in $OUT/seam.tgz (same_physics.csv, the compare CSV and report, the logs).
+# Everything lands in $OUT/seam.tgz (same_physics.csv, the compare CSV and report, the logs), beside
+# $OUT/summary.txt: two files, so that a call running the script several times (OUT=$OUT/a, ...)
+# stays within the files a device call brings back (8).
 # Settings: runs/device/seam.sh --help (flags, or the environment: PARTS="physics suite" ...).
 # A second call on the warm machine can start in the tree the first one unpacked
 # (cd /tmp/nbrlab-snap && runs/device/seam.sh): the base and the new build are kept.
@@ -41,14 +43,16 @@ setting FIG6_SIZES "sc:8 fcc:8 sc:16 fcc:16 sc:32" "fig6's SIZES"
 setting FIG6_CODES "rumd-default layer n2" "fig6's FIG6 (the codes)"
 settings_parse "$@"
 export PATH=$PATH:/usr/local/cuda/bin NBR_LOCK=none
-mkdir -p "$OUT/logs"
+W=$(mktemp -d /tmp/seam-work.XXXXXX)   # the parts' files, packed into $OUT/seam.tgz
+mkdir -p "$OUT" "$W/logs"
 base=/tmp/nbrlab-seam-base
 t0=$(date +%s)
-say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/summary.txt"; }
+say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$W/summary.txt"; }
 pack() {
     local parts=(summary.txt logs) d
-    for d in same-physics compare failed-logs fig6 launch; do [ -d "$OUT/$d" ] && parts+=("$d"); done
-    tar czf "$OUT/seam.tgz" -C "$OUT" "${parts[@]}"
+    for d in same-physics compare failed-logs fig6 launch; do [ -d "$W/$d" ] && parts+=("$d"); done
+    tar czf "$OUT/seam.tgz" -C "$W" "${parts[@]}"
+    cp "$W/summary.txt" "$OUT/"
 }
 want=$PARTS suite_s=$SUITE_S suite_files=$SUITE_FILES launch_rounds=$LAUNCH_ROUNDS pairs=$SEAM_PAIRS max_pairs=$SEAM_MAX
 budget=$SEAM_BUDGET only=$SEAM_ONLY suite=$SEAM_SUITE fig6_sizes=$FIG6_SIZES fig6_codes=$FIG6_CODES phys_programs=$PHYS_PROGRAMS phys_precs=$PHYS_PRECISIONS
@@ -63,52 +67,52 @@ if ! cmp -s /tmp/.git-rev-base "$base/.git-rev" 2>/dev/null; then
     rm -rf "$base" && mkdir -p "$base" && tar xf /tmp/.snap-base.tar -C "$base" && cp /tmp/.git-rev-base "$base/.git-rev"
 fi
 say "base $(cat "$base/.git-rev"), new $(cat .git-rev)"
-(cd "$base" && make -j"$JOBS" all >"$OUT/logs/build-base.log" 2>&1) & pb=$!
-make -j"$JOBS" all >"$OUT/logs/build-new.log" 2>&1; rn=$?
+(cd "$base" && make -j"$JOBS" all >"$W/logs/build-base.log" 2>&1) & pb=$!
+make -j"$JOBS" all >"$W/logs/build-new.log" 2>&1; rn=$?
 wait $pb; rb=$?
-[ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$OUT/logs/build-new.log" "$OUT/logs/build-base.log"; pack; exit 1; }
+[ $rn = 0 ] && [ $rb = 0 ] || { say "build failed (new $rn, base $rb)"; tail -20 "$W/logs/build-new.log" "$W/logs/build-base.log"; pack; exit 1; }
 say "built both"
 if [[ " $want " == *" physics "* ]]; then
     for prec in $phys_precs; do
         runs/same_physics.sh ${phys_programs:+--programs "$phys_programs"} --precision "$prec" \
-            --out "$OUT/same-physics/$prec" "build:$base/build" build:build >"$OUT/logs/same-physics-$prec.txt" 2>&1
-        say "physics $prec: exit $? ($(tail -1 "$OUT/logs/same-physics-$prec.txt"))"
+            --out "$W/same-physics/$prec" "build:$base/build" build:build >"$W/logs/same-physics-$prec.txt" 2>&1
+        say "physics $prec: exit $? ($(tail -1 "$W/logs/same-physics-$prec.txt"))"
         pack
     done
 fi
 if [[ " $want " == *" suite "* ]]; then
     end=$(( $(date +%s) + suite_s ))
-    : >"$OUT/logs/make-test.log"
+    : >"$W/logs/make-test.log"
     for pat in ${suite_files:-ALL}; do
         [ "$pat" = ALL ] && pat=
         left=$(( end - $(date +%s) ))
-        [ $left -gt 0 ] || { echo "suite: no time left for $pat" >>"$OUT/logs/make-test.log"; break; }
-        TEST_JOBS=16 timeout "$left" tests/run.sh $pat >>"$OUT/logs/make-test.log" 2>&1
-        say "suite ${pat:-(all)} (rc $?): $(tail -1 "$OUT/logs/make-test.log")"
+        [ $left -gt 0 ] || { echo "suite: no time left for $pat" >>"$W/logs/make-test.log"; break; }
+        TEST_JOBS=16 timeout "$left" tests/run.sh $pat >>"$W/logs/make-test.log" 2>&1
+        say "suite ${pat:-(all)} (rc $?): $(tail -1 "$W/logs/make-test.log")"
     done
-    grep -E '^FAIL' "$OUT/logs/make-test.log" | head -20 | tee -a "$OUT/summary.txt"
-    mkdir -p "$OUT/failed-logs"
-    grep -E '^FAIL' "$OUT/logs/make-test.log" | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
-        while IFS= read -r name; do cp "build/test-logs/$name.log" "build/test-logs/$name.out" "$OUT/failed-logs/" 2>/dev/null; done
+    grep -E '^FAIL' "$W/logs/make-test.log" | head -20 | tee -a "$W/summary.txt"
+    mkdir -p "$W/failed-logs"
+    grep -E '^FAIL' "$W/logs/make-test.log" | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
+        while IFS= read -r name; do cp "build/test-logs/$name.log" "build/test-logs/$name.out" "$W/failed-logs/" 2>/dev/null; done
     pack
 fi
 if [[ " $want " == *" fig6 "* ]]; then
     PARTS=fig6 SIZES="$fig6_sizes" FIG6="$fig6_codes" \
-        OUT_DIR="$OUT/fig6" ALLOW_DIRTY=1 runs/rumd_figs.sh >"$OUT/logs/fig6.txt" 2>&1
-    say "fig6: exit $? ($(grep -c '^' "$OUT/fig6/rumd_fig6.csv" 2>/dev/null) lines in rumd_fig6.csv)"
+        OUT_DIR="$W/fig6" ALLOW_DIRTY=1 runs/rumd_figs.sh >"$W/logs/fig6.txt" 2>&1
+    say "fig6: exit $? ($(grep -c '^' "$W/fig6/rumd_fig6.csv" 2>/dev/null) lines in rumd_fig6.csv)"
     pack
 fi
 if [[ " $want " == *" launch "* ]]; then
-    OUT="$OUT/launch" ROUNDS=$launch_rounds runs/device/launch.sh >"$OUT/logs/launch.txt" 2>&1
+    OUT="$W/launch" ROUNDS=$launch_rounds runs/device/launch.sh >"$W/logs/launch.txt" 2>&1
     say "launch: exit $?"
-    cat "$OUT/launch/launch.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
+    cat "$W/launch/launch.txt" 2>/dev/null | tee -a "$W/summary.txt"
     pack
 fi
 if [[ " $want " == *" speed "* ]]; then
     runs/compare.sh --jobs "$JOBS" --min-pairs "$pairs" --max-pairs "$max_pairs" \
-        --budget "$budget" ${only:+--only "$only"} --no-plot --out "$OUT/compare" \
-        "build:$base/build" build:build "$suite" >"$OUT/logs/compare.txt" 2>&1
+        --budget "$budget" ${only:+--only "$only"} --no-plot --out "$W/compare" \
+        "build:$base/build" build:build "$suite" >"$W/logs/compare.txt" 2>&1
     say "speed: exit $? (0: no case slower beyond 5%; 1: one is; 2: could not compare or undecided)"
     pack
 fi
-cat "$OUT/summary.txt"
+cat "$W/summary.txt"
