@@ -1,7 +1,7 @@
 /* cell_scan.cuh - the gated exclusive scan of per-cell counts (start[c] = sum of count[0..c),
  * end[c] = start[c] + count[c]): the counting sort's middle step (cellsort.cu) for every program
  * whose device decides when to sort, and so a component of its own (tested on its own in
- * tests/comp_cells.cuh). Each kernel returns at once unless *gate (NULL: always runs), so that a
+ * tests/comp_scan.cuh). Each kernel returns at once unless *gate (NULL: always runs), so that a
  * captured CUDA graph can hold the scan in every step and run it on the steps that sort.
  *
  * Two ways, chosen by the number of tiles T of CELL_SCAN_THREADS cells:

@@ -21,7 +21,6 @@ static void grow(GpuSim *g, int **p, size_t old_len, size_t len, const char *wha
     *p = (int *)gpu_alloc(g, sizeof(int) * len, what);
 }
 
-
 void cellsort_reserve(CellSort *cs, GpuSim *g, int n, int ncells, int parts, int bits, cudaStream_t stream)
 {
     const int want = cs->parts | parts;
