@@ -154,6 +154,13 @@ def pairs_needed(benchmarks, alpha):
     return max(1, math.ceil(math.log2(max(benchmarks, 1) / alpha) - 1e-12))
 
 
+def undecidable(results, alpha):
+    """(most, least, m): the most pairs any benchmark of RESULTS ran, the pairs the test needs
+    over their m, and m; most < least means no benchmark could be called slower or faster."""
+    have = [r for r in results if "est" in r]
+    return max((r["n"] for r in have), default=0), pairs_needed(len(have), alpha), len(have)
+
+
 def verdict(est, slower_sig, faster_sig, thr):
     """The verdict of a ratio B/A with estimate est, given whether the (corrected) test found
     B slower or faster; threshold thr."""
@@ -435,8 +442,7 @@ def report(results, meta, out=sys.stdout):
     if nodata or not results:
         p("verdict: could not compare " + ", ".join(r["bench"] for r in nodata) + " (exit 2)")
         return 2
-    m = sum("est" in r for r in results)
-    most, least = max(r["n"] for r in results if "est" in r), pairs_needed(m, 1 - conf)
+    most, least, m = undecidable(results, 1 - conf)
     if most < least:
         p(f"verdict: undecided: {most} pairs a benchmark at most, and the one-sided sign test's smallest p, "
           f"2^-{most} = {2.0 ** -most:.3g}, is above Holm's first threshold over {m} benchmarks, "
@@ -654,8 +660,8 @@ def cmd_summary(args):
             top = max(ests) if ests else None
             worst += [e for e in ests]
             pairs = sorted({r["n"] for r in res})
-            have = [r for r in res if "est" in r]
-            undecided = bool(have) and not slower and max(r["n"] for r in have) < pairs_needed(len(have), 1 - args.conf)
+            most, least, m = undecidable(res, 1 - args.conf)
+            undecided = m > 0 and not slower and most < least
             state = "FAIL" if slower else "undecided" if undecided else "pass"
             print(f"{path} {cid}: {state}; pairs {pairs[0]}-{pairs[-1]}; "
                   + ("largest B/A " + f"{top[4]} x{top[0]:.3f} [{top[1]:.3f}, {top[2]:.3f}]" if top else "no data")

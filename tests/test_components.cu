@@ -204,8 +204,9 @@ int main(int argc, char **argv)
     int found = want == NULL;
     for (int k = 0; k < ngroups; k++) found |= want && strcmp(want, groups[k].name) == 0;
     if (argc > 2 || !found) {
-        fprintf(stderr, "test-components: usage: test-components [GROUP], GROUP one of rebuild, cells, scan, "
-                        "pair, reduce, list, sync (none: all)\n");
+        fprintf(stderr, "test-components: usage: test-components [GROUP], GROUP one of");
+        for (int k = 0; k < ngroups; k++) fprintf(stderr, "%s %s", k ? "," : "", groups[k].name);
+        fprintf(stderr, " (none: all)\n");
         return 2;
     }
     int ngpu = 0;

@@ -6,16 +6,17 @@
  *
  * Two ways, chosen by the number of tiles T of CELL_SCAN_THREADS cells:
  *   one block       CUB's block scan walks the tiles carrying the running total: one launch,
- *                   ~0.65 us a tile when it runs (H100: gpu-rumd SP at 1M atoms, 1 907 tiles
- *                   sorted at every build, 111 us a step over 11.1 steps a build)
+ *                   ~0.65 us a tile when it runs (inferred, H100: gpu-rumd SP at 1M atoms,
+ *                   1 907 tiles sorted at every build, 111 us a step faster over 11.1 steps a
+ *                   build with three launches)
  *   three launches  the tiles' sums, their scan in one block, each tile from its offset: a few
- *                   us whatever T, but two more launches, which a graph runs on every step
- *                   even where the gate is off (~1 us each: +1.9 us, 7%, on gpu-rumd SP at
- *                   4 096 atoms, 8 tiles, a sort every 208 steps)
+ *                   us whatever T (assumed, not measured), but two more launches, which a graph
+ *                   runs on every step even where the gate is off (~1 us each, inferred from
+ *                   +1.9 us, 7%, on gpu-rumd SP at 4 096 atoms, 8 tiles, a sort every 208 steps)
  * Ungated, a scan runs only when wanted: three launches above CELL_SCAN_WIDE_TILES. Gated, with
  * a scan every k steps the walk costs 0.65 T / k a step and the two launches ~1.9 us, so the
- * walk wins up to T ~ 45 at k = 11 (a sort at every build) and far beyond at rarer sorts:
- * three launches above CELL_SCAN_WIDE_TILES_GATED. */
+ * walk wins up to T ~ 45 at k = 11 (a sort at every build; with ~8 us for the three launches
+ * when they run) and far beyond at rarer sorts: three launches above CELL_SCAN_WIDE_TILES_GATED. */
 #ifndef NBR_CELL_SCAN_CUH
 #define NBR_CELL_SCAN_CUH
 
