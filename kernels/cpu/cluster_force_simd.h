@@ -68,6 +68,51 @@ static inline void SIMD_J(kadd)(real *p, KV v)
 #endif
 }
 
+/* One entry of the row (SELF: the own cluster, masked to j > i; SHIFTED: through its image) */
+#define SIMD_ENTRY(SELF, SHIFTED)                                                                     \
+    do {                                                                                              \
+        const unsigned e = A->ent[m];                                                                 \
+        const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);                  \
+        const real hx = SHIFTED ? H[code][0] : 0, hy = SHIFTED ? H[code][1] : 0,                      \
+                   hz = SHIFTED ? H[code][2] : 0;                                                     \
+        KV xj = SIMD_J(kload)(A->x + a0), yj = SIMD_J(kload)(A->y + a0), zj = SIMD_J(kload)(A->z + a0); \
+        if (SHIFTED) { xj += hx; yj += hy; zj += hz; }                                                \
+        const KV qj = SIMD_J(kload)(A->q + a0);   /* dead where the kind ignores qq */                \
+        const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? JW : atoms);                                 \
+        const KVI jidx = lane + (KI)a0;                                                               \
+        KV fxj = {0}, fyj = {0}, fzj = {0};                                                           \
+        KVI keep = {0}, any = {0};                                                                    \
+        for (int t = 0; t < NI; t++) {                                                                \
+            KV dx, dy, dz;                                                                            \
+            if (SHIFTED) { dx = (xi[t] - hx) - xj; dy = (yi[t] - hy) - yj; dz = (zi[t] - hz) - zj; }  \
+            else { dx = xi[t] - xj; dy = yi[t] - yj; dz = zi[t] - zj; }                               \
+            const KV r2 = dx * dx + dy * dy + dz * dz;                                                \
+            KVI slot = jon & ion[t];                                                                  \
+            if (SELF) slot &= jidx > iat[t] + (KI)(CLUSTER_PLANT == 3);                               \
+            if (prune) keep |= (r2 < rin2) & slot;                                                    \
+            const KVI on = (r2 < rc2) & slot;                                                         \
+            /* no pair of the register within r_c (half of them at lammps-lj's cutoff): the      */   \
+            /* evaluator's sums would only add zeros                                             */   \
+            if (!KANY(on)) continue;                                                                  \
+            any |= on;                                                                                \
+            const KV qq = qi[t] * qj;                                                                 \
+            KV f, uu;                                                                                 \
+            switch ((PotentialKind)kind) { NBR_POTENTIALS(SIMD_POT_CASE, A->pot) }                    \
+            f = kmask(f, on);                                                                         \
+            const KV gx = f * dx, gy = f * dy, gz = f * dz;                                           \
+            fx[t] += gx; fy[t] += gy; fz[t] += gz;                                                    \
+            fxj -= gx; fyj -= gy; fzj -= gz;                                                          \
+            ua += kmask(uu, on);                                                                      \
+            wa += f * r2;                                                                             \
+        }                                                                                             \
+        if (prune && KANY(keep)) A->ent_out[(*kept)++] = e;                                           \
+        if (KANY(any)) {                                                                              \
+            SIMD_J(kadd)(A->fx + a0, fxj);                                                            \
+            SIMD_J(kadd)(A->fy + a0, fyj);                                                            \
+            SIMD_J(kadd)(A->fz + a0, fzj);                                                            \
+        }                                                                                             \
+    } while (0)
+
 /* one row for one potential kind (a constant at the call: each kind its own loop) */
 static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const ClusterForceArgs *A, int u, const int kind,
                                                                    const int prune, const real (*H)[3], int *kept,
@@ -93,44 +138,17 @@ static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const Cluster
         iat[t] = ilane + (KI)(i0 + t * VI);
         ion[t] = iat[t] < (KI)(i0 + ni);   /* padding i-slots: their lanes off */
     }
-    for (int m = A->row_start[u]; m < A->row_start[u + 1]; m++) {
-        const unsigned e = A->ent[m];
-        const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);
-        const real hx = H[code][0], hy = H[code][1], hz = H[code][2];
-        const KV xj = SIMD_J(kload)(A->x + a0) + hx, yj = SIMD_J(kload)(A->y + a0) + hy,
-                 zj = SIMD_J(kload)(A->z + a0) + hz;
-        const KV qj = SIMD_J(kload)(A->q + a0);   /* dead where the kind ignores qq */
-        const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? JW : atoms);
-        const KVI jidx = lane + (KI)a0;
-        KV fxj = {0}, fyj = {0}, fzj = {0};
-        KVI keep = {0}, any = {0};
-        for (int t = 0; t < NI; t++) {
-            const KV dx = (xi[t] - hx) - xj, dy = (yi[t] - hy) - yj, dz = (zi[t] - hz) - zj;
-            const KV r2 = dx * dx + dy * dy + dz * dz;
-            KVI slot = jon & ion[t];
-            if (code == SHIFT_NONE) slot &= jidx > iat[t] + (KI)(CLUSTER_PLANT == 3);
-            if (prune) keep |= (r2 < rin2) & slot;
-            const KVI on = (r2 < rc2) & slot;
-            /* no pair of the register within r_c (most of them at short cutoffs: pair_eff): the
-             * evaluator's sums would only add zeros */
-            if (!KANY(on)) continue;
-            any |= on;
-            const KV qq = qi[t] * qj;
-            KV f, uu;
-            switch ((PotentialKind)kind) { NBR_POTENTIALS(SIMD_POT_CASE, A->pot) }
-            f = kmask(f, on);
-            const KV gx = f * dx, gy = f * dy, gz = f * dz;
-            fx[t] += gx; fy[t] += gy; fz[t] += gz;
-            fxj -= gx; fyj -= gy; fzj -= gz;
-            ua += kmask(uu, on);
-            wa += f * r2;
-        }
-        if (prune && KANY(keep)) A->ent_out[(*kept)++] = e;
-        if (!KANY(any)) continue;
-        SIMD_J(kadd)(A->fx + a0, fxj);
-        SIMD_J(kadd)(A->fy + a0, fyj);
-        SIMD_J(kadd)(A->fz + a0, fzj);
+    /* A row: the own cluster first where it is there (the self mask, only there: every other
+     * j-cluster of a half list lies above the unit), then the unshifted entries, then those
+     * with a periodic image (the build lists them last); each run its own copy of the body */
+    int m = A->row_start[u];
+    const int end = A->row_start[u + 1];
+    if (m < end && entry_code(A->ent[m]) == SHIFT_NONE && entry_first(A->ent[m]) <= i0) {
+        SIMD_ENTRY(1, 0);
+        m++;
     }
+    for (; m < end && entry_code(A->ent[m]) == SHIFT_NONE; m++) SIMD_ENTRY(0, 0);
+    for (; m < end; m++) SIMD_ENTRY(0, 1);
     *uacc += ua;
     *wacc += wa;
     for (int ti = 0; ti < ni; ti++) {
@@ -162,5 +180,6 @@ static void SIMD_J(simd_rows)(const ClusterForceArgs *A, double *upot, double *v
     *upot = ksum(ua);
     *virial = ksum(wa);
 }
+#undef SIMD_ENTRY
 #undef VI
 #undef SIMD_J

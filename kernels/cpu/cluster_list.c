@@ -3,6 +3,7 @@
 #include "cpu_lists.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,7 @@ void cpu_cluster_init(CpuClusterList *cl, Sim *s, int C)
 void cpu_cluster_free(CpuClusterList *cl)
 {
     void *p[] = {cl->col_cl, cl->cl_first, cl->cl_count, cl->lo, cl->hi, cl->unit_first, cl->unit_count,
-                 cl->row_start, cl->ent, cl->order, cl->key};
+                 cl->row_start, cl->ent, cl->shifted, cl->order, cl->key};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
     memset(cl, 0, sizeof *cl);
 }
@@ -91,6 +92,14 @@ static void grow(CpuClusterList *cl, size_t need)
     if (!cl->ent) nbr_fail(3, "cpu-cluster: out of memory for the cluster-pair entries");
 }
 
+static void grow_shifted(CpuClusterList *cl, size_t need)
+{
+    if (need <= cl->shifted_cap) return;
+    cl->shifted_cap = need * 2;
+    cl->shifted = realloc(cl->shifted, sizeof(unsigned) * cl->shifted_cap);
+    if (!cl->shifted) nbr_fail(3, "cpu-cluster: out of memory for the cluster-pair entries");
+}
+
 /* the gap between [lo, hi] and [a, b] (0 where they overlap); conditionals, not libm's fmax
  * (a call each: 9% of a lammps-lj run's time when it was) */
 static inline real gap(real lo, real hi, real a, real b)
@@ -98,6 +107,20 @@ static inline real gap(real lo, real hi, real a, real b)
     const real d = a - hi, e = lo - b, m = d > e ? d : e;
     return m > 0 ? m : 0;
 }
+/* the same gap for the 4 atoms of an i-unit at once, and whether any lane is set */
+typedef real V4 __attribute__((vector_size(CLUSTER_I * sizeof(real))));
+#ifdef NBR_FLOAT
+typedef int32_t V4I __attribute__((vector_size(CLUSTER_I * sizeof(real))));
+#else
+typedef int64_t V4I __attribute__((vector_size(CLUSTER_I * sizeof(real))));
+#endif
+static inline V4 vmax(V4 a, V4 b)
+{
+    const V4I m = a < b;
+    return (V4)(((V4I)a & ~m) | ((V4I)b & m));
+}
+static inline V4 vgap(V4 p, real a, real b) { return vmax(vmax(a - p, p - b), (V4){0}); }
+static inline int vany(V4I m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
 static inline real rmin(real a, real b) { return a < b ? a : b; }
 static inline real rmax(real a, real b) { return a > b ? a : b; }
 
@@ -154,7 +177,13 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                 const real p[3] = {s->r[b].x, s->r[b].y, s->r[b].z};
                 for (int d = 0; d < 3; d++) { lo[d] = rmin(lo[d], p[d]); hi[d] = rmax(hi[d], p[d]); }
             }
+            V4 ax, ay, az;   /* the unit's atoms, a short unit's last lanes repeating its first */
+            for (int t = 0; t < CLUSTER_I; t++) {
+                const vec3 p = s->r[t < ni ? i0 + t : i0];
+                ax[t] = p.x, ay[t] = p.y, az[t] = p.z;
+            }
             /* the own cluster first, unshifted, masked to j > i */
+            size_t nsh = 0;
             grow(cl, m + 1);
             cl->ent[m++] = cluster_entry(cl->cl_first[A], cl->cl_count[A], SHIFT_NONE);
             for (int t = 0; t < ni; t++) {
@@ -182,30 +211,37 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                          * its clusters in index order, so the scan starts there) */
                         const int first = code > SHIFT_NONE ? A : A + 1;
                         if (b0 < first) b0 = first;
-                        for (int B = b0; B < cl->col_cl[c + 1] && cl->lo[3 * B + 2] + Sz <= hi[2] + rn; B++) {
+                        /* every candidate written, kept by advancing the count (no branch on
+                         * the test's outcome, which no predictor guesses) */
+                        const int b_end = cl->col_cl[c + 1];
+                        unsigned *dst;
+                        size_t *nd;
+                        if (code == SHIFT_NONE) {
+                            grow(cl, m + (b_end > b0 ? b_end - b0 : 0));
+                            dst = cl->ent, nd = &m;
+                        } else {
+                            grow_shifted(cl, nsh + (b_end > b0 ? b_end - b0 : 0));
+                            dst = cl->shifted, nd = &nsh;
+                        }
+                        for (int B = b0; B < b_end && cl->lo[3 * B + 2] + Sz <= hi[2] + rn; B++) {
                             if (CLUSTER_PLANT == 1 && B == A + 1 && code == SHIFT_NONE) continue;
+                            /* within r_n of one of the unit's atoms (so of its box too): the union
+                             * of their spheres is tighter than the box's reach, and each slot
+                             * listed costs every step */
                             const real *bl = cl->lo + 3 * B, *bh = cl->hi + 3 * B;
-                            const real ex = gap(lo[0], hi[0], bl[0] + Sx, bh[0] + Sx),
-                                       ey = gap(lo[1], hi[1], bl[1] + Sy, bh[1] + Sy),
-                                       ez = gap(lo[2], hi[2], bl[2] + Sz, bh[2] + Sz);
-                            if (ex * ex + ey * ey + ez * ez >= rn2) continue;
-                            /* then within r_n of one of the unit's atoms: the union of their spheres
-                             * is tighter than the box's reach, and each slot listed costs every step */
-                            int near = 0;
-                            for (int t = 0; t < ni && !near; t++) {
-                                const vec3 p = s->r[i0 + t];
-                                const real ax = gap(p.x, p.x, bl[0] + Sx, bh[0] + Sx),
-                                           ay = gap(p.y, p.y, bl[1] + Sy, bh[1] + Sy),
-                                           az = gap(p.z, p.z, bl[2] + Sz, bh[2] + Sz);
-                                near = ax * ax + ay * ay + az * az < rn2;
-                            }
-                            if (!near) continue;
-                            grow(cl, m + 1);
-                            cl->ent[m++] = cluster_entry(cl->cl_first[B], cl->cl_count[B], code);
-                            slots += (double)ni * cl->cl_count[B];
+                            const V4 ex = vgap(ax, bl[0] + Sx, bh[0] + Sx), ey = vgap(ay, bl[1] + Sy, bh[1] + Sy),
+                                     ez = vgap(az, bl[2] + Sz, bh[2] + Sz);
+                            const int near = vany(ex * ex + ey * ey + ez * ez < rn2);
+                            dst[*nd] = cluster_entry(cl->cl_first[B], cl->cl_count[B], code);
+                            *nd += near;
+                            slots += near * ni * cl->cl_count[B];
                         }
                     }
                 }
+            /* the entries through an image last: the force loops run them in a copy of their own */
+            grow(cl, m + nsh);
+            memcpy(cl->ent + m, cl->shifted, sizeof(unsigned) * nsh);
+            m += nsh;
         }
     }
     free(from);

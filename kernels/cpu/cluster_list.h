@@ -5,7 +5,7 @@
  * atoms are cut into j-clusters of C = M atoms (M the SIMD width: one j-cluster is one vector
  * load) and each j-cluster into i-units of 4. Each i-unit has a row of entries
  * (kernels/cluster.h): j-clusters whose bounding box, moved by a periodic image, lies within r_n
- * of the unit's box and of one of its atoms. Newton 3: a cluster pair (A, B) is listed once, from A when B > A (or B = A
+ * of the unit's box and of one of its atoms, those through a periodic image last. Newton 3: a cluster pair (A, B) is listed once, from A when B > A (or B = A
  * with a shift code above 13); the own cluster (code 13, first in the row) with the mask j > i.
  * Coverage: a pair within r_n of each other is within r_n box to box, so its cluster pair is
  * tested with the pair's one image (L > 2 r_n) and kept from exactly one side. */
@@ -36,8 +36,11 @@ typedef struct {
     real *lo, *hi;                 /* per cluster, 3 each: bounding box */
     int *unit_first, *unit_count;  /* per i-unit (unit u of cluster u / (C/4)) */
     int *row_start;                /* nunits + 1 */
-    unsigned *ent;                 /* the rows' entries */
+    unsigned *ent;                 /* the rows' entries: the own cluster, the unshifted, those
+                                      through an image */
     size_t ent_cap;
+    unsigned *shifted;             /* a row's entries through an image, while it is searched */
+    size_t shifted_cap;
     int *order, *key;              /* sort scratch */
     double slots;                  /* pair slots the force loop evaluates (masks applied) */
     int cap_clusters;
