@@ -156,7 +156,7 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
      * binary search per unit and neighbour column was a quarter of the build) */
     int *from = nbr_alloc(sizeof(int) * span * span * 3, "cluster search");
     size_t m = 0;
-    double slots = 0;
+    long long slots = 0;   /* an integer sum: no floating-point chain through the search */
     for (int A = 0, prev = -1; A < ncl; A++) {
         const int col = (int)(cell_coord(s->r[cl->cl_first[A]].y, L, 1 / cl->w, G) * G +
                               cell_coord(s->r[cl->cl_first[A]].x, L, 1 / cl->w, G));
@@ -246,7 +246,7 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
     }
     free(from);
     cl->row_start[cl->nunits] = (int)m;
-    cl->slots = slots;
+    cl->slots = (double)slots;
 }
 
 double cpu_cluster_pairs(const CpuClusterList *cl, const Sim *s, const int *row_start, const unsigned *ent, PairFn fn,
