@@ -471,7 +471,8 @@ class Parsers(Base):
 
 class ClusterSection(InResults):
     """cpu-cluster over cpu-grouped at one point: the mean of the newest revision's rounds on
-    both sides (an older revision's rows left out), the target's verdict at N >= 32 768 only."""
+    both sides (an older revision's rows left out, its series too), the target's verdict at every
+    N >= 32 768 and there only."""
     HDR = "timestamp,git_rev,device,variant,tag,system,precision,n,us_per_atom_step,status,knobs"
 
     def rows(self, *rs):
@@ -482,6 +483,7 @@ class ClusterSection(InResults):
 
     def test_ratio_and_verdict(self):
         self.rows(("old", "cpu-cluster", "avx2", "lj", 32768, 9.0, "ok"),     # older revision: left out
+                  ("old", "cpu-cluster", "avx512", "lj", 32768, 0.1, "ok"),   # a series only there: too
                   ("new", "cpu-grouped", "", "lj", 32768, 1.0, "ok"),
                   ("new", "cpu-grouped", "", "lj", 32768, 1.2, "ok"),
                   ("new", "cpu-cluster", "avx2", "lj", 32768, 0.5, "ok"),
@@ -491,10 +493,18 @@ class ClusterSection(InResults):
                   ("new", "cpu-cluster", "avx2", "lj", 4000, 0.1, "ok"))            # below the target's N
         text = cluster.section(os.path.join(self.dir, "REPORT.md"))
         self.assertIn("| cpu-cluster avx2 | 0.1000 (0.10) | 0.5500 (0.50) |", text)
-        self.assertIn("best ratio 0.50, met", text)
+        self.assertIn("best ratio 0.50 at N = 32768; met", text)
+        self.assertNotIn("avx512", text)
         self.rows(("new", "cpu-grouped", "", "sp", 32768, 1.0, "ok"),
                   ("new", "cpu-cluster", "avx512", "sp", 32768, 0.51, "ok"))
-        self.assertIn("best ratio 0.51, not met", cluster.section(os.path.join(self.dir, "REPORT.md")))
+        self.assertIn("best ratio 0.51 at N = 32768; not met", cluster.section(os.path.join(self.dir, "REPORT.md")))
+        # at every N from 32 768 up: one N above the ratio is enough to miss it
+        self.rows(("new", "cpu-grouped", "", "sp", 32768, 1.0, "ok"),
+                  ("new", "cpu-cluster", "avx512", "sp", 32768, 0.4, "ok"),
+                  ("new", "cpu-grouped", "", "sp", 262144, 1.0, "ok"),
+                  ("new", "cpu-cluster", "avx512", "sp", 262144, 0.6, "ok"))
+        self.assertIn("best ratio 0.40 at N = 32768, 0.60 at N = 262144; not met",
+                      cluster.section(os.path.join(self.dir, "REPORT.md")))
 
     def test_no_rows_says_so(self):
         self.assertIn("**No rows yet**", cluster.section(os.path.join(self.dir, "REPORT.md")))
