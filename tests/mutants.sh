@@ -2,9 +2,10 @@
 # tests/mutants.sh - mutation test of the suite: plants each fault of tests/mutants.txt, one at
 # a time, in a scratch copy of the tree, builds what the fault's tests need there and runs
 # those tests. Prints "fault -> caught by TEST..." or "fault -> SURVIVED" per fault (a survivor's
-# tests run twice: caught only the second time, it is marked FLAKY), the survivors, errors and
-# flaky ones again at the end; exits 0 when every fault was caught, 1 when one survived, 2 on an error (a fault whose sed no longer
-# changes its file, a build that fails, tests that fail before any fault is planted).
+# tests run twice: caught only the second time, it is marked FLAKY), and the survivors, errors
+# and flaky ones again at the end; exits 0 when every fault was caught, 1 when one survived, 2 on
+# an error (a fault whose sed no longer changes its file, a build that fails, tests that fail
+# before any fault is planted).
 #
 #   tests/mutants.sh [options]        (make mutants [FILES=...] [MUTANTS_BASE=REV] [MUTANTS=REGEX])
 #     --files "F..."    only the faults planted in these files or caught by these test files

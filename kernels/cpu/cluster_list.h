@@ -5,8 +5,9 @@
  * atoms are cut into j-clusters of C = M atoms (M the SIMD width: one j-cluster is one vector
  * load) and each j-cluster into i-units of 4. Each i-unit has a row of entries
  * (kernels/cluster.h): j-clusters whose bounding box, moved by a periodic image, lies within r_n
- * of the unit's box and of one of its atoms, those through a periodic image last. Newton 3: a cluster pair (A, B) is listed once, from A when B > A (or B = A
- * with a shift code above 13); the own cluster (code 13, first in the row) with the mask j > i.
+ * of one of the unit's atoms; the own cluster first, those through an image last. Newton 3: a
+ * cluster pair (A, B) is listed once, from A when B > A (or B = A with a shift code above 13);
+ * the own cluster (code 13) with the mask j > i.
  * Coverage: a pair within r_n of each other is within r_n box to box, so its cluster pair is
  * tested with the pair's one image (L > 2 r_n) and kept from exactly one side. */
 #ifndef NBR_CPU_CLUSTER_LIST_H
