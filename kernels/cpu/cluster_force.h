@@ -5,8 +5,11 @@
  * (--jcluster: by default the vector's lanes, 4 in AVX2 double, else 8; 4 as well, where a
  * register then holds 2 or 4 i-atoms) is loaded once for all of them; masks for the cutoff, the
  * self cluster and padding, and a branch past the evaluator where no lane is within r_c (most,
- * at short cutoffs); Newton 3, the j forces subtracted once per entry. Positions, charges and forces in structure-of-arrays
- * form, in the list's atom order, CLUSTER_SLACK slots past N (loads of a short last cluster). */
+ * at short cutoffs); Newton 3, the j forces subtracted once per entry. The SIMD loops run a row
+ * in three parts, each its own copy of the body: the own cluster (the only one masked to j > i),
+ * the unshifted entries, those through an image (the build lists them last). Positions, charges
+ * and forces in structure-of-arrays form, in the list's atom order, CLUSTER_SLACK slots past N
+ * (loads of a short last cluster). */
 #ifndef NBR_CPU_CLUSTER_FORCE_H
 #define NBR_CPU_CLUSTER_FORCE_H
 
