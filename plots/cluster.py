@@ -115,6 +115,30 @@ def lammps_line(pts):
     return [f"Against LAMMPS in the same run: {'; '.join(cells)}.", ""] if cells else []
 
 
+GENERIC_CSV = "generic_build.csv"   # cpu-cluster, cpu-grouped and LAMMPS from a build without -march
+
+
+def generic_part(m):
+    """The build without -march=native (results/<m>/generic_build.md says how it was built): the
+    median per system, precision, N and program, and LAMMPS's time over cpu-cluster's."""
+    df = nbrcsv.read_optional(os.path.join(figdata.results_dir(), m, GENERIC_CSV),
+                              need=["variant", "system", "precision", "n", "us_per_atom_step", "status", "git_rev"],
+                              numeric=["n", "us_per_atom_step"])
+    if df is None or df.empty:
+        return []
+    df = df[text(df, "status") == "ok"]
+    progs = ["cpu-cluster", "cpu-grouped", "lammps"]
+    body = []
+    for (sysn, prec, n), g in df.groupby([text(df, "system"), text(df, "precision"), num(df, "n").astype(int)]):
+        t = {v: float(num(h, "us_per_atom_step").median()) for v, h in g.groupby(text(g, "variant"))}
+        body.append([sysn, prec, n] + [f"{t[v]:.4f}" if v in t else "-" for v in progs] +
+                    [f"{t['lammps'] / t['cpu-cluster']:.2f}" if {"lammps", "cpu-cluster"} <= set(t) else "-"])
+    revs = set(text(df, "git_rev"))
+    return [f"{m}, built without -march=native ({GENERIC_CSV}; revision {figdata.revs_text(revs)}; how: "
+            f"results/{m}/generic_build.md): us/atom-step, one core, medians.", "",
+            md_table(["system", "precision", "N"] + progs + ["LAMMPS / cpu-cluster"], body), ""]
+
+
 def gpu_part():
     """gpu-cluster beside gpu-layer and gpu-rumd at 1M atoms, from the newest revision that ran it."""
     out = []
@@ -171,7 +195,7 @@ def section(outmd):
                                   need=["tag", "variant", "system", "precision", "n", "us_per_atom_step", "status",
                                         "git_rev"], numeric=["n", "us_per_atom_step"])
         if df is not None and not df.empty:
-            cpu += cpu_part(m, df)
+            cpu += cpu_part(m, df) + generic_part(m)
     gpu = gpu_part()
     if not cpu and not gpu:
         return "\n".join(out + ["**No rows yet**: runs/cpu_cluster.sh and runs/rumd_figs.sh write them.", ""])

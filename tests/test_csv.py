@@ -506,6 +506,16 @@ class ClusterSection(InResults):
         self.assertIn("best ratio 0.40 at N = 32768, 0.60 at N = 262144; not met",
                       cluster.section(os.path.join(self.dir, "REPORT.md")))
 
+    def test_generic_build_medians(self):
+        self.rows(("new", "cpu-grouped", "", "lj", 32768, 1.0, "ok"),
+                  ("new", "cpu-cluster", "avx512", "lj", 32768, 0.5, "ok"))
+        self.write("m/generic_build.csv", self.HDR + "\n" + "\n".join(
+            f"2026-01-01T00:00:00Z,g,Some CPU,{v},gen-{k},lj,double,32768,{t},ok,x=0"
+            for k, (v, t) in enumerate([("cpu-cluster", 0.1), ("cpu-cluster", 0.3), ("cpu-cluster", 0.2),
+                                        ("lammps", 0.8), ("cpu-grouped", 0.9)])) + "\n")
+        text = cluster.section(os.path.join(self.dir, "REPORT.md"))
+        self.assertIn("| lj | double | 32768 | 0.2000 | 0.9000 | 0.8000 | 4.00 |", text)
+
     def test_no_rows_says_so(self):
         self.assertIn("**No rows yet**", cluster.section(os.path.join(self.dir, "REPORT.md")))
 
