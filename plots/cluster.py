@@ -183,10 +183,10 @@ def section(outmd):
            "What stands between a CPU figure and its floor: the SIMD loop is bound mostly by the instructions it "
            "issues (an entry took 25.6 ns at 4 096 atoms and 33.7 at 110 592 on the EPYC, so memory adds at most a "
            "quarter), times the slots it evaluates per pair within r_c, 1/pair_eff (prune_eff with `--prune`): 2.9 "
-           "for lammps-lj at 4x4 pruned, about 10 for SP. Counted at lammps-lj, N = 32 000, AVX-512 float 4x8: "
-           "220 000 entries a force, 440 000 16-lane registers, half of them reaching the pair term and 30% of those "
-           "registers' lanes within r_c; the EPYC's Zen 4 core runs a 512-bit operation as two 256-bit halves, so "
-           "AVX-512 gains over AVX2 only the instructions it saves. The row's own cluster, its unshifted entries "
+           "for lammps-lj at 4x4 pruned, about 10 for SP. Counted with a build that tallied them (not committed), "
+           "lammps-lj, N = 32 000, AVX-512 float 4x8: 220 000 entries a force, 440 000 16-lane registers, half of "
+           "them reaching the pair term and 30% of those registers' lanes within r_c; the EPYC's Zen 4 core runs a "
+           "512-bit operation as two 256-bit halves, so a 16-lane register costs about what two 8-lane ones do. The row's own cluster, its unshifted entries "
            "and those through an image run in separate copies of the loop (no self mask and no shift where none "
            "applies). A series names the level, the shape (i-unit x j-cluster) and the `--prune` buffer.", ""]
     cpu = []
