@@ -2,8 +2,9 @@
 # tests/mutants.sh - mutation test of the suite: plants each fault of tests/mutants.txt, one at
 # a time, in a scratch copy of the tree, builds what the fault's tests need there and runs
 # those tests. Prints "fault -> caught by TEST..." or "fault -> SURVIVED" per fault (a survivor's
-# tests run twice: caught only the second time, it is marked FLAKY), and the survivors, errors
-# and flaky ones again at the end; exits 0 when every fault was caught, 1 when one survived, 2 on
+# tests run twice: caught only the second time, it is marked FLAKY; all its tests skipped, NOT
+# REACHED), and the survivors, errors, flaky and unreached ones again at the end; exits 0 when
+# every fault was caught or not reached, 1 when one survived, 2 on
 # an error (a fault whose sed no longer changes its file, a build that fails, tests that fail
 # before any fault is planted).
 #
@@ -148,7 +149,7 @@ for k in "${sel[@]}"; do
 done
 
 # ---- the faults ---------------------------------------------------------------------------
-caught=0 survived=0 errors=0 summary=() i=0
+caught=0 survived=0 errors=0 unreached=0 summary=() i=0
 for k in "${sel[@]}"; do
     id=${ids[$k]} path=${fpath[$k]} f=$tree/${fpath[$k]} s0=$(date +%s) i=$((i + 1))
     echo "[$i/${#sel[@]}] $id ($path)"
@@ -182,6 +183,10 @@ for k in "${sel[@]}"; do
                     [ $# -le 3 ] || result="caught by $# tests: ${result#caught by }, ..."
                     result+=$again
                 elif [ $rc != 0 ]; then result="ERROR: the tests ended with exit $rc and no FAIL line"
+                elif grep -qE '^0 passed, 0 failed, [1-9]' "$scratch/tests.log"; then
+                    # every test skipped: the fault's code does not run here (an AVX-512 loop
+                    # on a CPU without it), so nothing could catch it
+                    result="NOT REACHED ($(counts): its code does not run on this machine)"
                 elif grep -q '^0 passed, 0 failed' "$scratch/tests.log"; then result="SURVIVED (no test matches)"
                 else result="SURVIVED ($(counts))"; fi
             fi
@@ -192,16 +197,20 @@ for k in "${sel[@]}"; do
         [ "$k" = "${sel[-1]}" ] || build_targets "${ftgt[$k]}" >/dev/null ||
             { echo "mutants.sh: the restored copy does not build" >&2; exit 2; }
     fi
-    case "$result" in caught*) caught=$((caught + 1)) ;; SURVIVED*) survived=$((survived + 1)) ;; *) errors=$((errors + 1)) ;; esac
+    case "$result" in
+    caught*) caught=$((caught + 1)) ;; SURVIVED*) survived=$((survived + 1)) ;;
+    "NOT REACHED"*) unreached=$((unreached + 1)) ;; *) errors=$((errors + 1)) ;;
+    esac
     summary+=("$(printf '%-26s -> %s' "$id" "$result")")
     echo "    -> $result  [$(( $(date +%s) - s0 )) s]"
 done
 
 echo
-echo "mutants: ${#sel[@]} fault(s) in $(( $(date +%s) - t0 )) s: $caught caught, $survived survived, $errors error(s)"
+echo "mutants: ${#sel[@]} fault(s) in $(( $(date +%s) - t0 )) s: $caught caught, $survived survived, $errors error(s)$(
+    [ $unreached = 0 ] || echo ", $unreached not reached on this machine")"
 printf '  %s\n' "${summary[@]}"
 # the ones to act on last, where the end of a cut log still shows them
-bad=$(printf '%s\n' "${summary[@]}" | grep -E -e '-> (SURVIVED|ERROR)' -e 'FLAKY' || true)
+bad=$(printf '%s\n' "${summary[@]}" | grep -E -e '-> (SURVIVED|ERROR|NOT REACHED)' -e 'FLAKY' || true)
 [ -z "$bad" ] || { echo "mutants: to look at:"; echo "$bad" | sed 's/^/  /'; }
 [ $errors = 0 ] || exit 2
 [ $survived = 0 ] || exit 1

@@ -13,7 +13,11 @@
 #ifdef NBR_FLOAT
 #define VW 16
 #define VSQRT(v) _mm512_sqrt_ps(v)
-#define KANY(m) _mm512_test_epi32_mask((__m512i)(m), (__m512i)(m))
+#define KM __mmask16   /* masks in k-registers */
+#define KLT(a, b) _mm512_cmp_ps_mask((__m512)(a), (__m512)(b), _CMP_LT_OQ)
+#define KILT(a, b) _mm512_cmplt_epi32_mask((__m512i)(a), (__m512i)(b))
+#define KSEL(v, m) ((KV)_mm512_maskz_mov_ps((m), (__m512)(v)))
+#define KANY(m) ((m) != 0)
 /* the 256-bit halves' sum (AVX-512F only: no DQ) */
 #define HALVES_PS(v)                                                                                  \
     _mm256_add_ps(_mm512_castps512_ps256((__m512)(v)),                                                \
@@ -39,7 +43,11 @@
 #else
 #define VW 8
 #define VSQRT(v) _mm512_sqrt_pd(v)
-#define KANY(m) _mm512_test_epi64_mask((__m512i)(m), (__m512i)(m))
+#define KM __mmask8
+#define KLT(a, b) _mm512_cmp_pd_mask((__m512d)(a), (__m512d)(b), _CMP_LT_OQ)
+#define KILT(a, b) _mm512_cmplt_epi64_mask((__m512i)(a), (__m512i)(b))
+#define KSEL(v, m) ((KV)_mm512_maskz_mov_pd((m), (__m512d)(v)))
+#define KANY(m) ((m) != 0)
 #define JW 8
 #include "cluster_force_simd.h"
 #undef JW

@@ -1,7 +1,10 @@
 /* cluster_force_simd.h - the body of the SIMD cluster-pair force loops (cluster_force.h),
  * written once in GCC vector types and included by cluster_force_avx2.c and _avx512.c under
  * their target pragmas, once per j-cluster size. Needs VW (lanes), VSQRT(v), KANY(mask) and
- * JW (the j-cluster's M atoms, at most VW); it defines simd_rows_j<JW>. With JW < VW a register
+ * JW (the j-cluster's M atoms, at most VW); it defines simd_rows_j<JW>. A lane mask is a vector
+ * of 0 and -1 (KM = KVI), unless the including file has mask registers: then it defines KM, the
+ * compares KLT(real a, b) and KILT(int a, b) and KSEL(v, m), and the masks stay in k-registers
+ * (no vector made of each compare and tested again). With JW < VW a register
  * holds VW / JW i-atoms against the same j-cluster, each in its own JW lanes (GROMACS's 2xMM),
  * through the including file's KLOAD_J (the j values in every lane group) and KFOLD_J (the
  * groups' sum added to the j-cluster): AVX-512 in float runs 4x8 in 16 lanes this way, as an
@@ -33,7 +36,12 @@ typedef int64_t KI;
 typedef real KV __attribute__((vector_size(VW * sizeof(real))));
 typedef KI KVI __attribute__((vector_size(VW * sizeof(real))));
 
-static inline KV kmask(KV v, KVI m) { return (KV)((KVI)v & m); }
+#ifndef KM
+typedef KVI KM;
+#define KLT(a, b) ((a) < (b))
+#define KILT(a, b) ((a) < (b))
+#define KSEL(v, m) ((KV)((KVI)(v) & (m)))
+#endif
 static inline double ksum(KV v)
 {
     double s = 0;
@@ -78,19 +86,19 @@ static inline void SIMD_J(kadd)(real *p, KV v)
         KV xj = SIMD_J(kload)(A->x + a0), yj = SIMD_J(kload)(A->y + a0), zj = SIMD_J(kload)(A->z + a0); \
         if (SHIFTED) { xj += hx; yj += hy; zj += hz; }                                                \
         const KV qj = SIMD_J(kload)(A->q + a0);   /* dead where the kind ignores qq */                \
-        const KVI jon = lane < (KI)(CLUSTER_PLANT == 4 ? JW : atoms);                                 \
+        const KM jon = KILT(lane, (KVI){0} + (KI)(CLUSTER_PLANT == 4 ? JW : atoms));                   \
         const KVI jidx = lane + (KI)a0;                                                               \
         KV fxj = {0}, fyj = {0}, fzj = {0};                                                           \
-        KVI keep = {0}, any = {0};                                                                    \
+        KM keep = {0}, any = {0};                                                                     \
         for (int t = 0; t < NI; t++) {                                                                \
             KV dx, dy, dz;                                                                            \
             if (SHIFTED) { dx = (xi[t] - hx) - xj; dy = (yi[t] - hy) - yj; dz = (zi[t] - hz) - zj; }  \
             else { dx = xi[t] - xj; dy = yi[t] - yj; dz = zi[t] - zj; }                               \
             const KV r2 = dx * dx + dy * dy + dz * dz;                                                \
-            KVI slot = jon & ion[t];                                                                  \
-            if (SELF) slot &= jidx > iat[t] + (KI)(CLUSTER_PLANT == 3);                               \
-            if (prune) keep |= (r2 < rin2) & slot;                                                    \
-            const KVI on = (r2 < rc2) & slot;                                                         \
+            KM slot = jon & ion[t];                                                                   \
+            if (SELF) slot &= KILT(iat[t] + (KI)(CLUSTER_PLANT == 3), jidx);                          \
+            if (prune) keep |= KLT(r2, rin2) & slot;                                                  \
+            const KM on = KLT(r2, rc2) & slot;                                                        \
             /* no pair of the register within r_c (half of them at lammps-lj's cutoff): the      */   \
             /* evaluator's sums would only add zeros                                             */   \
             if (!KANY(on)) continue;                                                                  \
@@ -98,11 +106,11 @@ static inline void SIMD_J(kadd)(real *p, KV v)
             const KV qq = qi[t] * qj;                                                                 \
             KV f, uu;                                                                                 \
             switch ((PotentialKind)kind) { NBR_POTENTIALS(SIMD_POT_CASE, A->pot) }                    \
-            f = kmask(f, on);                                                                         \
+            f = KSEL(f, on);                                                                          \
             const KV gx = f * dx, gy = f * dy, gz = f * dz;                                           \
             fx[t] += gx; fy[t] += gy; fz[t] += gz;                                                    \
             fxj -= gx; fyj -= gy; fzj -= gz;                                                          \
-            ua += kmask(uu, on);                                                                      \
+            ua += KSEL(uu, on);                                                                       \
             wa += f * r2;                                                                             \
         }                                                                                             \
         if (prune && KANY(keep)) A->ent_out[(*kept)++] = e;                                           \
@@ -124,7 +132,8 @@ static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const Cluster
     for (int l = 0; l < VW; l++) { lane[l] = l % JW; ilane[l] = l / JW; }
     enum { NI = CLUSTER_I / VI };   /* registers of i-atoms */
     KV xi[NI], yi[NI], zi[NI], qi[NI], fx[NI], fy[NI], fz[NI];
-    KVI ion[NI], iat[NI];
+    KM ion[NI];
+    KVI iat[NI];
     KV ua = {0}, wa = {0};
     for (int t = 0; t < NI; t++) {
         real bx[VW], by[VW], bz[VW], bq[VW];
@@ -136,7 +145,7 @@ static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const Cluster
         memcpy(&zi[t], bz, sizeof bz); memcpy(&qi[t], bq, sizeof bq);
         fx[t] = fy[t] = fz[t] = (KV){0};
         iat[t] = ilane + (KI)(i0 + t * VI);
-        ion[t] = iat[t] < (KI)(i0 + ni);   /* padding i-slots: their lanes off */
+        ion[t] = KILT(iat[t], (KVI){0} + (KI)(i0 + ni));   /* padding i-slots: their lanes off */
     }
     /* A row: the own cluster first where it is there (the self mask, only there: every other
      * j-cluster of a half list lies above the unit), then the unshifted entries, then those
