@@ -26,7 +26,7 @@ setting MIN_STEPS 40 "fewest steps a point runs"
 setting PRECISIONS float "precisions"
 setting LEVELS "scalar avx2 avx512" "cpu-cluster's --simd levels (those this CPU lacks are left out)"
 setting JCLUSTERS 0 "cpu-cluster's --jcluster sizes per level (0: the level's own, its SIMD width; 4, 8 where the level takes them)"
-setting PRUNE 0.1 "cpu-cluster's --prune buffer, each level run with it too (0: without only)"
+setting PRUNE 0.1 "cpu-cluster's --prune buffers, each level run with each too (0: without only)"
 setting REPS 1 "rounds of the whole interleaved plan"
 setting LAMMPS auto "LAMMPS (runs/lmp_variant.sh) among the programs at sp and lj in double: auto (where lmp is), on, off"
 settings_parse "$@"
@@ -46,13 +46,22 @@ has() {   # the CPU's word (/proc/cpuinfo) on a level
 levels=()
 for l in $LEVELS; do if has "$l"; then levels+=("$l"); else echo "  this CPU lacks $l: left out" >&2; fi; done
 # program specs: name[:level]
-# cpu-cluster's: LEVEL[-jM][-prune] (--jcluster M, --prune $PRUNE)
+# cpu-cluster's: LEVEL[-jM][-prune[B]] (--jcluster M, --prune B; with one buffer in PRUNE the
+# word is "prune", as in the rows before PRUNE took several)
+buffers=()
+for b in $PRUNE; do
+    awk -v b="$b" 'BEGIN { exit !(b + 0 == b && b >= 0) }' ||
+        { echo "cpu_cluster.sh: --prune: '$b' is not a buffer (a number >= 0)" >&2; exit 2; }
+    awk -v b="$b" 'BEGIN { exit !(b > 0) }' && buffers+=("$b")
+done
 specs=(cpu-grouped cpu-pairlist)
 for l in "${levels[@]}"; do
     for m in $JCLUSTERS; do
         [ "$m" = 0 ] && m= || m=-j$m
         specs+=("cpu-cluster:$l$m")
-        awk -v b="$PRUNE" 'BEGIN { exit !(b > 0) }' && specs+=("cpu-cluster:$l$m-prune")
+        for b in "${buffers[@]}"; do
+            if [ ${#buffers[@]} = 1 ]; then specs+=("cpu-cluster:$l$m-prune"); else specs+=("cpu-cluster:$l$m-prune$b"); fi
+        done
     done
 done
 # a spec's flags after the program
@@ -61,7 +70,11 @@ spec_flags() {
     [ "$l" = "$1" ] && return 0
     echo "--simd ${l%%-*}"
     for w in ${l//-/ }; do
-        case $w in j[0-9]*) echo "--jcluster ${w#j}" ;; prune) echo "--prune $PRUNE" ;; esac
+        case $w in
+        j[0-9]*) echo "--jcluster ${w#j}" ;;
+        prune) echo "--prune ${buffers[0]}" ;;
+        prune*) echo "--prune ${w#prune}" ;;
+        esac
     done
 }
 for sys in $SYSTEMS; do

@@ -18,7 +18,8 @@
 #                         counted; the row says check-failed or unstable, the program's ok
 #   cpu-cluster-driver    runs/cpu_cluster.sh's quick form, lammps-lj and sp: a row with status
 #                         ok for every program, level and system, and the table's ratio column;
-#                         LAMMPS's row beside them in double sp where lmp is
+#                         LAMMPS's row beside them in double sp where lmp is; with two --prune
+#                         buffers, a series and rows for each
 _t58_dir=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t58.XXXXXX")
 _t58_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 _t58_has() {   # the CPU's own word (/proc/cpuinfo), not the program's, on what it has
@@ -176,6 +177,15 @@ _t58_driver() {
         # the variant, not the text: the lammps-lj system's rows above say lammps too
         ! python3 runs/csvq.py has "$d/cpu_cluster.csv" variant=lammps || { echo "a LAMMPS row without lmp"; return 1; }
     fi
+    # several --prune buffers: a series each, its rows' prune knob that buffer
+    ALLOW_DIRTY=1 REDO=1 runs/cpu_cluster.sh --out-dir "$d" --atom-steps 20000 --min-steps 20 --systems sp \
+        --nes-sc 8 --levels scalar --prune "0.1 0.2" >"$d.out" 2>"$d.err" || { cat "$d.err"; return 1; }
+    local b
+    for b in 0.1 0.2; do
+        python3 runs/csvq.py has "$d/cpu_cluster.csv" tag="cc-sp-cpu-cluster-scalar-prune$b-float-ne8-r1" status=ok \
+            prune=$b || { echo "no row for --prune $b"; return 1; }
+        grep -Eq "cpu-cluster --simd scalar --prune $b +[0-9.]+" "$d.out" || { echo "no table line for --prune $b"; return 1; }
+    done
 }
 t_ok cpu-cluster-driver _t58_driver
 rm -rf "$_t58_dir"
