@@ -1,14 +1,14 @@
 /* cluster_force_simd.h - the body of the SIMD cluster-pair force loops (cluster_force.h),
  * written once in GCC vector types and included by cluster_force_avx2.c and _avx512.c under
  * their target pragmas, once per j-cluster size. Needs VW (lanes), VSQRT(v), KANY(mask) and
- * JW (the j-cluster's M atoms, at most VW); it defines simd_rows_j<JW>. A lane mask is a vector
- * of 0 and -1 (KM = KVI), unless the including file has mask registers: then it defines KM, the
- * compares KLT(real a, b) and KILT(int a, b) and KSEL(v, m), and the masks stay in k-registers
- * (no vector made of each compare and tested again). With JW < VW a register
- * holds VW / JW i-atoms against the same j-cluster, each in its own JW lanes (GROMACS's 2xMM),
- * through the including file's KLOAD_J (the j values in every lane group) and KFOLD_J (the
- * groups' sum added to the j-cluster): AVX-512 in float runs 4x8 in 16 lanes this way, as an
- * entry holds at most 8 atoms, and 4x4 in one register. */
+ * JW (the j-cluster's M atoms, at most VW); it defines simd_rows_j<JW>.
+ * A lane mask is a vector of 0 and -1 (KM = KVI), unless the including file has mask registers:
+ * then it defines KM, the compares KLT(real a, b) and KILT(int a, b) and KSEL(v, m), and the
+ * masks stay in k-registers (no vector made of each compare and tested again).
+ * With JW < VW a register holds VW / JW i-atoms against the same j-cluster, each in its own JW
+ * lanes (GROMACS's 2xMM), through the including file's KLOAD_J (the j values in every lane
+ * group) and KFOLD_J (the groups' sum added to the j-cluster): AVX-512 in float runs 4x8 in 16
+ * lanes this way, as an entry holds at most 8 atoms, and 4x4 in one register. */
 #include <stdint.h>
 #include <string.h>
 
