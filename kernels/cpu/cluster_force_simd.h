@@ -76,16 +76,34 @@ static inline void SIMD_J(kadd)(real *p, KV v)
 #endif
 }
 
+/* VW values from p (the unit's atoms and those after them: CLUSTER_SLACK slots past N),
+ * lane l taking value sel[l] */
+static inline KV SIMD_J(iload)(const real *p, KVI sel)
+{
+    KV v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_shuffle(v, sel);
+}
+/* lane h < VI: the sum of lane group h's JW lanes, added in lane order as a scalar loop would */
+static inline KV SIMD_J(igroups)(KV v)
+{
+    KVI sel;
+    for (int l = 0; l < VW; l++) sel[l] = (l % VI) * JW;
+    KV s = __builtin_shuffle(v, sel);
+    for (int c = 1; c < JW; c++) s += __builtin_shuffle(v, sel + (KI)c);
+    return s;
+}
+
 /* One entry of the row (SELF: the own cluster, masked to j > i; SHIFTED: through its image) */
 #define SIMD_ENTRY(SELF, SHIFTED)                                                                     \
     do {                                                                                              \
-        const unsigned e = A->ent[m];                                                                 \
+        const unsigned e = ent[m];                                                                 \
         const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);                  \
         const real hx = SHIFTED ? H[code][0] : 0, hy = SHIFTED ? H[code][1] : 0,                      \
                    hz = SHIFTED ? H[code][2] : 0;                                                     \
-        KV xj = SIMD_J(kload)(A->x + a0), yj = SIMD_J(kload)(A->y + a0), zj = SIMD_J(kload)(A->z + a0); \
+        KV xj = SIMD_J(kload)(X + a0), yj = SIMD_J(kload)(Y + a0), zj = SIMD_J(kload)(Z + a0);          \
         if (SHIFTED) { xj += hx; yj += hy; zj += hz; }                                                \
-        const KV qj = SIMD_J(kload)(A->q + a0);   /* dead where the kind ignores qq */                \
+        const KV qj = SIMD_J(kload)(Q + a0);   /* dead where the kind ignores qq */                   \
         const KM jon = KILT(lane, (KVI){0} + (KI)(CLUSTER_PLANT == 4 ? JW : atoms));                   \
         const KVI jidx = lane + (KI)a0;                                                               \
         KV fxj = {0}, fyj = {0}, fzj = {0};                                                           \
@@ -113,11 +131,11 @@ static inline void SIMD_J(kadd)(real *p, KV v)
             ua += KSEL(uu, on);                                                                       \
             wa += f * r2;                                                                             \
         }                                                                                             \
-        if (prune && KANY(keep)) A->ent_out[(*kept)++] = e;                                           \
+        if (prune && KANY(keep)) ent_out[(*kept)++] = e;                                              \
         if (KANY(any)) {                                                                              \
-            SIMD_J(kadd)(A->fx + a0, fxj);                                                            \
-            SIMD_J(kadd)(A->fy + a0, fyj);                                                            \
-            SIMD_J(kadd)(A->fz + a0, fzj);                                                            \
+            SIMD_J(kadd)(FX + a0, fxj);                                                               \
+            SIMD_J(kadd)(FY + a0, fyj);                                                               \
+            SIMD_J(kadd)(FZ + a0, fzj);                                                               \
         }                                                                                             \
     } while (0)
 
@@ -127,6 +145,12 @@ static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const Cluster
                                                                    KV *uacc, KV *wacc)
 {
     const int i0 = A->unit_first[u], ni = A->unit_count[u];
+    /* A's arrays in locals: the j-folds' stores (intrinsics, which may alias anything) would
+     * otherwise reload each pointer from A after every entry */
+    const real *const X = A->x, *const Y = A->y, *const Z = A->z, *const Q = A->q;
+    real *const FX = A->fx, *const FY = A->fy, *const FZ = A->fz;
+    const unsigned *const ent = A->ent;
+    unsigned *const ent_out = A->ent_out;
     const KV rc2 = (KV){0} + A->pot.rc2, rin2 = (KV){0} + A->rin2;
     KVI lane, ilane;   /* a lane's j-atom and its i-atom within the register's VI */
     for (int l = 0; l < VW; l++) { lane[l] = l % JW; ilane[l] = l / JW; }
@@ -136,13 +160,11 @@ static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const Cluster
     KVI iat[NI];
     KV ua = {0}, wa = {0};
     for (int t = 0; t < NI; t++) {
-        real bx[VW], by[VW], bz[VW], bq[VW];
-        for (int l = 0; l < VW; l++) {
-            const int ti = t * VI + l / JW, i = ti < ni ? i0 + ti : i0;
-            bx[l] = A->x[i]; by[l] = A->y[i]; bz[l] = A->z[i]; bq[l] = A->q[i];
-        }
-        memcpy(&xi[t], bx, sizeof bx); memcpy(&yi[t], by, sizeof by);
-        memcpy(&zi[t], bz, sizeof bz); memcpy(&qi[t], bq, sizeof bq);
+        /* lane l: atom t VI + l / JW of the unit, a padding slot atom 0 (one permute of a
+         * load, not lane-wise stores that a vector load then cannot forward from) */
+        const KVI ti = ilane + (KI)(t * VI), sel = ti & (ti < (KI)ni);
+        xi[t] = SIMD_J(iload)(X + i0, sel); yi[t] = SIMD_J(iload)(Y + i0, sel);
+        zi[t] = SIMD_J(iload)(Z + i0, sel); qi[t] = SIMD_J(iload)(Q + i0, sel);
         fx[t] = fy[t] = fz[t] = (KV){0};
         iat[t] = ilane + (KI)(i0 + t * VI);
         ion[t] = KILT(iat[t], (KVI){0} + (KI)(i0 + ni));   /* padding i-slots: their lanes off */
@@ -152,19 +174,22 @@ static inline __attribute__((always_inline)) void SIMD_J(simd_row)(const Cluster
      * with a periodic image (the build lists them last); each run its own copy of the body */
     int m = A->row_start[u];
     const int end = A->row_start[u + 1];
-    if (m < end && entry_code(A->ent[m]) == SHIFT_NONE && entry_first(A->ent[m]) <= i0) {
+    if (m < end && entry_code(ent[m]) == SHIFT_NONE && entry_first(ent[m]) <= i0) {
         SIMD_ENTRY(1, 0);
         m++;
     }
-    for (; m < end && entry_code(A->ent[m]) == SHIFT_NONE; m++) SIMD_ENTRY(0, 0);
+    for (; m < end && entry_code(ent[m]) == SHIFT_NONE; m++) SIMD_ENTRY(0, 0);
     for (; m < end; m++) SIMD_ENTRY(0, 1);
     *uacc += ua;
     *wacc += wa;
+    real sx[NI][VW], sy[NI][VW], sz[NI][VW];
+    for (int t = 0; t < NI; t++) {
+        const KV gx = SIMD_J(igroups)(fx[t]), gy = SIMD_J(igroups)(fy[t]), gz = SIMD_J(igroups)(fz[t]);
+        memcpy(sx[t], &gx, sizeof gx); memcpy(sy[t], &gy, sizeof gy); memcpy(sz[t], &gz, sizeof gz);
+    }
     for (int ti = 0; ti < ni; ti++) {
         const int t = ti / VI, h = ti % VI;
-        real sx = 0, sy = 0, sz = 0;
-        for (int l = h * JW; l < (h + 1) * JW; l++) { sx += fx[t][l]; sy += fy[t][l]; sz += fz[t][l]; }
-        A->fx[i0 + ti] += sx; A->fy[i0 + ti] += sy; A->fz[i0 + ti] += sz;
+        FX[i0 + ti] += sx[t][h]; FY[i0 + ti] += sy[t][h]; FZ[i0 + ti] += sz[t][h];
     }
 }
 
