@@ -128,7 +128,13 @@ static inline V4 vmax(V4 a, V4 b)
     return (V4)(((V4I)a & ~m) | ((V4I)b & m));
 }
 static inline V4 vgap(V4 p, real a, real b) { return vmax(vmax(a - p, p - b), (V4){0}); }
-static inline int vany(V4I m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+static inline int vany(V4I m)   /* as 64-bit words: no lane extracted on its own */
+{
+    uint64_t w[sizeof m / 8], o = 0;
+    memcpy(w, &m, sizeof m);
+    for (size_t k = 0; k < sizeof m / 8; k++) o |= w[k];
+    return o != 0;
+}
 static inline real rmin(real a, real b) { return a < b ? a : b; }
 static inline real rmax(real a, real b) { return a > b ? a : b; }
 
@@ -201,10 +207,11 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
             for (int dy = -R; dy <= R; dy++)
                 for (int dx = -R; dx <= R; dx++) {
                     const int ix = cx + dx, iy = cy + dy, sx = floor_div(ix, G), sy = floor_div(iy, G);
+                    const int c = (iy - sy * G) * G + (ix - sx * G);
+                    if (c < col) continue;   /* Newton 3: its clusters all come before A */
                     const real x0 = ix * cl->w - half, y0 = iy * cl->w - half;
                     const real gx = gap(lo[0], hi[0], x0, x0 + cl->w), gy = gap(lo[1], hi[1], y0, y0 + cl->w);
                     if (gx * gx + gy * gy >= rn2) continue;
-                    const int c = (iy - sy * G) * G + (ix - sx * G);
                     for (int sz = -1; sz <= 1; sz++) {
                         /* an image along z only where the unit's reach crosses that face */
                         if ((sz < 0 && lo[2] + half >= rn) || (sz > 0 && half - hi[2] >= rn)) continue;
@@ -231,19 +238,27 @@ void cpu_cluster_build(CpuClusterList *cl, Sim *s)
                             grow_shifted(cl, nsh + (b_end > b0 ? b_end - b0 : 0));
                             dst = cl->shifted, nd = &nsh;
                         }
-                        for (int B = b0; B < b_end && cl->lo[3 * B + 2] + Sz <= hi[2] + rn; B++) {
+                        /* the count and the tables in locals: gcc reloads them around each
+                         * store through dst otherwise */
+                        size_t k = *nd;
+                        int kept_atoms = 0;
+                        const real *const clo = cl->lo, *const chi = cl->hi, top = hi[2] + rn;
+                        const int *const cfirst = cl->cl_first, *const ccount = cl->cl_count;
+                        for (int B = b0; B < b_end && clo[3 * B + 2] + Sz <= top; B++) {
                             if (CLUSTER_PLANT == 1 && B == A + 1 && code == SHIFT_NONE) continue;
                             /* within r_n of one of the unit's atoms (so of its box too): the union
                              * of their spheres is tighter than the box's reach, and each slot
                              * listed costs every step */
-                            const real *bl = cl->lo + 3 * B, *bh = cl->hi + 3 * B;
+                            const real *bl = clo + 3 * B, *bh = chi + 3 * B;
                             const V4 ex = vgap(ax, bl[0] + Sx, bh[0] + Sx), ey = vgap(ay, bl[1] + Sy, bh[1] + Sy),
                                      ez = vgap(az, bl[2] + Sz, bh[2] + Sz);
                             const int near = vany(ex * ex + ey * ey + ez * ez < rn2);
-                            dst[*nd] = cluster_entry(cl->cl_first[B], cl->cl_count[B], code);
-                            *nd += near;
-                            slots += near * ni * cl->cl_count[B];
+                            dst[k] = cluster_entry(cfirst[B], ccount[B], code);
+                            k += near;
+                            kept_atoms += near * ccount[B];
                         }
+                        *nd = k;
+                        slots += (long long)ni * kept_atoms;
                     }
                 }
             /* the entries through an image last: the force loops run them in a copy of their own */
