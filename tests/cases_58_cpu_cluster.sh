@@ -17,7 +17,8 @@
 #                         cluster pair skipped, a wrong shift, a wrong mask bit, a padded atom
 #                         counted; the row says check-failed or unstable, the program's ok
 #   cpu-cluster-driver    runs/cpu_cluster.sh's quick form, lammps-lj and sp: a row with status
-#                         ok for every program, level and system, and the table's ratio column;
+#                         ok for every program, level and system (sp equilibrated, lammps-lj
+#                         from its lattice), and the table's ratio column;
 #                         LAMMPS's row beside them in double sp where lmp is; with two --prune
 #                         buffers, a series and rows for each
 _t58_dir=$(mktemp -d "${TMPDIR:-/tmp}/nbrlab-t58.XXXXXX")
@@ -161,9 +162,11 @@ _t58_driver() {
     _t58_has avx2 && want+=(cpu-cluster-avx2)
     _t58_has avx512 && want+=(cpu-cluster-avx512)
     for n in "${want[@]}"; do
-        python3 runs/csvq.py has "$d/cpu_cluster.csv" tag="cc-$n-float-ne6-r1" status=ok || { echo "no ok row for $n"; return 1; }
-        python3 runs/csvq.py has "$d/cpu_cluster.csv" tag="cc-sp-$n-float-ne8-r1" status=ok n=512 system=sp ||
-            { echo "no ok sp row for $n"; return 1; }
+        # lammps-lj from its lattice (in.lj), sp after the default equilibration
+        python3 runs/csvq.py has "$d/cpu_cluster.csv" tag="cc-$n-float-ne6-r1" status=ok equil=0 ||
+            { echo "no ok row for $n, from the lattice"; return 1; }
+        python3 runs/csvq.py has "$d/cpu_cluster.csv" tag="cc-sp-$n-float-ne8-r1" status=ok n=512 system=sp equil=200 ||
+            { echo "no ok sp row for $n, equilibrated"; return 1; }
     done
     grep -Eq 'cpu-cluster --simd scalar +[0-9.]+ \([0-9.]+\)' "$d.out" || { echo "no ratio to cpu-grouped"; return 1; }
     # double sp: LAMMPS among the programs where lmp is, absent where it is not
