@@ -10,8 +10,9 @@
 # Each point times about ATOM_STEPS atom-steps (steps = ATOM_STEPS / N, at least MIN_STEPS), no
 # stage replays; sp and lj after EQUIL steps of equilibration (sp at N = 262 144: the 40 timed
 # steps from the lattice rebuilt once, after 200 steps three times, and cpu-grouped took 0.054
-# against 0.080 us/atom-step). Duration: --levels "avx2 avx512" --jclusters "0 4" --reps 2 at two N each of
-# lammps-lj, sp and lj (120 points) took 4 min on a quiet core of the 2-core AMD EPYC.
+# against 0.080 us/atom-step). Duration on the 2-core AMD EPYC: --systems "sp lj" --nes-sc
+# "32 64" --precisions "float double" --levels "avx2 avx512" --jclusters "0 4" --prune "0.1
+# 0.3" --reps 3 (348 points, LAMMPS among them) took 30 min.
 # Quick form (the tests): --nes 6 --atom-steps 20000 --out-dir DIR.
 # Settings: runs/cpu_cluster.sh --help (docs/drivers.md).
 set -euo pipefail

@@ -97,7 +97,7 @@ static inline KV SIMD_J(igroups)(KV v)
 /* One entry of the row (SELF: the own cluster, masked to j > i; SHIFTED: through its image) */
 #define SIMD_ENTRY(SELF, SHIFTED)                                                                     \
     do {                                                                                              \
-        const unsigned e = ent[m];                                                                 \
+        const unsigned e = ent[m];                                                                    \
         const int a0 = entry_first(e), atoms = entry_atoms(e), code = entry_code(e);                  \
         const real hx = SHIFTED ? H[code][0] : 0, hy = SHIFTED ? H[code][1] : 0,                      \
                    hz = SHIFTED ? H[code][2] : 0;                                                     \
