@@ -137,10 +137,10 @@ TEST_BINS := $(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-core $(BUILD)/$(p)/tes
 TEST_BINS += $(if $(OPENCL_FOUND),$(BUILD)/double/test-coulomb-cl) \
              $(if $(NVCC_ON),$(foreach p,$(PRECISIONS),$(BUILD)/$(p)/test-components)) \
              $(if $(and $(NVCC_ON),$(MPI_FOUND)),$(BUILD)/double/test-dd-plant)
-# test-components: its groups' headers, the host counterparts it links, its planted faults (1-18)
+# test-components: its groups' headers, the host counterparts it links, its planted faults (1-19)
 COMPONENT_TEST_H := $(wildcard tests/comp_*.cuh) tests/rebuild_cases.h
 COMPONENT_HOST_C := common/fail.c common/potential.c kernels/cpu/cells.c
-COMPONENT_PLANTS := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18
+COMPONENT_PLANTS := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19
 # the test programs with tests/fake_clock.c's known readings in place of common/timers.c's clock
 FAKE_CLOCK_SRC := $(filter-out common/timers.c,$(COMMON_SRC)) tests/fake_clock.c
 

@@ -37,7 +37,7 @@ for prec in double float; do
 done
 
 # planted fault K -> the group that must catch it (docs/mutants.md, "The components' planted faults")
-_t52_plant_group=(- cells cells pair pair pair pair pair reduce reduce reduce list list list list list sync scan scan)
+_t52_plant_group=(- cells cells pair pair pair pair pair reduce reduce reduce list list list list list sync scan scan list)
 # _t52_caught BINARY GROUP: exit 0 when BINARY GROUP exits 1 with a FAIL line (the fault caught)
 _t52_caught() {
     local out rc=0

@@ -12,10 +12,10 @@
  *   lists    16-bit indices built inside the chunk, t_p lanes per atom (--tp): --list n2 (every atom
  *            tested, rows_build_n2) or cells (binned on chip into cells of edge >= r_n, 27
  *            searched, rows_build_cells); auto: cells above 2048 atoms where 4 fit per
- *            axis (onchip_stages.cu says why); list and cell capacity grown and the chunk
- *            replayed on overflow (onchip_loop.cu)
+ *            axis (onchip_tier.cu says why); list and cell capacity grown (atom_rows_store.cu)
+ *            and the chunk replayed on overflow (onchip_loop.cu)
  *   host     --decide host, --check, --verify-lists, --stage-reps: the same build and forces as
- *            per-stage kernels (onchip_stages.cu)
+ *            per-stage kernels (atom_rows.cu)
  *   tuning   --autotune: the harness's generic search (common/tune.h) over the knobs below. */
 #include "../kernels/cuda/onchip.cuh"
 
@@ -36,11 +36,9 @@ static int init(Sim *s)
     if (tp != 0 && (tp & (tp - 1) || tp > 32))
         nbr_fail(EXIT_INPUT, "%s: --tp %d: gpu-onchip takes 1, 2, 4, 8, 16 or 32 lanes per atom (0 = by tier)",
                  s->variant->name, tp);
-    /* a full list holds at most n - 1 entries; cap even (the block tier copies lists as 32-bit words) */
-    capacity_init(&oc.capacity, s->variant->name, "neighbour lists", "neighbours per atom", "max-nbr", s->p.max_nbr,
-                  nbr_start_estimate(s, fmin(poisson_max(neighbours_within(s, s->rn)), (double)s->n)), 2);
-    onchip_alloc_lists(s, &oc);
-    onchip_init_cells(s, &oc);
+    int M;
+    s->ran.list_method = onchip_list_kind(s, &M);   /* the CSV row's list_method: what ran */
+    rows_store_init(s, &oc.store, s->ran.list_method == LIST_CELLS ? M : 0);
     onchip_limits(s, &oc);
     onchip_choose_tier(s, &oc);
     return 0;
@@ -65,9 +63,21 @@ static void finish(Sim *s)
     gpu_finish(s);
 }
 
-static void build(Sim *s) { onchip_build(s, oc_of(s)); }
-static void forces(Sim *s) { onchip_forces(s, oc_of(s)); }
-static void for_each_pair(Sim *s, PairFn fn, void *arg) { onchip_for_each_pair(s, oc_of(s), fn, arg); }
+/* ---- the host path (--decide host, --check, --verify-lists, --stage-reps): the chunk kernel's
+ * build and forces as stage kernels (atom_rows.cu) ---- */
+
+static void build(Sim *s)
+{
+    OnchipState *oc = oc_of(s);
+    rows_store_build(s, &oc->store, oc->tp);
+    if (gpu_of(s)->device_mode) onchip_choose_tier(s, oc);   /* a grown capacity may no longer fit one block */
+}
+
+static void forces(Sim *s) { rows_store_forces(s, &oc_of(s)->store, oc_of(s)->tp); }
+static void for_each_pair(Sim *s, PairFn fn, void *arg)
+{
+    rows_for_each_pair(oc_of(s)->store.rows, s->n, fn, arg, gpu_of(s)->stream);
+}
 
 /* ---- the device loop: one launch per chunk ---- */
 

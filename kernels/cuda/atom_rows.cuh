@@ -10,6 +10,7 @@
 #ifndef NBR_ATOM_ROWS_CUH
 #define NBR_ATOM_ROWS_CUH
 
+#include "leapfrog.cuh"
 #include "pair_force.cuh"
 
 #include <stdint.h>
@@ -49,6 +50,15 @@ __device__ __forceinline__ int rows_bin(int i, const real4 &ri, real L, const Ro
     const int c = cell_index(row_cell_axis<Wrapped>(ri.x, L, g), row_cell_axis<Wrapped>(ri.y, L, g),
                              row_cell_axis<Wrapped>(ri.z, L, g), g.m);
     return cell_bin(i, c, g.count, g.slot, g.cap);
+}
+
+/* A rebuild's wrap of atom i in r (one thread per atom), then with cells its bin: the occupancy
+ * it saw (0 for n2). */
+template <typename Idx>
+__device__ __forceinline__ int rows_wrap_bin(int i, real4 *r, real L, const RowCells<Idx> &g)
+{
+    const real4 ri = wrap_atom(r, i, L);
+    return g.m ? rows_bin<true>(i, ri, L, g) : 0;
 }
 
 /* A candidate j of atom i by lane `sub` (hit: within r_n), placed by the group's ballot: the
@@ -141,6 +151,31 @@ __device__ __forceinline__ ForceSum rows_force(int i, bool active, int sub, int 
     return f;
 }
 
+/* A group's copy of a row of cap entries (cap x sizeof(Idx) a multiple of 4: as 32-bit words)
+ * and, by its lane 0, the row's count: between a chunk's shared memory and the global store. */
+template <typename Idx>
+__device__ __forceinline__ void rows_copy(const Idx *from, const int *from_count, Idx *to, int *to_count, int cap,
+                                          int sub, int tp)
+{
+    const unsigned *f = (const unsigned *)from;
+    unsigned *t = (unsigned *)to;
+    int words = cap * (int)sizeof(Idx) / 4;
+    NBR_PLANT(19, words--);
+    for (int q = sub; q < words; q += tp) t[q] = f[q];
+    if (sub == 0) *to_count = *from_count;
+}
+
+/* rows_force with u and the virial only where `energy` (uniform: a chunk's last step); both
+ * instances inline. */
+template <int Kind, typename Idx>
+__device__ __forceinline__ ForceSum rows_force_if(bool energy, int i, bool active, int sub, int tp, const real4 *r,
+                                                  const Idx *list_i, int count, const PbcBox &box,
+                                                  const PairPotential &pot)
+{
+    return energy ? rows_force<Kind, true>(i, active, sub, tp, r, list_i, count, box, pot)
+                  : rows_force<Kind, false>(i, active, sub, tp, r, list_i, count, box, pot);
+}
+
 /* ---- the stage kernels of a host-driven step (atom_rows.cu: 16-bit rows) --------------------- */
 
 typedef uint16_t row16;
@@ -161,5 +196,25 @@ void rows_force_launch(const real4 *r, int n, real L, const PairPotential &pot, 
                        int threads, real4 *a, real *u, double *upot, double *virial, cudaStream_t stream);
 /* fn(i, j) for each stored entry, from a host copy (--verify-lists, --check's pairs) */
 void rows_for_each_pair(const Rows16 &rows, int n, PairFn fn, void *arg, cudaStream_t stream);
+
+/* ---- the rows and cells as a program keeps them (atom_rows_store.cu) ------------------------ */
+
+/* Their capacities follow kernels/capacity.h: a build that finds more than the capacity grows it
+ * and builds again (or a hard --max-nbr stops the run with one line). */
+struct RowsStore {
+    Rows16 rows;
+    Capacity capacity;        /* entries per row: cap even (a chunk copies rows as 32-bit words) */
+    RowCells<row16> cells;    /* m = 0: n2; counts 2 M^3 (a chunk kernel's two parities), a stage build the first M^3 */
+    Capacity cell_capacity;   /* slots per cell */
+};
+/* The rows at the capacity the density gives, and with M > 0 the cells of M^3. */
+void rows_store_init(Sim *s, RowsStore *st, int M);
+/* After a build that needed `rows` entries and `cells` slots: 1 if a capacity grew (build again). */
+int rows_store_fit(Sim *s, RowsStore *st, int rows, int cells);
+/* The bin and build of the host path, grown until they fit; the list's statistics into s->stats. */
+void rows_store_build(Sim *s, RowsStore *st, int tp);
+/* Forces, accelerations, per-atom u; the sums of u and the virial into GpuSim's first partials. */
+void rows_store_forces(Sim *s, RowsStore *st, int tp);
+void rows_store_free(RowsStore *st);
 
 #endif

@@ -36,6 +36,10 @@ struct ChunkScratch {
 
 enum { CLUSTER_MAX = 16 };   /* blocks per cluster at most: sm_90's non-portable size */
 
+/* Where a chunk kernel's threads run: one block, a cooperative grid, a thread-block cluster
+ * (each a policy below); auto: the program's choice. */
+enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
+
 /* How a policy's kernel fn is launched and sized, on the host: `launch` runs `blocks` blocks
  * (the cluster's: one cluster of that many) of `threads` with `smem` dynamic bytes; `grant`
  * lets fn have `limit` dynamic bytes a block; `resident` says how many blocks (the cluster's:
@@ -243,6 +247,8 @@ struct ClusterSync : ClusterLaunch {
         lo = (int)((long)b * n / C);
         hi = (int)((long)(b + 1) * n / C);
     }
+    /* the most atoms range gives one block of C */
+    __host__ __device__ static int most_owned(int n, int C) { return (n + C - 1) / C; }
     __device__ static void begin()
     {
         namespace ptx = cuda::ptx;
@@ -299,5 +305,37 @@ struct ClusterSync : ClusterLaunch {
         return T;
     }
 };
+
+/* f(the policy type of a tier), on the host */
+template <class F>
+void by_tier(int tier, F &&f)
+{
+    if (tier == TIER_BLOCK) f(BlockSync{});
+    else if (tier == TIER_CLUSTER) f(ClusterSync{});
+    else f(GridSync{});
+}
+
+/* A chunk kernel fn of tier `tier` through its policy (the launches above): the dynamic shared
+ * memory it may have, how many of its blocks (the cluster's: clusters of `blocks`) are resident at
+ * once, and its launch. */
+inline cudaError_t chunk_grant(int tier, const void *fn, int limit)
+{
+    cudaError_t e = cudaSuccess;
+    by_tier(tier, [&](auto t) { e = decltype(t)::grant(fn, limit); });
+    return e;
+}
+inline cudaError_t chunk_resident(int tier, const void *fn, int blocks, int threads, size_t smem, int *most)
+{
+    cudaError_t e = cudaSuccess;
+    by_tier(tier, [&](auto t) { e = decltype(t)::resident(fn, blocks, threads, smem, most); });
+    return e;
+}
+inline cudaError_t chunk_launch(int tier, const void *fn, int blocks, int threads, size_t smem, cudaStream_t st,
+                                void **args)
+{
+    cudaError_t e = cudaSuccess;
+    by_tier(tier, [&](auto t) { e = decltype(t)::launch(fn, blocks, threads, smem, st, args); });
+    return e;
+}
 
 #endif

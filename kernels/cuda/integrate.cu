@@ -129,10 +129,7 @@ __global__ void gated_wrap_kernel(real4 *r, int n, real L, const int *gate)
 {
     if (!*gate) return;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    real4 ri = r[i];
-    wrap_position(ri, L);
-    r[i] = ri;
+    if (i < n) wrap_atom(r, i, L);
 }
 
 void gpu_launch_gated_wrap(Sim *s, GpuSim *g, const int *gate)
@@ -200,10 +197,7 @@ __global__ void final_reduce_kernel(const double *parts, int nb, double *out)
 __global__ void wrap_kernel(real4 *r, int n, real L)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    real4 ri = r[i];
-    wrap_position(ri, L);
-    r[i] = ri;
+    if (i < n) wrap_atom(r, i, L);
 }
 
 __global__ void rescale_kernel(real4 *v, int n, real factor)

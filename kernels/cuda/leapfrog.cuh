@@ -44,4 +44,13 @@ __device__ __forceinline__ void wrap_position(real4 &ri, real L)
     ri.x = pbc_wrap(ri.x, L); ri.y = pbc_wrap(ri.y, L); ri.z = pbc_wrap(ri.z, L);
 }
 
+/* r[i] wrapped in place; the wrapped position returned */
+__device__ __forceinline__ real4 wrap_atom(real4 *r, int i, real L)
+{
+    real4 ri = r[i];
+    wrap_position(ri, L);
+    r[i] = ri;
+    return ri;
+}
+
 #endif

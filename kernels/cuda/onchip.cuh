@@ -1,24 +1,20 @@
 /* onchip.cuh - gpu-onchip (issue 27): the system on chip for every step between two sample
- * points, composed of the shared components (atom_rows.cuh: 16-bit rows and their cells;
- * chunk_sync.cuh: a tier's sync and reduce policy; decide.cuh: the rebuild decision; the device
- * loop's control block) in these files (docs/onchip.md says why each is built as it is):
+ * points, composed of the shared components (atom_rows.cuh: 16-bit rows, their cells and their
+ * store; chunk_sync.cuh: a tier's sync and reduce policy; chunk_control.cuh: the device loop's
+ * state, snapshot and control block; decide.cuh: the rebuild decision) in these files
+ * (docs/onchip.md says why each is built as it is):
  *   onchip_chunk.cu   the chunk kernel: one step, written once over the three tiers
- *   onchip_tier.cu    the tier for N and the capacity, t_p, the refusals, the launch
- *   onchip_stages.cu  the host path (--decide host, --check, --verify-lists): the same build and
- *                     forces as stage kernels (atom_rows.cu); --list and the capacities
+ *   onchip_tier.cu    the list and the tier for N, the capacity, t_p, the refusals, the launch
  *   onchip_loop.cu    the device loop's host side: the chunk's arguments and the sample point */
 #ifndef NBR_ONCHIP_CUH
 #define NBR_ONCHIP_CUH
 
 #include "atom_rows.cuh"
-#include "chunk_sync.cuh"
-#include "decide.cuh"
-#include "leapfrog.cuh"
+#include "chunk_control.cuh"
 
-/* gpu-onchip's own options (Variant.opts, declared in variants/gpu-onchip.cu). --tier: one
- * block's shared memory, a cooperative grid over L2, or a thread-block cluster; auto is the grid.
- * --cluster: the cluster's blocks C (0 = by N). */
-enum { TIER_AUTO, TIER_BLOCK, TIER_GRID, TIER_CLUSTER };
+/* gpu-onchip's own options (Variant.opts, declared in variants/gpu-onchip.cu). --tier (TIER_*,
+ * chunk_sync.cuh): one block's shared memory, a cooperative grid over L2, or a thread-block
+ * cluster; auto is the grid. --cluster: the cluster's blocks C (0 = by N). */
 struct OnchipOpts {
     int tier;
     int cluster;
@@ -32,23 +28,14 @@ enum { ONCHIP_MAX_ATOMS = 65535 };
 
 /* ---- the chunk kernel's arguments ------------------------------------------------------ */
 
-struct ChunkArgs {
-    real4 *r, *v, *a;
-    real *u;
-    real4 *snap_r, *snap_v, *snap_a;
+struct ChunkArgs : ChunkState {
     Rows16 rows;
     RowCells<row16> cells;   /* m = 0: n2; counts: two arrays of M^3, by the parity of builds_total,
                                 so that a build zeroes the next one's */
     real4 *rw0, *rw1;        /* the grid tier's positions */
-    DeviceControl *ctrl, *ctrl_snap, *ctrl_host;   /* the device loop's (device_loop.cu); ctrl_host mapped */
-    double *props;           /* the sample point's sums (PART_*: GpuSim's props, mapped) */
-    ChunkScratch *scratch;
-    PairPotential pot;
     int stage;   /* grid tier: a rebuild stages the positions and their cells in each block's shared memory */
-    int n, tp, nsteps, equil;
-    PbcBox box;
-    real rn2, dt, half_dt;
-    double ddt, threshold;
+    int tp;
+    real rn2;
 };
 
 /* The kernel's instance for blocks of `threads`: 512 up to 512 threads, so that a thread may
@@ -61,9 +48,6 @@ static inline void oc_by_bound(int threads, F &&f)
 }
 
 enum { ONCHIP_BLOCK_THREADS = 1024 };   /* the block tier's one block */
-
-/* Own atoms per block of the cluster tier at most. */
-__host__ __device__ inline int onchip_cluster_own(int n, int C) { return (n + C - 1) / C; }
 
 /* Byte offsets of a chunk's arrays in one block's dynamic shared memory, for the kernel and the
  * host alike: `pos` positions and `vel` velocities, the counts of `slots` rows and of `ncell`
@@ -94,24 +78,21 @@ __host__ __device__ inline OcSmem oc_smem_grid(int n, int slots, int cap, bool s
 /* cluster: two full position buffers, the own atoms' velocities and rows, the full copy's cells */
 __host__ __device__ inline OcSmem oc_smem_cluster(int n, int C, int cap, int ncell, int ccap)
 {
-    const int own = onchip_cluster_own(n, C);
+    const int own = ClusterSync::most_owned(n, C);
     return oc_smem(2 * n, own, own, cap, ncell, ccap);
 }
 
 /* ---- the program's state and its parts' host functions ------------------------------------ */
 
 struct OnchipState {
-    Rows16 rows;
-    Capacity capacity;
-    int list_kind;            /* LIST_N2 or LIST_CELLS (--list, resolved) */
-    RowCells<row16> cells;    /* m = 0: n2; count 2 M^3 (ChunkArgs.cells), the host path the first M^3 */
-    Capacity cell_capacity;
+    RowsStore store;          /* the rows and cells (their count arrays: ChunkArgs.cells) */
     int tier;                 /* TIER_BLOCK, TIER_GRID or TIER_CLUSTER: the one chunks run on now */
     int tp;                   /* lanes per atom */
-    int grid_blocks;          /* the grid tier's co-resident blocks (0: to be planned) */
-    int grid_stage;           /* and whether its builds are staged (ChunkArgs.stage) */
-    int grid_bound;           /* and its kernel's instance (oc_by_bound) */
-    size_t grid_smem;         /* its dynamic shared memory per block */
+    struct {                  /* the grid tier's plan: */
+        int blocks;           /* co-resident blocks (0: to be planned) */
+        int stage, bound;     /* whether its builds are staged (ChunkArgs.stage); the instance (oc_by_bound) */
+        size_t smem;          /* dynamic shared memory per block */
+    } grid;
     int limit[4];             /* dynamic shared memory one block of tier TIER_* may have */
     int cluster;              /* the cluster tier's blocks per cluster C */
     int cluster_threads;      /* and threads per block */
@@ -120,29 +101,15 @@ struct OnchipState {
     ChunkScratch *scratch;
 };
 
-/* onchip_chunk.cu, the chunk kernel of tier TIER_*, potential `kind` and instance `bound`
- * (oc_by_bound): the dynamic shared memory a block may have, granted; the blocks per SM (grid) or
- * clusters of `blocks` (cluster) resident at once; the launch, of `blocks` blocks (grid), one
- * cluster of that many (cluster), or one block. */
-int onchip_prepare(int tier, int optin, int kind);
-cudaError_t onchip_resident(int tier, int kind, int blocks, int threads, size_t smem, int bound, int *most);
-void onchip_launch(int tier, ChunkArgs A, int kind, int blocks, int threads, size_t smem, int bound,
-                   cudaStream_t stream);
+/* onchip_chunk.cu: the chunk kernel of tier TIER_*, potential `kind` and instance `bound`
+ * (oc_by_bound), sized and launched through its policy (chunk_sync.cuh's chunk_grant, ...) */
+const void *onchip_kernel(int tier, int kind, int bound);
 
 /* onchip_tier.cu */
+int onchip_list_kind(const Sim *s, int *cells_per_axis);   /* --list resolved (refused: one line) */
 void onchip_limits(Sim *s, OnchipState *oc);        /* shared memory per block of each tier */
 void onchip_choose_tier(Sim *s, OnchipState *oc);   /* for the current capacity; may refuse */
 void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A);
-
-/* onchip_stages.cu */
-void onchip_alloc_lists(Sim *s, OnchipState *oc);
-int onchip_fit_lists(Sim *s, OnchipState *oc, int need);   /* 1: grown (build again) */
-int onchip_list_kind(const Sim *s, int *cells_per_axis);   /* --list resolved (refused: one line) */
-void onchip_init_cells(Sim *s, OnchipState *oc);           /* and M, the cell slots */
-int onchip_fit_cells(Sim *s, OnchipState *oc, int need);   /* 1: grown (bin again) */
-void onchip_build(Sim *s, OnchipState *oc);
-void onchip_forces(Sim *s, OnchipState *oc);
-void onchip_for_each_pair(Sim *s, OnchipState *oc, PairFn fn, void *arg);
 
 /* onchip_loop.cu */
 void onchip_device_begin(Sim *s, OnchipState *oc);

@@ -17,79 +17,6 @@
 
 namespace {
 
-/* A rebuild's wrap of atom i in the positions r, and with cells its bin: the occupancy it saw
- * (0 for n2). */
-__device__ __forceinline__ int oc_wrap_bin(int i, real4 *r, real L, const RowCells<row16> &g)
-{
-    real4 ri = r[i];
-    wrap_position(ri, L);
-    r[i] = ri;
-    return g.m ? rows_bin<true>(i, ri, L, g) : 0;
-}
-
-/* rows_force in a chunk kernel's step: u and the virial at the chunk's last step only
- * (the sample point's sums); `last` is uniform, and both instances inline. */
-template <int Kind>
-__device__ __forceinline__ ForceSum oc_step_forces(bool last, int i, bool active, int sub, int tp, const real4 *r,
-                                                   const row16 *list_i, int count, const PbcBox &box,
-                                                   const PairPotential &pot)
-{
-    return last ? rows_force<Kind, true>(i, active, sub, tp, r, list_i, count, box, pot)
-                : rows_force<Kind, false>(i, active, sub, tp, r, list_i, count, box, pot);
-}
-
-/* The step's tail of atom i after its forces f, on every tier: the second half-kick (its
- * v^2 into vv_t), then the next step's half-kick and drift into r_next (returns 1), or at the
- * chunk's last step the sample point: where `store`, the state after the kick into A's arrays
- * and its sums into S (returns 0). ri, vi: the atom's position and velocity (loaded by the
- * caller before the forces, so that in the grid their L2 latency hides behind the pair loop's),
- * vi kicked in place. */
-__device__ __forceinline__ int oc_step_tail(int i, const ForceSum &f, const real4 &ri, real4 &vi, bool last, bool store,
-                                            const ChunkArgs &A, double &vv_t, ChunkSums &S, real4 &r_next)
-{
-    const real4 ai = make_real4(f.fx, f.fy, f.fz, 0);
-    r_next = ri;
-    const double vv = leapfrog_end(vi, ai, A.half_dt, A.dt, !last, &r_next);
-    vv_t = fmax(vv_t, vv);
-    if (!last) return 1;
-    if (store) {
-        A.r[i] = ri;
-        A.a[i] = ai;
-        A.u[i] = (real)0.5 * f.u;
-        A.v[i] = vi;
-        S.ukin += vv;
-        S.upot += (real)0.5 * f.u;
-        S.vir += (real)0.5 * f.w;
-    }
-    return 0;
-}
-
-/* The sample point from the chunk's totals T (the whole tier's; c: the rebuild count every thread
- * kept; vv_last: the last step's largest v^2): the control block and the sums where the host
- * reads them (mapped memory: one event, no copy), by one thread. */
-__device__ __forceinline__ void oc_chunk_done(const RebuildCount &c, const ChunkSums &T, int built, double vv_last,
-                                              const ChunkArgs &A)
-{
-    DeviceControl d = *A.ctrl;
-    rebuild_count_copy(d, c);
-    d.nbr_max_seen = max(d.nbr_max_seen, T.nb_max);
-    d.cell_max_seen = max(d.cell_max_seen, T.cell_max);
-    if (built) d.nbr_last = (unsigned long long)T.nb_last;
-    d.nbr_sum_prod += T.nb_prod;
-    *A.ctrl = d;
-    *A.ctrl_host = d;
-    A.props[PART_UKIN] = T.ukin; A.props[PART_UPOT] = T.upot; A.props[PART_VIRIAL] = T.vir; A.props[PART_VVMAX] = vv_last;
-}
-
-/* A chunk kernel's threads each keep the rebuild count (decide.cuh): the step's largest v^2 is
- * the same everywhere, so are the decisions. */
-__device__ __forceinline__ RebuildCount oc_count(const DeviceControl *ctrl)
-{
-    RebuildCount c;
-    rebuild_count_copy(c, *ctrl);
-    return c;
-}
-
 /* Where a chunk's state lives in this block: each tier's OcSmem offsets in its dynamic shared
  * memory (the grid's positions and velocities in global memory). */
 struct ChunkLayout {
@@ -149,28 +76,20 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
         for (int k = 0; k < nk; k++) {
             const int a = k * ngroups + group, i = lo + a;
             if (a >= nown) break;
-            unsigned *sm = (unsigned *)(list + (size_t)slot(k) * cap), *gm = (unsigned *)(A.rows.list + (size_t)i * cap);
-            for (int q = sub; q < cap / 2; q += tp)
-                if (in) sm[q] = gm[q];
-                else gm[q] = sm[q];
-            if (sub == 0) {
-                if (in) count[slot(k)] = A.rows.count[i];
-                else A.rows.count[i] = count[slot(k)];
-            }
+            row16 *sm = list + (size_t)slot(k) * cap, *gm = A.rows.list + (size_t)i * cap;
+            if (in) rows_copy(gm, &A.rows.count[i], sm, &count[slot(k)], cap, sub, tp);
+            else rows_copy(sm, &count[slot(k)], gm, &A.rows.count[i], cap, sub, tp);
         }
     };
-    RebuildCount c = oc_count(A.ctrl);
+    RebuildCount c = chunk_count(A.ctrl);
 
     /* the snapshot of the sample point (of the served atoms), then the first half-kick and drift
      * (the cluster's every block of all N atoms: the same arithmetic everywhere) */
     const int r0 = Tier::replicated ? tid : rank, rs = Tier::replicated ? (int)blockDim.x : nthr;
     for (int i = r0; i < n; i += rs) {
-        real4 ri = A.r[i], vi = A.v[i];
-        const real4 ai = A.a[i];
         const bool own = i >= lo && i < hi;
-        if (own) { A.snap_r[i] = ri; A.snap_v[i] = vi; A.snap_a[i] = ai; }
-        half_kick(vi, ai, A.half_dt);
-        drift(ri, vi, A.dt);
+        real4 ri, vi;
+        chunk_first_drift(A, i, own, ri, vi);
         rb0[i] = ri;
         if (own) vw[i - lo] = vi;
     }
@@ -198,12 +117,13 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
             const int par = (int)(c.builds_total & 1);
             g.count += par * ncell;
             if (Tier::replicated) {   /* nobody else writes buffer cur this step: the wrap is local */
-                for (int i = tid; i < n; i += blockDim.x) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.box.L, gs));
+                for (int i = tid; i < n; i += blockDim.x)
+                    S.cell_max = max(S.cell_max, rows_wrap_bin(i, rc, A.box.L, gs));
                 __syncthreads();
             } else if (staged) {
                 /* every block copies the wrapped positions and bins them into its own cells: the
                  * build's loads then wait on shared memory, not on L2 (one chain per cell) */
-                for (int i = rank; i < n; i += nthr) oc_wrap_bin(i, rc, A.box.L, RowCells<row16>{});
+                for (int i = rank; i < n; i += nthr) wrap_atom(rc, i, A.box.L);
                 Tier::sync();
                 for (int i = tid; i < n; i += blockDim.x) {
                     const real4 ri = rc[i];
@@ -213,7 +133,7 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
                 __syncthreads();
             } else {
                 for (int q = rank; q < ncell; q += nthr) A.cells.count[(par ^ 1) * ncell + q] = 0;
-                for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, oc_wrap_bin(i, rc, A.box.L, g));
+                for (int i = rank; i < n; i += nthr) S.cell_max = max(S.cell_max, rows_wrap_bin(i, rc, A.box.L, g));
                 Tier::sync();
             }
             double tot = 0;
@@ -256,11 +176,11 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
              * lane takes its share of the stores into the cluster's blocks */
             real4 ri = make_real4(0, 0, 0, 0), vi = ri, rn = ri;
             if (!Tier::replicated && lead) { ri = rc[i]; vi = vw[a]; }
-            const ForceSum f = oc_step_forces<Kind>(last, i, act, sub, tp, rc, list + (size_t)(act ? sl : 0) * cap, cnt,
-                                                     A.box, A.pot);
+            const ForceSum f = rows_force_if<Kind>(last, i, act, sub, tp, rc, list + (size_t)(act ? sl : 0) * cap, cnt,
+                                                    A.box, A.pot);
             if (Tier::replicated && act) { ri = rc[i]; vi = vw[a]; }
             if (Tier::replicated ? act : lead)
-                if (oc_step_tail(i, f, ri, vi, last, sub == 0, A, vv_t, S, rn)) Tier::publish(i, rn, rnext, k, sub, tp);
+                if (chunk_atom_end(i, f, ri, vi, last, sub == 0, A, vv_t, S, rn)) Tier::publish(i, rn, rnext, k, sub, tp);
             if (Tier::replicated) __syncwarp();   /* the group's lanes have read vw[a] */
             if (lead) vw[a] = vi;
         }
@@ -273,56 +193,23 @@ __global__ void __launch_bounds__(MaxThr, 1) chunk_kernel(ChunkArgs A)
     /* the chunk's sums and the lists' statistics */
     if (built) move_lists(false);   /* for the next chunk and the host path */
     const ChunkSums T = Tier::totals(A.scratch, S);
-    if (Tier::leader()) oc_chunk_done(c, T, built, vv_last, A);
-}
-
-/* f(the tier's policy type) */
-template <class F>
-void by_tier(int tier, F &&f)
-{
-    if (tier == TIER_BLOCK) f(BlockSync{});
-    else if (tier == TIER_CLUSTER) f(ClusterSync{});
-    else f(GridSync{});
-}
-
-/* f(the instance of chunk_kernel for the tier, potential and bound) */
-template <class F>
-void by_instance(int tier, int kind, int bound, F &&f)
-{
-    by_tier(tier, [&](auto t) {
-        using T = decltype(t);
-        dispatch_potential(kind, [&](auto k) {
-            constexpr int K = decltype(k)::value;
-            if constexpr (std::is_same<T, BlockSync>::value) f(t, (const void *)chunk_kernel<T, K, 1024>);   /* 1024 threads */
-            else oc_by_bound(bound, [&](auto b) { f(t, (const void *)chunk_kernel<T, K, decltype(b)::value>); });
-        });
-    });
+    if (Tier::leader()) chunk_done(c, T, built, vv_last, A);
 }
 
 }  // namespace
 
-/* The opt-in limit less the static shared memory, granted to every instance of the tier. */
-int onchip_prepare(int tier, int optin, int kind)
+/* The instance of chunk_kernel for the tier, potential and bound (oc_by_bound; the block tier's:
+ * 1024 threads). */
+const void *onchip_kernel(int tier, int kind, int bound)
 {
-    cudaFuncAttributes fa;
-    by_instance(tier, POT_LJ, 1024, [&](auto, const void *fn) { CUDA_CHECK(cudaFuncGetAttributes(&fa, fn)); });
-    const int limit = optin - (int)fa.sharedSizeBytes;
-    for (int bound : {512, 1024})
-        by_instance(tier, kind, bound, [&](auto t, const void *fn) { CUDA_CHECK(decltype(t)::grant(fn, limit)); });
-    return limit;
-}
-
-/* blocks per SM (grid), or clusters of `blocks` (cluster) */
-cudaError_t onchip_resident(int tier, int kind, int blocks, int threads, size_t smem, int bound, int *most)
-{
-    cudaError_t e = cudaSuccess;
-    by_instance(tier, kind, bound, [&](auto t, const void *fn) { e = decltype(t)::resident(fn, blocks, threads, smem, most); });
-    return e;
-}
-
-void onchip_launch(int tier, ChunkArgs A, int kind, int blocks, int threads, size_t smem, int bound, cudaStream_t stream)
-{
-    void *args[] = {&A};
-    by_instance(tier, kind, bound,
-                [&](auto t, const void *fn) { CUDA_CHECK(decltype(t)::launch(fn, blocks, threads, smem, stream, args)); });
+    const void *fn = nullptr;
+    by_tier(tier, [&](auto t) {
+        using T = decltype(t);
+        dispatch_potential(kind, [&](auto k) {
+            constexpr int K = decltype(k)::value;
+            if constexpr (std::is_same<T, BlockSync>::value) fn = (const void *)chunk_kernel<T, K, 1024>;
+            else oc_by_bound(bound, [&](auto b) { fn = (const void *)chunk_kernel<T, K, decltype(b)::value>; });
+        });
+    });
+    return fn;
 }

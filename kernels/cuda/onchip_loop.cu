@@ -31,18 +31,11 @@ void onchip_device_begin(Sim *s, OnchipState *oc)
 
 ChunkArgs onchip_chunk_args(Sim *s, OnchipState *oc, int nsteps)
 {
-    GpuSim *g = gpu_of(s);
     ChunkArgs A;
-    A.r = g->r; A.v = g->v; A.a = g->a; A.u = g->u;
-    A.snap_r = g->snap_r; A.snap_v = g->snap_v; A.snap_a = g->snap_a;
-    A.rows = oc->rows; A.cells = oc->cells; A.rw0 = oc->rw0; A.rw1 = oc->rw1;
-    A.ctrl = g->ctrl; A.ctrl_snap = g->ctrl_snap; A.ctrl_host = oc->ctrl_host_dev; A.props = g->props_dev;
-    A.scratch = oc->scratch;
-    A.pot = s->pot;
+    static_cast<ChunkState &>(A) = chunk_state(s, nsteps, oc->ctrl_host_dev, oc->scratch);
+    A.rows = oc->store.rows; A.cells = oc->store.cells; A.rw0 = oc->rw0; A.rw1 = oc->rw1;
     A.stage = 0;   /* the grid's plan sets it at the launch */
-    A.n = s->n; A.tp = oc->tp; A.nsteps = nsteps; A.equil = s->p.equil;
-    A.box = pbc_box(s->L); A.rn2 = s->rn * s->rn; A.dt = (real)s->p.dt; A.half_dt = (real)(0.5 * s->p.dt);
-    A.ddt = s->p.dt; A.threshold = s->p.rebuild_frac * s->p.delta;
+    A.tp = oc->tp; A.rn2 = s->rn * s->rn;
     return A;
 }
 
@@ -55,7 +48,7 @@ int onchip_sample(Sim *s, OnchipState *oc)
     CUDA_CHECK(cudaEventRecord(g->sample_done, g->stream));
     CUDA_CHECK(cudaEventSynchronize(g->sample_done));
     const DeviceControl &c = *g->ctrl_host;
-    const int grew = onchip_fit_lists(s, oc, c.nbr_max_seen) | onchip_fit_cells(s, oc, c.cell_max_seen);
+    const int grew = rows_store_fit(s, &oc->store, c.nbr_max_seen, c.cell_max_seen);
     if (grew) onchip_choose_tier(s, oc);
     return gpu_sample_done(s, grew);
 }
@@ -65,8 +58,8 @@ void onchip_free(Sim *s, OnchipState *oc)
     GpuSim *g = gpu_of(s);
     if (g) {
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        void *dev[] = {oc->rows.list, oc->rows.count, oc->cells.count, oc->cells.slot, oc->rw0, oc->rw1, oc->scratch};
-        for (void *p : dev)
+        rows_store_free(&oc->store);
+        for (void *p : {(void *)oc->rw0, (void *)oc->rw1, (void *)oc->scratch})
             gpu_release(p);
     }
     memset(oc, 0, sizeof *oc);

@@ -1,8 +1,27 @@
-/* onchip_tier.cu - where gpu-onchip's system lives during a chunk (onchip.cuh): --tier auto is
- * the grid (docs/onchip.md); a block or cluster tier that does not fit, at the start or after a
- * grown capacity, stops with one line naming the limit (EXIT_CAPACITY: an autotuner's trial fails
- * and the search goes on). t_p (--tp 0: by tier and N) and the cluster's block follow the tier. */
+/* onchip_tier.cu - gpu-onchip's list for N, and where its system lives during a chunk
+ * (onchip.cuh): --tier auto is the grid (docs/onchip.md); a block or cluster tier that does not
+ * fit, at the start or after a grown capacity, stops with one line naming the limit
+ * (EXIT_CAPACITY: an autotuner's trial fails and the search goes on). t_p (--tp 0: by tier and
+ * N) and the cluster's block follow the tier. */
 #include "onchip.cuh"
+
+/* auto takes cells above this N where 4 cells fit per axis: below it the n2 build is a small
+ * part of a chunk (results/h200/onchip.md: the n2 build's cost shows above ~2000 atoms), and
+ * with 3 per axis the 27 cells are the whole box, every atom tested as by n2. */
+enum { CELLS_AUTO_MIN_N = 2048 };
+
+int onchip_list_kind(const Sim *s, int *cells_per_axis)
+{
+    /* the margin: the cell of (x + L/2) M / L, rounded, never two apart for atoms within r_n */
+    const int M = (int)floor(s->L / (s->rn * (1 + 1e-5)));
+    int kind = s->p.list_method;
+    if (kind == LIST_AUTO) kind = s->n > CELLS_AUTO_MIN_N && M >= 4 ? LIST_CELLS : LIST_N2;
+    if (kind == LIST_CELLS && M < 3)
+        nbr_fail(EXIT_INPUT, "%s: --list cells needs 3 cells of edge >= r_n = %.4g per axis, but L = %.4g < 3 r_n: use "
+                 "--list n2 or raise --ne", s->variant->name, s->rn, s->L);
+    *cells_per_axis = M;
+    return kind;
+}
 
 static int lanes(Sim *s, const OnchipState *oc, int tier)
 {
@@ -19,7 +38,7 @@ static int lanes(Sim *s, const OnchipState *oc, int tier)
     }
     if (tier == TIER_CLUSTER) {   /* up to 16 lanes, as many as 1024 threads give the own atoms */
         int tp = 16;           /* (onchip.md: 512 / 16 blocks best at 16, 1728 at 8, 4096 at 4) */
-        while (tp > 1 && tp * onchip_cluster_own(s->n, oc->cluster) > 1024) tp /= 2;
+        while (tp > 1 && tp * ClusterSync::most_owned(s->n, oc->cluster) > 1024) tp /= 2;
         return tp;
     }
     int tp = 1;
@@ -32,28 +51,29 @@ static int lanes(Sim *s, const OnchipState *oc, int tier)
  * does not and `hard`, one line naming the limit. */
 static int cluster_fits_c(Sim *s, OnchipState *oc, int C, int hard)
 {
-    const int own = onchip_cluster_own(s->n, C);
+    const int own = ClusterSync::most_owned(s->n, C);
     oc->cluster = C;
     const int tp = lanes(s, oc, TIER_CLUSTER);
     int threads = (own * tp + 31) / 32 * 32;
     threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
     oc->cluster_threads = threads;
-    const int ncell = oc->cells.m * oc->cells.m * oc->cells.m;
-    const size_t need = oc_smem_cluster(s->n, C, oc->rows.cap, ncell, oc->cells.cap).end;
-    const size_t cells = oc_smem(0, 0, 0, 0, ncell, oc->cells.cap).end;
+    const RowCells<row16> &cl = oc->store.cells;
+    const int cap = oc->store.rows.cap, ncell = cl.m * cl.m * cl.m;
+    const size_t need = oc_smem_cluster(s->n, C, cap, ncell, cl.cap).end, cells = oc_smem(0, 0, 0, 0, ncell, cl.cap).end;
     if (need > (size_t)oc->limit[TIER_CLUSTER]) {
         if (hard) {
-            const double per_atom = 2.0 * sizeof(real4) + (sizeof(real4) + sizeof(int) + 2.0 * oc->rows.cap) / C;
+            const double per_atom = 2.0 * sizeof(real4) + (sizeof(real4) + sizeof(int) + 2.0 * cap) / C;
             nbr_fail(EXIT_CAPACITY, "%s: --tier cluster: N = %d atoms (%d per block of a cluster of %d) with room for "
                      "%d neighbours each (and %zu bytes of cells: %d^3 of %d slots) need %zu bytes of shared memory "
                      "per block, over the %d one block may have on this device (N <= %d at this capacity): use --tier "
-                     "grid or auto", s->variant->name, s->n, own, C, oc->rows.cap, cells, oc->cells.m, oc->cells.cap, need,
-                     oc->limit[TIER_CLUSTER], (int)((oc->limit[TIER_CLUSTER] - (double)cells - 2 * oc->rows.cap - 64) / per_atom));
+                     "grid or auto", s->variant->name, s->n, own, C, cap, cells, cl.m, cl.cap, need, oc->limit[TIER_CLUSTER],
+                     (int)((oc->limit[TIER_CLUSTER] - (double)cells - 2 * cap - 64) / per_atom));
         }
         return 0;
     }
     int nclusters = 0;
-    const cudaError_t e = onchip_resident(TIER_CLUSTER, s->pot.kind, C, threads, need, threads, &nclusters);
+    const cudaError_t e =
+        chunk_resident(TIER_CLUSTER, onchip_kernel(TIER_CLUSTER, s->pot.kind, threads), C, threads, need, &nclusters);
     if (e != cudaSuccess || nclusters < 1) {
         (void)cudaGetLastError();
         if (hard)
@@ -79,17 +99,18 @@ static void fit_cluster(Sim *s, OnchipState *oc)
 /* The tier for the current capacity (auto: the grid); the row's tier, C and t_p are what ran. */
 void onchip_choose_tier(Sim *s, OnchipState *oc)
 {
-    oc->grid_blocks = 0;   /* the grid's plan follows the capacities */
+    oc->grid.blocks = 0;   /* the grid's plan follows the capacities */
     const int asked = onchip_opts(s)->tier;
     if (asked == TIER_CLUSTER) {
         fit_cluster(s, oc);
     } else if (asked == TIER_BLOCK) {
-        const size_t need = oc_smem_block(s->n, oc->rows.cap).end;
+        const int cap = oc->store.rows.cap;
+        const size_t need = oc_smem_block(s->n, cap).end;
         if (need > (size_t)oc->limit[TIER_BLOCK])
             nbr_fail(EXIT_CAPACITY, "%s: --tier block: N = %d atoms with room for %d neighbours each need %zu bytes of "
                      "shared memory, over the %d one block may have on this device (N <= %d at this capacity): use "
-                     "--tier grid or auto", s->variant->name, s->n, oc->rows.cap, need, oc->limit[TIER_BLOCK],
-                     (int)(oc->limit[TIER_BLOCK] / (3 * sizeof(real4) + sizeof(int) + 2 * (size_t)oc->rows.cap)));
+                     "--tier grid or auto", s->variant->name, s->n, cap, need, oc->limit[TIER_BLOCK],
+                     (int)(oc->limit[TIER_BLOCK] / (3 * sizeof(real4) + sizeof(int) + 2 * (size_t)cap)));
     }
     oc->tier = asked == TIER_AUTO ? TIER_GRID : asked;
     oc->tp = lanes(s, oc, oc->tier);
@@ -98,11 +119,19 @@ void onchip_choose_tier(Sim *s, OnchipState *oc)
     s->ran.tp = oc->tp;
 }
 
+/* Per tier the opt-in limit less the static shared memory (the LJ instance's), granted to its
+ * every instance. */
 void onchip_limits(Sim *s, OnchipState *oc)
 {
     int optin = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->p.device));
-    for (int tier : {TIER_BLOCK, TIER_GRID, TIER_CLUSTER}) oc->limit[tier] = onchip_prepare(tier, optin, s->pot.kind);
+    for (int tier : {TIER_BLOCK, TIER_GRID, TIER_CLUSTER}) {
+        cudaFuncAttributes fa;
+        CUDA_CHECK(cudaFuncGetAttributes(&fa, onchip_kernel(tier, POT_LJ, 1024)));
+        oc->limit[tier] = optin - (int)fa.sharedSizeBytes;
+        for (int bound : {512, 1024})
+            CUDA_CHECK(chunk_grant(tier, onchip_kernel(tier, s->pot.kind, bound), oc->limit[tier]));
+    }
 }
 
 /* The grid tier's blocks, staging, shared memory and instance for the current capacities: every
@@ -114,24 +143,23 @@ static void grid_plan(Sim *s, OnchipState *oc)
 {
     GpuSim *g = gpu_of(s);
     const int threads = s->p.threads, gpb = threads / oc->tp, sms = g->prop.multiProcessorCount;
-    const int want = blocks_for((long)s->n * oc->tp, threads), ncell = oc->cells.m * oc->cells.m * oc->cells.m;
+    const RowCells<row16> &cl = oc->store.cells;
+    const int want = blocks_for((long)s->n * oc->tp, threads), ncell = cl.m * cl.m * cl.m, cap = oc->store.rows.cap;
     for (int bound : {512, 1024}) {
         if (threads > bound) continue;
         for (int stage = 1; stage >= 0; stage--) {
             int blocks = want;
             for (int tries = 0; tries < 8; tries++) {
                 const int nk = (s->n + blocks * gpb - 1) / (blocks * gpb);
-                const size_t smem = oc_smem_grid(s->n, nk * gpb, oc->rows.cap, stage, ncell, oc->cells.cap).end;
+                const size_t smem = oc_smem_grid(s->n, nk * gpb, cap, stage, ncell, cl.cap).end;
                 int per_sm = 0;
                 if (smem <= (size_t)oc->limit[TIER_GRID])
-                    CUDA_CHECK(onchip_resident(TIER_GRID, s->pot.kind, 0, threads, smem, bound, &per_sm));
+                    CUDA_CHECK(chunk_resident(TIER_GRID, onchip_kernel(TIER_GRID, s->pot.kind, bound), 0, threads, smem,
+                                              &per_sm));
                 const int most = per_sm * sms;
                 if (most < 1 || ((stage || bound == 512) && most < want)) break;
                 if (blocks <= most) {
-                    oc->grid_blocks = blocks;
-                    oc->grid_stage = stage;
-                    oc->grid_smem = smem;
-                    oc->grid_bound = bound;
+                    oc->grid = {blocks, stage, bound, smem};
                     return;
                 }
                 blocks = most;
@@ -140,24 +168,30 @@ static void grid_plan(Sim *s, OnchipState *oc)
     }
     nbr_fail(EXIT_CAPACITY, "%s: --tier grid: no block of --threads %d with --tp %d (%d atoms a block) and room for %d "
              "neighbours each fits in the %d bytes of shared memory one block may have: lower --threads or raise --tp",
-             s->variant->name, threads, oc->tp, gpb, oc->rows.cap, oc->limit[TIER_GRID]);
+             s->variant->name, threads, oc->tp, gpb, cap, oc->limit[TIER_GRID]);
 }
 
 /* The chunk on the tier chosen; the grid's plan made at its first chunk and after a grown capacity. */
 void onchip_chunk_launch(Sim *s, OnchipState *oc, const ChunkArgs &A)
 {
-    const int kind = s->pot.kind, cap = oc->rows.cap, ncell = oc->cells.m * oc->cells.m * oc->cells.m;
-    cudaStream_t stream = gpu_of(s)->stream;
+    const RowCells<row16> &cl = oc->store.cells;
+    const int cap = oc->store.rows.cap, ncell = cl.m * cl.m * cl.m;
+    ChunkArgs B = A;
+    int blocks = 1, threads = ONCHIP_BLOCK_THREADS, bound = 1024;
+    size_t smem;
     if (oc->tier == TIER_BLOCK) {
-        onchip_launch(TIER_BLOCK, A, kind, 1, ONCHIP_BLOCK_THREADS, oc_smem_block(s->n, cap).end, 1024, stream);
+        smem = oc_smem_block(s->n, cap).end;
     } else if (oc->tier == TIER_CLUSTER) {
-        onchip_launch(TIER_CLUSTER, A, kind, oc->cluster, oc->cluster_threads,
-                      oc_smem_cluster(s->n, oc->cluster, cap, ncell, oc->cells.cap).end, oc->cluster_threads, stream);
+        blocks = oc->cluster;
+        threads = bound = oc->cluster_threads;
+        smem = oc_smem_cluster(s->n, oc->cluster, cap, ncell, cl.cap).end;
     } else {
-        if (!oc->grid_blocks) grid_plan(s, oc);
-        ChunkArgs B = A;
-        B.stage = oc->grid_stage;
-        onchip_launch(TIER_GRID, B, kind, oc->grid_blocks, s->p.threads, oc->grid_smem, oc->grid_bound, stream);
+        if (!oc->grid.blocks) grid_plan(s, oc);
+        B.stage = oc->grid.stage;
+        blocks = oc->grid.blocks, threads = s->p.threads, bound = oc->grid.bound, smem = oc->grid.smem;
     }
+    void *args[] = {&B};
+    CUDA_CHECK(chunk_launch(oc->tier, onchip_kernel(oc->tier, s->pot.kind, bound), blocks, threads, smem,
+                            gpu_of(s)->stream, args));
     LAUNCH_CHECK("chunk_kernel");
 }

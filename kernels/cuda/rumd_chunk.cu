@@ -13,14 +13,6 @@
 
 namespace {
 
-/* Atom i's periodic wrap (the rebuild's first act, as gated_wrap_kernel's). */
-__device__ __forceinline__ void wrap_atom(real4 *r, int i, real L)
-{
-    real4 ri = r[i];
-    wrap_position(ri, L);
-    r[i] = ri;
-}
-
 /* The largest v^2 of the block's atoms into the control block; at the sample point also the
  * per-atom launch's kinetic partials, atom block by atom block (the same atoms to a partial as
  * kick_props and leapfrog_kernel sum). Per atom leapfrog_kernel's arithmetic: the second
