@@ -50,7 +50,7 @@ t0=$(date +%s)
 say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$W/summary.txt"; }
 pack() {
     local parts=(summary.txt logs) d
-    for d in same-physics compare failed-logs fig6 launch; do [ -d "$W/$d" ] && parts+=("$d"); done
+    for d in same-physics compare failed-logs fig6 launch test-units; do [ -d "$W/$d" ] && parts+=("$d"); done
     tar czf "$OUT/seam.tgz" -C "$W" "${parts[@]}"
     cp "$W/summary.txt" "$OUT/"
 }
@@ -90,9 +90,16 @@ if [[ " $want " == *" suite "* ]]; then
         TEST_JOBS=16 timeout "$left" tests/run.sh $pat >>"$W/logs/make-test.log" 2>&1
         say "suite ${pat:-(all)} (rc $?): $(tail -1 "$W/logs/make-test.log")"
     done
-    grep -E '^FAIL' "$W/logs/make-test.log" | head -20 | tee -a "$W/summary.txt"
+    # the suite prints its units in order, so one cut short hides those that finished after it:
+    # each unit's own output (tests/run.sh keeps it, <k>.done once finished) comes back too
+    if [ -d build/test-logs/units ]; then
+        rm -rf "$W/test-units" && cp -r build/test-logs/units "$W/test-units"
+        say "suite units: $(ls "$W/test-units" | grep -c '\.done$') of $(ls "$W/test-units" | grep -vc '\.done$') finished;" \
+            "$(cat "$W"/test-units/[0-9]* 2>/dev/null | grep -c '^PASS') PASS, $(cat "$W"/test-units/[0-9]* 2>/dev/null | grep -c '^FAIL') FAIL in their output"
+    fi
+    grep -hE '^FAIL' "$W/logs/make-test.log" "$W"/test-units/[0-9]* 2>/dev/null | sort -u | head -20 | tee -a "$W/summary.txt"
     mkdir -p "$W/failed-logs"
-    grep -E '^FAIL' "$W/logs/make-test.log" | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
+    grep -hE '^FAIL' "$W/logs/make-test.log" "$W"/test-units/[0-9]* 2>/dev/null | sort -u | sed -E 's/^FAIL  //; s/: (exit code|output lacks|message lacks|stderr has).*//' |
         while IFS= read -r name; do cp "build/test-logs/$name.log" "build/test-logs/$name.out" "$W/failed-logs/" 2>/dev/null; done
     pack
 fi
