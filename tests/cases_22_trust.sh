@@ -291,7 +291,7 @@ approach=(--ne 4 --rho 0.015625 --config approach --temp 1.75 --steps 200 --equi
           --stage-reps 0 --quiet)
 for v in cpu-grouped cpu-pairlist cpu-layer; do
     for prec in double float; do
-        t_grep "rebuild-rule-safe-$v-$prec" 'no pair within r_c missing: ok' "$BUILD/$prec/$v" "${approach[@]}"
+        t_verified "rebuild-rule-safe-$v-$prec" "$BUILD/$prec/$v" "${approach[@]}"
         t_error "rebuild-rule-unsafe-$v-$prec" 5 'verify-lists: step [0-9]+: pair \(0, 1\) at r = 1\.0.* missing' \
             "$BUILD/$prec/$v" "${approach[@]}" --rebuild-frac 0.6
     done

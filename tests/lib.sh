@@ -149,6 +149,35 @@ PY
 
 # check_passes CSV CMD...: CMD (a program with --check among its flags) run with --csv CSV exits 0
 # and its row's check columns say pass (check_row)
+# lists_verified CSV CMD...: runs CMD --csv CSV (--verify-lists among CMD's flags); passes where the
+# run exits 0 and its row says status ok with lists_verified >= 1 (the stale structures checked at
+# their last use; a missing pair stops the run with exit 5 instead). Prints "lists_verified N".
+lists_verified() {
+    local csv=$1 rc=0
+    shift
+    mkdir -p "$(dirname "$csv")" && rm -f "$csv"
+    "$@" --csv "$csv" || rc=$?
+    [ -s "$csv" ] || { echo "exit $rc, no row"; return 1; }
+    [ $rc -eq 0 ] || { echo "exit $rc"; return 1; }
+    python3 - "$csv" <<'PY'
+import sys
+sys.path.insert(0, "runs")
+import csvq
+r = csvq.read(sys.argv[1]).rows[-1]
+n = r.get("lists_verified", "")
+print(f"lists_verified {n} status {r['status']}")
+if r["status"] != "ok" or not n.isdigit() or int(n) < 1:
+    sys.exit("the row shows no stale structure verified")
+PY
+}
+
+# t_verified NAME CMD...: test NAME passes where lists_verified does (its row in verify-rows/NAME.csv)
+t_verified() {
+    local name=$1
+    shift
+    t_grep "$name" '^lists_verified [1-9]' lists_verified "$TEST_LOG_DIR/verify-rows/$name.csv" "$@"
+}
+
 check_passes() {
     local csv=$1 rc=0
     shift
