@@ -153,22 +153,15 @@ PY
 # run exits 0 and its row says status ok with lists_verified >= 1 (the stale structures checked at
 # their last use; a missing pair stops the run with exit 5 instead). Prints "lists_verified N".
 lists_verified() {
-    local csv=$1 rc=0
+    local csv=$1 rc=0 n
     shift
     mkdir -p "$(dirname "$csv")" && rm -f "$csv"
     "$@" --csv "$csv" || rc=$?
     [ -s "$csv" ] || { echo "exit $rc, no row"; return 1; }
     [ $rc -eq 0 ] || { echo "exit $rc"; return 1; }
-    python3 - "$csv" <<'PY'
-import sys
-sys.path.insert(0, "runs")
-import csvq
-r = csvq.read(sys.argv[1]).rows[-1]
-n = r.get("lists_verified", "")
-print(f"lists_verified {n} status {r['status']}")
-if r["status"] != "ok" or not n.isdigit() or int(n) < 1:
-    sys.exit("the row shows no stale structure verified")
-PY
+    n=$(python3 runs/csvq.py get "$csv" lists_verified status=ok) || { echo "the row's status is not ok"; return 1; }
+    echo "lists_verified $n"
+    [ "$n" -ge 1 ] 2>/dev/null || { echo "the row shows no stale structure verified"; return 1; }
 }
 
 # t_verified NAME CMD...: test NAME passes where lists_verified does (its row in verify-rows/NAME.csv)
